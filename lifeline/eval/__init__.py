@@ -1,0 +1,1 @@
+"""Evaluation: the harness (records), seed split, statistics, reports and plots."""

@@ -1,0 +1,64 @@
+"""The seed split: training seeds and a fixed, held-out evaluation set that training never touches.
+
+Why: a policy evaluated on the episodes it was trained on reports memorisation, not skill. Every
+episode of every Lifeline environment is a pure function of ``(scenario, seed)``, so splitting
+the integer seed range is enough to keep training and evaluation episodes disjoint:
+
+* **training seeds** are ``0 .. TRAIN_SEED_MAX`` (inclusive). :func:`train_seed_stream` draws an
+  endless reproducible sequence of them for a training run.
+* **evaluation seeds** are ``EVAL_SEED_BASE + i`` for ``i = 0, 1, 2, ...`` — the same list for
+  every agent, environment and scenario, so agents are compared on paired episodes (common random
+  numbers) and results from different runs line up seed by seed.
+
+Seeds at or above :data:`EVAL_SEED_BASE` are reserved for evaluation; nothing in training may
+produce one (:func:`check_train_seed` enforces it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+TRAIN_SEED_MAX = 999_999
+"""Largest training seed (inclusive); training episodes use seeds in ``[0, TRAIN_SEED_MAX]``."""
+
+EVAL_SEED_BASE = 1_000_000
+"""First held-out evaluation seed; the evaluation set is ``EVAL_SEED_BASE + i``."""
+
+
+def eval_seeds(n: int, start: int = 0) -> list[int]:
+    """The first ``n`` held-out evaluation seeds (offset by ``start`` within the held-out set).
+
+    The list is fixed forever so that committed results can be reproduced seed by seed.
+    """
+    if n < 0 or start < 0:
+        raise ValueError(f"n and start must be non-negative, got n={n}, start={start}")
+    return [EVAL_SEED_BASE + start + i for i in range(n)]
+
+
+def is_eval_seed(seed: int) -> bool:
+    """True if ``seed`` belongs to the held-out evaluation range."""
+    return seed >= EVAL_SEED_BASE
+
+
+def check_train_seed(seed: int) -> int:
+    """Return ``seed`` if it is a training seed, otherwise raise ``ValueError``."""
+    if not 0 <= seed <= TRAIN_SEED_MAX:
+        raise ValueError(
+            f"seed {seed} is not a training seed (training seeds are 0..{TRAIN_SEED_MAX}; "
+            f"seeds >= {EVAL_SEED_BASE} are held out for evaluation)"
+        )
+    return seed
+
+
+def train_seed_stream(seed: int) -> Iterator[int]:
+    """An endless, reproducible stream of training episode seeds for a training run seeded ``seed``.
+
+    Different run seeds give different (independently drawn) streams; every value lies in
+    ``[0, TRAIN_SEED_MAX]``, so no training episode ever equals a held-out evaluation episode.
+    """
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x7EA1]))
+    while True:
+        for value in rng.integers(0, TRAIN_SEED_MAX + 1, size=1024):
+            yield int(value)
