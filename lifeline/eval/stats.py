@@ -139,7 +139,9 @@ def paired_test_pvalues(diffs: Sequence[float] | np.ndarray) -> tuple[float, flo
     if arr.size < 2 or np.all(arr == 0.0):
         return 1.0, 1.0
     wil_p = float(sps.wilcoxon(arr, zero_method="wilcox", alternative="two-sided").pvalue)
-    t_p = 0.0 if np.all(arr == arr[0]) else float(sps.ttest_1samp(arr, 0.0).pvalue)
+    # A (numerically) constant difference has zero spread: t is infinite, the shift certain.
+    constant = np.ptp(arr) <= 1e-12 * max(1.0, float(np.abs(arr).max()))
+    t_p = 0.0 if constant else float(sps.ttest_1samp(arr, 0.0).pvalue)
     return wil_p, t_p
 
 

@@ -1,0 +1,325 @@
+"""Markdown + PNG reports from harness results JSON.
+
+``write_report(results, out_dir)`` reads one or more results files (or dicts) of the form
+``{"records": [...], "summary": [...], "meta": {...}}``, recomputes every statistic from the
+*records* (the summary is not trusted: one place computes numbers) and writes ``report.md`` plus
+plots next to it. Per environment it shows:
+
+* mean score ± bootstrap 95% CI per scenario × agent (bars and table);
+* the normalised score ``(agent − heuristic) / (bound − heuristic)`` where both exist;
+* paired differences versus the heuristic on common seeds, with CI, Wilcoxon and t-test p-values;
+* score distributions, mean grader components, and learning curves of PPO runs whose training
+  log (``learning_curve.csv`` beside the model) can be found.
+
+Everything is deterministic: the same inputs give the same Markdown, byte for byte.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lifeline.eval import plots
+from lifeline.eval.stats import (
+    MeanCI,
+    PairedComparison,
+    mean_ci,
+    normalised_score_ci,
+    paired_compare,
+    scores_by_seed,
+)
+
+ResultsSource = str | Path | Mapping[str, Any]
+
+LADDER_ORDER = ("noop", "random", "heuristic")
+"""Agents listed first, in this order; others follow in first-seen order, ``bound`` last."""
+
+REFERENCE_AGENT = "heuristic"
+BOUND_AGENT = "bound"
+CURVE_FILE = "learning_curve.csv"
+
+
+# ----- loading ---------------------------------------------------------------------------------
+
+
+def load_results(sources: ResultsSource | Sequence[ResultsSource]) -> dict[str, Any]:
+    """Merge one or more results files/dicts into ``{"records": [...], "meta": [...]}``.
+
+    Records are concatenated in order; ``meta`` becomes the list of the inputs' meta blocks.
+    """
+    if isinstance(sources, (str, Path, Mapping)):
+        sources = [sources]
+    records: list[dict[str, Any]] = []
+    metas: list[dict[str, Any]] = []
+    for src in sources:
+        data = src if isinstance(src, Mapping) else json.loads(Path(src).read_text())
+        if "records" not in data:
+            raise ValueError(f"{src if not isinstance(src, Mapping) else 'dict'}: no 'records'")
+        records.extend(dict(r) for r in data["records"])
+        if data.get("meta"):
+            metas.append(dict(data["meta"]))
+    return {"records": records, "meta": metas}
+
+
+def agent_label(agent: str) -> str:
+    """Short display name: ``ppo:any/path`` becomes ``ppo``; other names are kept."""
+    return "ppo" if agent.startswith("ppo:") else agent
+
+
+def relabel(records: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Records with display labels in ``agent`` (originals in ``agent_id``), and the label map.
+
+    Several PPO models in *different* scenarios (one model per scenario, the usual case) share the
+    label ``ppo``; if one scenario has two different PPO models they keep their full names.
+    """
+    per_cell: dict[tuple[str, str, str], set[str]] = {}
+    for r in records:
+        per_cell.setdefault((r["env"], r["scenario"], agent_label(r["agent"])), set()).add(
+            r["agent"])
+    out, mapping = [], {}
+    for r in records:
+        label = agent_label(r["agent"])
+        if len(per_cell[(r["env"], r["scenario"], label)]) > 1:
+            label = r["agent"]
+        out.append({**r, "agent": label, "agent_id": r["agent"]})
+        if label != r["agent"]:
+            mapping[f"{r['env']}/{r['scenario']}/{label}"] = r["agent"]
+    return out, mapping
+
+
+def _ordered(names: Sequence[str]) -> list[str]:
+    seen = list(dict.fromkeys(names))
+    first = [n for n in LADDER_ORDER if n in seen]
+    last = [BOUND_AGENT] if BOUND_AGENT in seen else []
+    middle = [n for n in seen if n not in first and n not in last]
+    return first + middle + last
+
+
+def read_curve(path: Path) -> tuple[list[float], list[float], str]:
+    """``(timesteps, values, column)`` from a learning-curve CSV (score if logged, else return)."""
+    with path.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    if not rows:
+        return [], [], ""
+    column = "ep_score_mean" if "ep_score_mean" in rows[0] else "ep_return_mean"
+    xs, ys = [], []
+    for row in rows:
+        value = row.get(column, "")
+        if value not in ("", "nan"):
+            xs.append(float(row["timesteps"]))
+            ys.append(float(value))
+    return xs, ys, column
+
+
+def find_curves(records: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], Path]:
+    """``(env, scenario) -> learning_curve.csv`` for PPO agents whose model path still exists."""
+    found: dict[tuple[str, str], Path] = {}
+    for r in records:
+        agent = str(r.get("agent_id", r["agent"]))
+        if not agent.startswith("ppo:"):
+            continue
+        model = Path(agent.removeprefix("ppo:"))
+        csv_path = (model if model.is_dir() else model.parent) / CURVE_FILE
+        if csv_path.is_file():
+            found.setdefault((r["env"], r["scenario"]), csv_path)
+    return found
+
+
+# ----- formatting ------------------------------------------------------------------------------
+
+
+def _fmt_ci(m: MeanCI) -> str:
+    return f"{m.mean:.3f} [{m.ci_low:.3f}, {m.ci_high:.3f}]"
+
+
+def _fmt_p(p: float) -> str:
+    return "<1e-4" if p < 1e-4 else f"{p:.4f}"
+
+
+def _verdict(c: PairedComparison) -> str:
+    if c.ci_low > 0:
+        return "better"
+    if c.ci_high < 0:
+        return "worse"
+    return "no significant difference"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+# ----- the report ------------------------------------------------------------------------------
+
+
+def write_report(
+    results: ResultsSource | Sequence[ResultsSource],
+    out_dir: str | Path,
+    curves: Mapping[tuple[str, str], Path] | None = None,
+    title: str = "Lifeline evaluation report",
+) -> Path:
+    """Write ``report.md`` and PNG plots into ``out_dir``; return the Markdown path.
+
+    ``curves`` maps ``(env, scenario)`` to learning-curve CSVs; by default they are looked up
+    beside the models of ``ppo:PATH`` agents.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    data = load_results(results)
+    records, label_map = relabel(data["records"])
+    if not records:
+        raise ValueError("the results contain no records")
+    if curves is None:
+        curves = find_curves(records)
+
+    lines = [f"# {title}", ""]
+    lines += _meta_lines(data["meta"], len(records))
+    envs = list(dict.fromkeys(r["env"] for r in records))
+    for env in envs:
+        lines += _env_section(env, [r for r in records if r["env"] == env], out, curves)
+    if label_map:
+        lines += ["## Agent labels", ""]
+        lines += [f"- `{k}` = `{v}`" for k, v in sorted(label_map.items())]
+        lines.append("")
+    lines += [
+        "## Method", "",
+        "Scores are the episode grader's score in [0, 1]. Means carry percentile-bootstrap 95% "
+        "confidence intervals (10,000 resamples of episodes, seeded). Agents are evaluated on the "
+        "same held-out seeds (common random numbers), so differences are computed per seed; their "
+        "CI resamples seeds, keeping pairs together. p-values are two-sided (Wilcoxon signed-rank, "
+        "paired t-test). Normalised score = (agent − heuristic) / (bound − heuristic): 0 is the "
+        "heuristic, 1 the upper bound.", "",
+    ]
+    path = out / "report.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def _meta_lines(metas: Sequence[Mapping[str, Any]], n_records: int) -> list[str]:
+    lines = [f"- records: {n_records}"]
+    for key in ("package_version", "git_commit", "created"):
+        values = sorted({str(m[key]) for m in metas if key in m})
+        if values:
+            lines.append(f"- {key}: {', '.join(values)}")
+    versions = sorted({f"{k} v{v}" for m in metas for k, v in m.get("env_versions", {}).items()})
+    if versions:
+        lines.append(f"- environment versions: {', '.join(versions)}")
+    return [*lines, ""]
+
+
+def _env_section(
+    env: str, records: Sequence[Mapping[str, Any]], out: Path,
+    curves: Mapping[tuple[str, str], Path],
+) -> list[str]:
+    scenarios = list(dict.fromkeys(r["scenario"] for r in records))
+    agents = _ordered([r["agent"] for r in records])
+    by_seed = {(s, a): scores_by_seed(records, env, s, a) for s in scenarios for a in agents}
+    by_seed = {k: v for k, v in by_seed.items() if v}
+    cells: dict[str, dict[str, MeanCI]] = {s: {} for s in scenarios}
+    for (s, a), scores in by_seed.items():
+        cells[s][a] = mean_ci(list(scores.values()))
+
+    lines = [f"## Environment `{env}`", "", "### Mean score with 95% CI", ""]
+    rows = [[s] + [_fmt_ci(cells[s][a]) + f" (n={cells[s][a].n})" if a in cells[s] else "—"
+                   for a in agents] for s in scenarios]
+    lines += _table(["scenario", *agents], rows)
+    bars = plots.bar_means(cells, scenarios, agents, f"{env}: mean score, 95% CI",
+                           out / f"{env}_scores.png")
+    dist = plots.distributions(
+        {s: {a: list(by_seed[(s, a)].values()) for a in agents if (s, a) in by_seed}
+         for s in scenarios}, scenarios, agents, f"{env}: episode scores",
+        out / f"{env}_distributions.png")
+    lines += ["", f"![scores]({bars.name})", "", f"![distributions]({dist.name})", ""]
+
+    others = [a for a in agents if a != REFERENCE_AGENT]
+    if any((s, REFERENCE_AGENT) in by_seed for s in scenarios):
+        lines += _paired_section(env, scenarios, others, by_seed, out)
+    lines += _components_section(env, records, scenarios, agents)
+
+    env_curves = {s: curves[(env, s)] for s in scenarios if (env, s) in curves}
+    if env_curves:
+        series, refs, column = {}, {}, "ep_return_mean"
+        for s, p in env_curves.items():
+            xs, ys, column = read_curve(p)
+            series[s] = (xs, ys)
+            if column == "ep_score_mean" and s in cells and REFERENCE_AGENT in cells[s]:
+                refs[s] = cells[s][REFERENCE_AGENT].mean
+        ylabel = "training episode score" if column == "ep_score_mean" else "episode return"
+        img = plots.learning_curves(
+            series, refs, f"{env}: PPO learning curves (dashed: heuristic on held-out seeds)",
+            ylabel, out / f"{env}_learning_curves.png")
+        lines += ["### PPO learning curves", "",
+                  "Training-episode score (training seeds) against environment steps; dashed "
+                  "lines are the heuristic's held-out mean on the same scenario.", "",
+                  f"![learning curves]({img.name})", ""]
+    return lines
+
+
+def _paired_section(
+    env: str, scenarios: Sequence[str], others: Sequence[str],
+    by_seed: Mapping[tuple[str, str], dict[int, float]], out: Path,
+) -> list[str]:
+    comparisons: dict[str, dict[str, PairedComparison]] = {s: {} for s in scenarios}
+    rows = []
+    norm_rows = []
+    for s in scenarios:
+        ref = by_seed.get((s, REFERENCE_AGENT))
+        if not ref:
+            continue
+        for a in others:
+            mine = by_seed.get((s, a))
+            if not mine or not set(mine) & set(ref):
+                continue
+            c = paired_compare(mine, ref)
+            comparisons[s][a] = c
+            rows.append([s, a, str(c.n), f"{c.mean_diff:+.3f}",
+                         f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]", f"{c.wins}/{c.losses}",
+                         _fmt_p(c.wilcoxon_p), _fmt_p(c.ttest_p), _verdict(c)])
+            bound = by_seed.get((s, BOUND_AGENT))
+            if bound and a != BOUND_AGENT and set(mine) & set(ref) & set(bound):
+                v, lo, hi = normalised_score_ci(mine, ref, bound)
+                text = "n/a (bound ≤ heuristic)" if math.isnan(v) else (
+                    f"{v:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+                norm_rows.append([s, a, text])
+    lines: list[str] = []
+    if rows:
+        lines += [f"### Paired differences vs `{REFERENCE_AGENT}`", "",
+                  "Per-seed score difference (agent − heuristic) on common seeds.", ""]
+        lines += _table(["scenario", "agent", "n", "Δ mean", "95% CI", "wins/losses",
+                         "Wilcoxon p", "t-test p", "verdict"], rows)
+        img = plots.paired_differences(comparisons, scenarios, list(others), REFERENCE_AGENT,
+                                       f"{env}: paired difference vs {REFERENCE_AGENT}",
+                                       out / f"{env}_paired.png")
+        lines += ["", f"![paired differences]({img.name})", ""]
+    if norm_rows:
+        lines += ["### Normalised score", "",
+                  "(agent − heuristic) / (bound − heuristic) of mean scores, paired bootstrap "
+                  "95% CI: 0 = heuristic, 1 = upper bound.", ""]
+        lines += _table(["scenario", "agent", "normalised [95% CI]"], norm_rows)
+        lines.append("")
+    return lines
+
+
+def _components_section(
+    env: str, records: Sequence[Mapping[str, Any]], scenarios: Sequence[str],
+    agents: Sequence[str],
+) -> list[str]:
+    names = list(dict.fromkeys(k for r in records for k in r.get("components", {})))
+    if not names:
+        return []
+    rows = []
+    for s in scenarios:
+        for a in agents:
+            recs = [r for r in records if r["scenario"] == s and r["agent"] == a]
+            if not recs:
+                continue
+            means = [sum(float(r.get("components", {}).get(k, math.nan)) for r in recs)
+                     / len(recs) for k in names]
+            rows.append([s, a, *(f"{m:.3f}" for m in means)])
+    return ["### Grader components (means)", "", *_table(["scenario", "agent", *names], rows),
+            ""]
