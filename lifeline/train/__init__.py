@@ -1,0 +1,1 @@
+"""Training: MaskablePPO on the Gymnasium face (``lifeline.train.ppo``), shared policy features."""

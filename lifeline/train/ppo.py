@@ -1,0 +1,400 @@
+"""Train MaskablePPO (sb3-contrib) on a Lifeline environment through its Gymnasium face.
+
+``train_ppo("ed", "surge", timesteps=200_000, out_dir="runs/ed-surge")`` writes into ``out_dir``:
+
+* ``model.zip`` — the sb3-contrib MaskablePPO model (CPU);
+* ``metadata.json`` — env id and version, scenario, seeds, timesteps, wall time, hyperparameters,
+  package version, git commit, library versions, and the policy's feature layout;
+* ``learning_curve.csv`` — ``timesteps, episodes, ep_return_mean, ep_score_mean, ep_len_mean,
+  wall_s`` per rollout (means over the training episodes finished since the previous row).
+
+Training episodes use **training seeds only** (:func:`lifeline.eval.seeds.train_seed_stream`):
+:class:`TrainingEnv` ignores any seed passed to ``reset`` and draws the next training seed itself,
+so no code path can train on a held-out evaluation episode.
+
+Optionally the policy is warm-started by **behaviour cloning** of the environment's heuristic
+(``bc_episodes > 0``, again on training seeds): supervised masked cross-entropy on the heuristic's
+actions plus a regression of the value head on its discounted returns. PPO then fine-tunes from
+there. This is recorded in the metadata so results say exactly what was trained.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import platform
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import lifeline
+from lifeline.core.registry import make as make_core
+from lifeline.core.registry import spec as env_spec
+from lifeline.eval.seeds import EVAL_SEED_BASE, TRAIN_SEED_MAX, check_train_seed, train_seed_stream
+from lifeline.train.features import MASK_KEY, feature_keys, feature_size, features
+
+MODEL_FILE = "model.zip"
+METADATA_FILE = "metadata.json"
+CURVE_FILE = "learning_curve.csv"
+CURVE_COLUMNS = ("timesteps", "episodes", "ep_return_mean", "ep_score_mean", "ep_len_mean",
+                 "wall_s")
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """MaskablePPO hyperparameters (defaults tuned for short CPU runs on Lifeline envs)."""
+
+    n_envs: int = 8
+    """Environments stepped in lock-step (in-process ``DummyVecEnv``)."""
+    n_steps: int = 256
+    """Steps per environment per rollout (rollout = ``n_envs * n_steps`` transitions)."""
+    batch_size: int = 256
+    n_epochs: int = 5
+    learning_rate: float = 3e-4
+    gamma: float = 0.995
+    """Discount per step; ED episodes are a few hundred steps, so a long horizon."""
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    net_arch: tuple[int, ...] = (256, 256)
+    reward_scale: float = 0.05
+    """Rewards are multiplied by this before PPO sees them (keeps value targets O(1-10))."""
+    bc_episodes: int = 0
+    """Heuristic episodes for the behaviour-cloning warm start (0 = plain PPO from scratch)."""
+    bc_epochs: int = 10
+    bc_learning_rate: float = 1e-3
+    torch_threads: int = 1
+
+
+# ----- environment wrapper ---------------------------------------------------------------------
+
+
+class TrainingEnv(gym.Wrapper):
+    """The Gymnasium face, seen by PPO: training seeds, flat scaled features, mask, score.
+
+    * ``reset`` ignores the caller's seed and takes the next seed of the run's training stream.
+    * Observations become :func:`lifeline.train.features.features` vectors; the mask is served by
+      :meth:`action_masks` (what MaskablePPO calls).
+    * Rewards are scaled by ``reward_scale``; the unscaled return, length and the grader score of a
+      finished episode are put into ``info["lifeline_episode"]`` for the learning curve.
+    """
+
+    def __init__(self, env: gym.Env, seeds: Iterator[int], reward_scale: float = 1.0) -> None:
+        super().__init__(env)
+        space = env.observation_space
+        if not isinstance(space, gym.spaces.Dict) or MASK_KEY not in space.spaces:
+            raise TypeError("TrainingEnv expects the Lifeline Dict observation with action_mask")
+        self.keys = feature_keys(list(space.spaces))
+        shapes = {k: space.spaces[k].shape for k in self.keys}
+        size = feature_size(shapes, self.keys)  # type: ignore[arg-type]
+        self.observation_space = gym.spaces.Box(0.0, np.inf, shape=(size,), dtype=np.float32)
+        self.action_space = env.action_space
+        self._seeds = seeds
+        self._scale = reward_scale
+        n_actions = int(getattr(env.action_space, "n", 0))
+        self._mask: np.ndarray = np.ones(n_actions, dtype=np.bool_)
+        self._return = 0.0
+        self._len = 0
+        self.episode_seed = -1
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
+              ) -> tuple[np.ndarray, dict[str, Any]]:
+        # The caller's seed is deliberately ignored: only training seeds may be used.
+        self.episode_seed = check_train_seed(next(self._seeds))
+        obs, info = self.env.reset(seed=self.episode_seed, options=options)
+        self._mask = np.asarray(obs[MASK_KEY], dtype=bool)
+        self._return, self._len = 0.0, 0
+        return features(obs, self.keys), info
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._mask = np.asarray(obs[MASK_KEY], dtype=bool)
+        self._return += float(reward)
+        self._len += 1
+        if terminated or truncated:
+            info = dict(info)
+            info["lifeline_episode"] = {"return": self._return, "length": self._len,
+                                        "score": episode_score(self.env, info),
+                                        "seed": self.episode_seed}
+        return features(obs, self.keys), float(reward) * self._scale, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions in the current state (MaskablePPO's hook)."""
+        return self._mask.copy()
+
+
+def episode_score(env: gym.Env, info: dict[str, Any]) -> float:
+    """Grader score of the episode that just ended (NaN if the face does not expose it)."""
+    for key in ("score",):
+        if key in info:
+            return float(info[key])
+    grade = info.get("grade")
+    if isinstance(grade, dict) and "score" in grade:
+        return float(grade["score"])
+    base = env.unwrapped
+    core, state = getattr(base, "core", None), getattr(base, "state", None)
+    if core is not None and state is not None:
+        return float(core.grade(state).score)
+    return float("nan")
+
+
+def make_training_env(env_name: str, scenario: str, seeds: Iterator[int],
+                      reward_scale: float) -> TrainingEnv:
+    """``gymnasium.make`` of the env's registered id, wrapped in :class:`TrainingEnv`."""
+    import lifeline.adapters.gymnasium  # noqa: F401 - registers the lifeline/* gym ids
+
+    gym_env = gym.make(env_spec(env_name).gym_id, scenario=scenario)
+    return TrainingEnv(gym_env, seeds, reward_scale)
+
+
+# ----- logging -----------------------------------------------------------------------------------
+
+
+def _make_curve_callback(path: Path, start: float, max_seconds: float | None) -> Any:
+    """An sb3 callback writing a learning-curve row per rollout (and enforcing a time budget)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class CurveCallback(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.pending: list[dict[str, float]] = []
+            self.episodes = 0
+            self.fh = path.open("w", newline="")
+            self.writer = csv.writer(self.fh)
+            self.writer.writerow(CURVE_COLUMNS)
+
+        def _on_step(self) -> bool:
+            for info in self.locals.get("infos", []):
+                ep = info.get("lifeline_episode")
+                if ep is not None:
+                    self.pending.append(ep)
+            return max_seconds is None or time.perf_counter() - start < max_seconds
+
+        def _on_rollout_end(self) -> None:
+            if not self.pending:
+                return
+            self.episodes += len(self.pending)
+            mean = {k: float(np.mean([e[k] for e in self.pending]))
+                    for k in ("return", "score", "length")}
+            self.writer.writerow([self.num_timesteps, self.episodes, f"{mean['return']:.4f}",
+                                  f"{mean['score']:.5f}", f"{mean['length']:.1f}",
+                                  f"{time.perf_counter() - start:.1f}"])
+            self.fh.flush()
+            self.pending = []
+
+        def _on_training_end(self) -> None:
+            self.fh.close()
+
+    return CurveCallback()
+
+
+def git_commit() -> str:
+    """The current git commit of the working directory (``"unknown"`` outside a checkout)."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                             check=True, timeout=5)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+        return out.stdout.strip() + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+# ----- behaviour cloning warm start --------------------------------------------------------------
+
+
+def collect_heuristic(env_name: str, scenario: str, episodes: int, seeds: Iterator[int],
+                      reward_scale: float, gamma: float,
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[float]]:
+    """Roll out the heuristic on training seeds: ``(features, actions, masks, returns, scores)``.
+
+    ``returns`` are discounted, scaled rewards-to-go (value-head targets).
+    """
+    from lifeline.agents import make_agent
+
+    core = make_core(env_name, scenario)
+    agent = make_agent("heuristic", env_name)
+    play = agent.prepare(core)
+    if play is not core:
+        raise ValueError("behaviour cloning needs an agent that plays the unmodified env")
+    keys = feature_keys(list(core.observation_spec()))
+    feats, acts, masks, rets, scores = [], [], [], [], []
+    for _ in range(episodes):
+        seed = check_train_seed(next(seeds))
+        state = core.reset(seed)
+        agent.reset(core, seed)
+        rewards = []
+        while not state.done:
+            mask = core.action_mask(state)
+            action = agent.act(core, state)
+            index = action if isinstance(action, (int, np.integer)) else core.encode(action)
+            feats.append(features(core.observe(state), keys))
+            masks.append(mask)
+            acts.append(int(index))
+            rewards.append(core.step(state, int(index)).reward * reward_scale)
+        togo, acc = np.zeros(len(rewards)), 0.0
+        for t in range(len(rewards) - 1, -1, -1):
+            acc = rewards[t] + gamma * acc
+            togo[t] = acc
+        rets.append(togo)
+        scores.append(core.grade(state).score)
+    return (np.asarray(feats, dtype=np.float32), np.asarray(acts), np.asarray(masks, dtype=bool),
+            np.concatenate(rets).astype(np.float32), scores)
+
+
+def behaviour_clone(model: Any, data: tuple[Any, ...], epochs: int, lr: float,
+                    batch_size: int, seed: int) -> dict[str, float]:
+    """Fit ``model.policy`` to heuristic actions (masked NLL) and returns (value MSE), in place."""
+    import torch
+
+    feats, acts, masks, rets = data[:4]
+    policy = model.policy
+    optim = torch.optim.Adam(policy.parameters(), lr=lr)
+    rng = np.random.default_rng(seed)
+    n = len(acts)
+    nll = mse = acc = 0.0
+    for _ in range(epochs):
+        order = rng.permutation(n)
+        tot_nll = tot_mse = 0.0
+        for start in range(0, n, batch_size):
+            idx = order[start:start + batch_size]
+            obs_t = torch.as_tensor(feats[idx])
+            values, log_prob, _ = policy.evaluate_actions(
+                obs_t, torch.as_tensor(acts[idx]), action_masks=masks[idx])
+            loss_pi = -log_prob.mean()
+            loss_v = torch.nn.functional.mse_loss(values.flatten(), torch.as_tensor(rets[idx]))
+            optim.zero_grad()
+            (loss_pi + 0.5 * loss_v).backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optim.step()
+            tot_nll += float(loss_pi) * len(idx)
+            tot_mse += float(loss_v) * len(idx)
+        nll, mse = tot_nll / n, tot_mse / n
+    with torch.no_grad():
+        hits = 0
+        for start in range(0, n, 4096):
+            sl = slice(start, start + 4096)
+            dist = policy.get_distribution(torch.as_tensor(feats[sl]), action_masks=masks[sl])
+            hits += int((dist.mode().numpy() == acts[sl]).sum())
+        acc = hits / max(1, n)
+    return {"bc_nll": nll, "bc_value_mse": mse, "bc_accuracy": acc, "bc_samples": float(n)}
+
+
+# ----- training entry point ----------------------------------------------------------------------
+
+
+@dataclass
+class TrainResult:
+    """Where a run was written and what it measured."""
+
+    out_dir: Path
+    model_path: Path
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def train_ppo(
+    env_name: str,
+    scenario: str,
+    timesteps: int,
+    out_dir: str | Path,
+    seed: int = 0,
+    config: PPOConfig | None = None,
+    progress_bar: bool = True,
+    max_minutes: float | None = None,
+) -> TrainResult:
+    """Train MaskablePPO on ``env_name``/``scenario`` for ``timesteps`` steps; write the run.
+
+    ``seed`` seeds the policy initialisation and the run's training-seed stream (it must itself be
+    a training seed). ``max_minutes`` stops training early (at the next step) once exceeded.
+    """
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    cfg = config or PPOConfig()
+    check_train_seed(seed)
+    if timesteps <= 0:
+        raise ValueError(f"timesteps must be positive, got {timesteps}")
+    spec_ = env_spec(env_name)
+    if scenario not in spec_.scenarios:
+        raise ValueError(f"unknown scenario {scenario!r} for {env_name}; choose one of: "
+                         f"{', '.join(spec_.scenarios)}")
+    torch.set_num_threads(cfg.torch_threads)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+
+    def factory(rank: int) -> Any:
+        # One independent training-seed stream per vectorised copy (disjoint SeedSequence keys).
+        return lambda: make_training_env(env_name, scenario,
+                                         train_seed_stream(seed * 1000 + rank), cfg.reward_scale)
+
+    venv = DummyVecEnv([factory(i) for i in range(cfg.n_envs)])
+    venv.seed(seed)
+    model = MaskablePPO(
+        "MlpPolicy", venv, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
+        learning_rate=cfg.learning_rate, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
+        clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, seed=seed,
+        device="cpu", verbose=0,
+        policy_kwargs={"net_arch": list(cfg.net_arch)},
+    )
+    bc_info: dict[str, float] = {}
+    if cfg.bc_episodes > 0:
+        data = collect_heuristic(env_name, scenario, cfg.bc_episodes,
+                                 train_seed_stream(seed * 1000 + 999), cfg.reward_scale,
+                                 cfg.gamma)
+        bc_info = behaviour_clone(model, data, cfg.bc_epochs, cfg.bc_learning_rate,
+                                  cfg.batch_size, seed)
+        bc_info["bc_heuristic_train_score"] = float(np.mean(data[4]))
+        bc_info["bc_wall_s"] = time.perf_counter() - start
+
+    callback = _make_curve_callback(out / CURVE_FILE, start,
+                                    None if max_minutes is None else 60.0 * max_minutes)
+    model.learn(total_timesteps=timesteps, callback=callback, progress_bar=progress_bar)
+    wall = time.perf_counter() - start
+    model_path = out / MODEL_FILE
+    model.save(model_path)
+
+    import sb3_contrib
+    import stable_baselines3
+
+    core = make_core(env_name, scenario)
+    metadata: dict[str, Any] = {
+        "algorithm": "MaskablePPO",
+        "env": env_name,
+        "gym_id": spec_.gym_id,
+        "env_version": core.version,
+        "scenario": scenario,
+        "seed": seed,
+        "train_seeds": {"range": [0, TRAIN_SEED_MAX], "stream": "lifeline.eval.seeds."
+                        "train_seed_stream(seed * 1000 + rank), rank = vec-env index; "
+                        "behaviour cloning uses rank 999"},
+        "eval_seed_base": EVAL_SEED_BASE,
+        "timesteps_requested": timesteps,
+        "timesteps": int(model.num_timesteps),
+        "stopped_by_time_budget": bool(model.num_timesteps < timesteps),
+        "max_minutes": max_minutes,
+        "wall_s": round(wall, 2),
+        "config": asdict(cfg),
+        "behaviour_cloning": bc_info,
+        "features": {"keys": feature_keys(list(core.observation_spec())),
+                     "transform": "log1p(max(x, 0)) of the concatenated observation arrays"},
+        "num_actions": core.num_actions,
+        "package_version": lifeline.__version__,
+        "git_commit": git_commit(),
+        "versions": {"python": platform.python_version(), "torch": torch.__version__,
+                     "sb3_contrib": sb3_contrib.__version__,
+                     "stable_baselines3": stable_baselines3.__version__,
+                     "numpy": np.__version__, "gymnasium": gym.__version__},
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    (out / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
+    return TrainResult(out, model_path, metadata)
