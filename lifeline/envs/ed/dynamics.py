@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-
 from lifeline.envs.ed.params import RESPIRATORY, EDParams
 from lifeline.envs.ed.types import (
     GENERAL,

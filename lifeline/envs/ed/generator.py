@@ -53,7 +53,8 @@ def make_patient(pid: int, tick: int, acuity: int, condition: int | None,
         if not 1 <= acuity + error <= 5:
             error = -error
     if needs_icu:
-        treatment = _lognormal_ticks(rng, params.icu_treatment_hours, params.treatment_sigma, params)
+        treatment = _lognormal_ticks(rng, params.icu_treatment_hours, params.treatment_sigma,
+                                     params)
     else:
         treatment = _lognormal_ticks(rng, params.general_treatment_hours[acuity - 1],
                                      params.treatment_sigma, params)

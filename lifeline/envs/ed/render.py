@@ -23,7 +23,7 @@ def render_text(state: EDState, params: EDParams) -> str:
     free_g = sum(p is None for p in state.general)
     free_i = sum(p is None for p in state.icu)
     lines = [
-        f"ED shift — {int(hours) % 24:02d}:{int(round((hours % 1) * 60)):02d} "
+        f"ED shift — {int(hours) % 24:02d}:{round((hours % 1) * 60):02d} "
         f"(tick {state.tick}/{params.horizon_ticks}, action {state.actions_this_tick + 1}"
         f"/{params.actions_per_tick} this tick)",
         f"Waiting {len(state.waiting)} | treated {c.treated} | deaths {c.deaths} | "

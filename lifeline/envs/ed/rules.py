@@ -9,6 +9,8 @@ Encoding (Q queue slots, G general beds, I ICU beds; defaults give 1+10+10+5+20+
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from lifeline.envs.ed.params import EDParams
@@ -60,7 +62,7 @@ class Layout:
         return _CONSTRUCTORS[kind](arg)
 
 
-_CONSTRUCTORS = {
+_CONSTRUCTORS: dict[str, Callable[[int], EDAction]] = {
     "wait": lambda _: Wait(),
     "admit_general": lambda a: AdmitGeneral(slot=a),
     "admit_icu": lambda a: AdmitICU(slot=a),
