@@ -148,11 +148,10 @@ def episode_score(env: gym.Env, info: dict[str, Any]) -> float:
 
 def make_training_env(env_name: str, scenario: str, seeds: Iterator[int],
                       reward_scale: float) -> TrainingEnv:
-    """``gymnasium.make`` of the env's registered id, wrapped in :class:`TrainingEnv`."""
-    import lifeline.adapters.gymnasium  # noqa: F401 - registers the lifeline/* gym ids
+    """The env's Gymnasium face (``Dict`` observation), wrapped in :class:`TrainingEnv`."""
+    from lifeline.adapters.gymnasium import make_gym
 
-    gym_env = gym.make(env_spec(env_name).gym_id, scenario=scenario)
-    return TrainingEnv(gym_env, seeds, reward_scale)
+    return TrainingEnv(make_gym(env_name, scenario), seeds, reward_scale)
 
 
 # ----- logging -----------------------------------------------------------------------------------
@@ -275,8 +274,8 @@ def behaviour_clone(model: Any, data: tuple[Any, ...], epochs: int, lr: float,
             (loss_pi + 0.5 * loss_v).backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             optim.step()
-            tot_nll += float(loss_pi) * len(idx)
-            tot_mse += float(loss_v) * len(idx)
+            tot_nll += loss_pi.item() * len(idx)
+            tot_mse += loss_v.item() * len(idx)
         nll, mse = tot_nll / n, tot_mse / n
     with torch.no_grad():
         hits = 0
