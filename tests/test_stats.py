@@ -132,7 +132,8 @@ def test_seed_split_is_disjoint_and_reproducible() -> None:
     stream = list(islice(seedsplit.train_seed_stream(0), 5000))
     assert stream == list(islice(seedsplit.train_seed_stream(0), 5000))
     assert stream != list(islice(seedsplit.train_seed_stream(1), 5000))
-    assert all(0 <= s <= seedsplit.TRAIN_SEED_MAX for s in stream)
+    assert all(0 <= s < seedsplit.VALIDATION_SEED_BASE for s in stream)
+    assert not set(stream) & set(seedsplit.validation_seeds(100_000))
     assert not any(seedsplit.is_eval_seed(s) for s in stream)
     assert len(set(stream)) > 4900  # a real spread, not a handful of repeated episodes
     with pytest.raises(ValueError):

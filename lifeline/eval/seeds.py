@@ -5,7 +5,10 @@ episode of every Lifeline environment is a pure function of ``(scenario, seed)``
 the integer seed range is enough to keep training and evaluation episodes disjoint:
 
 * **training seeds** are ``0 .. TRAIN_SEED_MAX`` (inclusive). :func:`train_seed_stream` draws an
-  endless reproducible sequence of them for a training run.
+  endless reproducible sequence of them for a training run from ``[0, VALIDATION_SEED_BASE)``.
+* **validation seeds** ``VALIDATION_SEED_BASE + i`` (still below the held-out range) are for
+  choosing hyperparameters and checkpoints; the training stream never draws them, and tuning on
+  them keeps the held-out set untouched until the final evaluation.
 * **evaluation seeds** are ``EVAL_SEED_BASE + i`` for ``i = 0, 1, 2, ...`` — the same list for
   every agent, environment and scenario, so agents are compared on paired episodes (common random
   numbers) and results from different runs line up seed by seed.
@@ -23,6 +26,9 @@ import numpy as np
 TRAIN_SEED_MAX = 999_999
 """Largest training seed (inclusive); training episodes use seeds in ``[0, TRAIN_SEED_MAX]``."""
 
+VALIDATION_SEED_BASE = 900_000
+"""First validation seed; ``validation_seeds(n)`` = ``VALIDATION_SEED_BASE + i`` (i < 100_000)."""
+
 EVAL_SEED_BASE = 1_000_000
 """First held-out evaluation seed; the evaluation set is ``EVAL_SEED_BASE + i``."""
 
@@ -35,6 +41,13 @@ def eval_seeds(n: int, start: int = 0) -> list[int]:
     if n < 0 or start < 0:
         raise ValueError(f"n and start must be non-negative, got n={n}, start={start}")
     return [EVAL_SEED_BASE + start + i for i in range(n)]
+
+
+def validation_seeds(n: int) -> list[int]:
+    """The first ``n`` validation seeds (for tuning; disjoint from training streams and eval)."""
+    if not 0 <= n <= TRAIN_SEED_MAX + 1 - VALIDATION_SEED_BASE:
+        raise ValueError(f"n must be in [0, {TRAIN_SEED_MAX + 1 - VALIDATION_SEED_BASE}], got {n}")
+    return [VALIDATION_SEED_BASE + i for i in range(n)]
 
 
 def is_eval_seed(seed: int) -> bool:
@@ -56,9 +69,10 @@ def train_seed_stream(seed: int) -> Iterator[int]:
     """An endless, reproducible stream of training episode seeds for a training run seeded ``seed``.
 
     Different run seeds give different (independently drawn) streams; every value lies in
-    ``[0, TRAIN_SEED_MAX]``, so no training episode ever equals a held-out evaluation episode.
+    ``[0, VALIDATION_SEED_BASE)``, so no training episode ever equals a validation or held-out
+    evaluation episode.
     """
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x7EA1]))
     while True:
-        for value in rng.integers(0, TRAIN_SEED_MAX + 1, size=1024):
+        for value in rng.integers(0, VALIDATION_SEED_BASE, size=1024):
             yield int(value)
