@@ -1,4 +1,4 @@
-"""A tiny MaskablePPO run end to end: files, metadata, training seeds only, the agent loads and acts.
+"""A tiny MaskablePPO run end to end: files, metadata, training seeds only, the agent acts.
 
 The real training runs (minutes each) are not part of the suite; this checks the plumbing.
 """
@@ -15,11 +15,11 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from lifeline.agents import make_agent  # noqa: E402
-from lifeline.core.registry import make  # noqa: E402
-from lifeline.eval.seeds import TRAIN_SEED_MAX, eval_seeds, train_seed_stream  # noqa: E402
-from lifeline.train import ppo  # noqa: E402
-from lifeline.train.features import feature_keys, features  # noqa: E402
+from lifeline.agents import make_agent
+from lifeline.core.registry import make
+from lifeline.eval.seeds import TRAIN_SEED_MAX, eval_seeds, train_seed_stream
+from lifeline.train import ppo
+from lifeline.train.features import feature_keys, features
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,8 @@ def test_run_writes_model_metadata_and_curve(run_dir: Path) -> None:
     assert (run_dir / ppo.MODEL_FILE).stat().st_size > 10_000
     meta = json.loads((run_dir / ppo.METADATA_FILE).read_text())
     core = make("ed", "surge")
-    assert meta["env"] == "ed" and meta["scenario"] == "surge" and meta["gym_id"] == "lifeline/ED-v0"
+    assert meta["env"] == "ed" and meta["scenario"] == "surge"
+    assert meta["gym_id"] == "lifeline/ED-v0"
     assert meta["env_version"] == core.version and meta["num_actions"] == core.num_actions
     assert meta["seed"] == 3 and meta["timesteps"] >= 256 and meta["wall_s"] > 0
     assert meta["algorithm"] == "MaskablePPO" and meta["package_version"]
