@@ -9,6 +9,7 @@ import csv
 import json
 from itertools import islice
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -89,7 +90,8 @@ def test_training_env_uses_only_training_seeds_and_same_features_as_core() -> No
         np.testing.assert_array_equal(obs, features(core.observe(state), keys))
         np.testing.assert_array_equal(tenv.action_masks(), core.action_mask(state))
     # Run one episode to the end: the wrapper reports the grader score.
-    done, info = False, {}
+    done = False
+    info: dict[str, Any] = {}
     rng = np.random.default_rng(0)
     while not done:
         action = int(rng.choice(np.flatnonzero(tenv.action_masks())))
