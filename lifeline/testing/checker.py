@@ -130,7 +130,7 @@ class _Checks:
         assert env.action_types, "no action types"
         for t in env.action_types:
             assert dataclasses.is_dataclass(t), f"{t.__name__} is not a dataclass"
-            assert t.__dataclass_params__.frozen, f"{t.__name__} is not frozen"  # type: ignore[attr-defined]
+            assert t.__dataclass_params__.frozen, f"{t.__name__} is not frozen"
             assert t.kind and t.kind != "action", f"{t.__name__} has no kind"
             assert (t.__doc__ or "").strip(), f"{t.__name__} has no docstring"
         for i in range(env.num_actions):
@@ -194,7 +194,7 @@ class _Checks:
         state = env.reset(self.seed)
         for bad in (-1, env.num_actions, 10**9, "wait", None, 3.5):
             before = world_bytes(state)
-            ts = env.step(state, bad)  # type: ignore[arg-type]
+            ts = env.step(state, bad)
             assert not ts.valid and ts.message, f"bad action {bad!r} was not reported invalid"
             assert world_bytes(state) == before, f"bad action {bad!r} changed the state"
 
@@ -268,7 +268,7 @@ def check_env(env_name: str, scenario: str | None = None, seed: int = 7, *,
         try:
             fn()
             results.append(CheckResult(name, True))
-        except Exception as exc:  # noqa: BLE001 - every failure is reported, none hidden
+        except Exception as exc:  # every failure is reported, none hidden
             results.append(CheckResult(name, False, f"{type(exc).__name__}: {exc}"))
     failed = [r for r in results if not r.passed]
     if failed and raise_on_failure:
