@@ -1,1 +1,1 @@
-"""Evaluation: the harness (records), seed split, statistics, reports and plots."""
+"""Evaluation: episode harness (records, no printing), statistics and reports."""
