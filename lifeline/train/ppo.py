@@ -320,8 +320,9 @@ def train_ppo(
 
     cfg = config or PPOConfig()
     check_train_seed(seed)
-    if timesteps <= 0:
-        raise ValueError(f"timesteps must be positive, got {timesteps}")
+    if timesteps < 0 or (timesteps == 0 and cfg.bc_episodes == 0):
+        raise ValueError(f"timesteps must be positive (0 only with behaviour cloning), "
+                         f"got {timesteps}")
     spec_ = env_spec(env_name)
     if scenario not in spec_.scenarios:
         raise ValueError(f"unknown scenario {scenario!r} for {env_name}; choose one of: "
@@ -357,7 +358,8 @@ def train_ppo(
 
     callback = _make_curve_callback(out / CURVE_FILE, start,
                                     None if max_minutes is None else 60.0 * max_minutes)
-    model.learn(total_timesteps=timesteps, callback=callback, progress_bar=progress_bar)
+    if timesteps > 0:  # 0 = behaviour cloning only (a diagnostic baseline)
+        model.learn(total_timesteps=timesteps, callback=callback, progress_bar=progress_bar)
     wall = time.perf_counter() - start
     model_path = out / MODEL_FILE
     model.save(model_path)
