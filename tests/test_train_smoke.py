@@ -106,3 +106,15 @@ def test_train_rejects_held_out_seed(tmp_path: Path) -> None:
         ppo.train_ppo("ed", "surge", 256, tmp_path, seed=eval_seeds(1)[0])
     with pytest.raises(ValueError, match="unknown scenario"):
         ppo.train_ppo("ed", "nope", 256, tmp_path)
+
+
+def test_parallel_evaluation_of_a_ppo_agent_equals_serial(run_dir: Path) -> None:
+    from lifeline.eval.harness import evaluate
+
+    agents = ["heuristic", f"ppo:{run_dir}"]
+    start = eval_seeds(1)[0]
+    serial = evaluate("ed", agents, ["surge"], 3, start, workers=1)["records"]
+    parallel = evaluate("ed", agents, ["surge"], 3, start, workers=2)["records"]
+    assert len(serial) == 6 and serial == parallel
+    assert {r["agent"] for r in serial} == set(agents)
+    assert [r["seed"] for r in serial[:3]] == eval_seeds(3)
