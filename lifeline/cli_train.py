@@ -22,15 +22,18 @@ def register(app: typer.Typer) -> None:
     def report_cmd(
         results: list[Path] = typer.Argument(..., help="Results JSON file(s) from eval/compare."),
         out: Path = typer.Option(Path("report"), "--out", "-o", help="Output directory."),
+        runs: Path = typer.Option(None, "--runs", help="Directory of training runs "
+                                  "(metadata.json + learning_curve.csv) for learning curves; "
+                                  "default: beside the ppo:PATH models in the results."),
     ) -> None:
         """Write a Markdown report with CIs, paired differences and plots from results JSON."""
-        from lifeline.eval.report import write_report
+        from lifeline.eval.report import find_curves_in, write_report
 
-        missing = [str(p) for p in results if not p.is_file()]
+        missing = [str(p) for p in [*results, *([runs] if runs else [])] if not p.exists()]
         if missing:
             raise typer.BadParameter(f"no such file: {', '.join(missing)}")
         try:
-            path = write_report(results, out)
+            path = write_report(results, out, curves=find_curves_in(runs) if runs else None)
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from exc
         typer.echo(f"report written to {path}")

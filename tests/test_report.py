@@ -101,6 +101,8 @@ def test_report_merges_files_and_finds_learning_curves(tmp_path: Path) -> None:
     assert "records: 300" in text
     assert "ed_learning_curves.png" in text
     assert (tmp_path / "out" / "ed_learning_curves.png").is_file()
+    (model_dir / "metadata.json").write_text(json.dumps({"env": "ed", "scenario": "surge"}))
+    assert report.find_curves_in(tmp_path) == {("ed", "surge"): model_dir / report.CURVE_FILE}
     assert report.read_curve(model_dir / report.CURVE_FILE) == (
         [1000.0, 2000.0], [0.4, 0.5], "ep_score_mean")
 
@@ -110,3 +112,22 @@ def test_report_rejects_empty(tmp_path: Path) -> None:
         report.write_report({"records": []}, tmp_path)
     with pytest.raises(ValueError):
         report.write_report({"summary": []}, tmp_path)
+
+
+def test_cli_report_command(tmp_path: Path) -> None:
+    import typer
+    from typer.testing import CliRunner
+
+    from lifeline.cli_train import register
+
+    app = typer.Typer()
+    register(app)
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps(_fake_results()))
+    result = CliRunner().invoke(app, ["report", str(f), "--out", str(tmp_path / "rep")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "rep" / "report.md").is_file()
+    bad = CliRunner().invoke(app, ["report", str(tmp_path / "missing.json")])
+    assert bad.exit_code != 0 and "no such file" in bad.output
+    bad = CliRunner().invoke(app, ["train", "ppo", "nosuchenv", "--timesteps", "10"])
+    assert bad.exit_code != 0 and "unknown environment" in bad.output

@@ -129,6 +129,23 @@ def find_curves(records: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], P
     return found
 
 
+def find_curves_in(root: str | Path) -> dict[tuple[str, str], Path]:
+    """``(env, scenario) -> learning_curve.csv`` for every training run directory under ``root``.
+
+    A run directory holds ``metadata.json`` (with ``env`` and ``scenario``) and the curve; this is
+    how a committed report finds curves whose model weights are not committed.
+    """
+    found: dict[tuple[str, str], Path] = {}
+    for meta_path in sorted(Path(root).rglob("metadata.json")):
+        curve = meta_path.parent / CURVE_FILE
+        if not curve.is_file():
+            continue
+        meta = json.loads(meta_path.read_text())
+        if "env" in meta and "scenario" in meta:
+            found.setdefault((str(meta["env"]), str(meta["scenario"])), curve)
+    return found
+
+
 # ----- formatting ------------------------------------------------------------------------------
 
 
