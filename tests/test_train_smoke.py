@@ -118,3 +118,22 @@ def test_parallel_evaluation_of_a_ppo_agent_equals_serial(run_dir: Path) -> None
     assert len(serial) == 6 and serial == parallel
     assert {r["agent"] for r in serial} == set(agents)
     assert [r["seed"] for r in serial[:3]] == eval_seeds(3)
+
+
+def test_grader_reward_telescopes_to_the_final_score() -> None:
+    tenv = ppo.make_training_env("ed", "mass_casualty", train_seed_stream(2), reward_scale=0.1,
+                                 reward="grader")
+    tenv.reset()
+    start = ppo.grader_points(tenv.env)
+    total, done, info = 0.0, False, {}
+    rng = np.random.default_rng(1)
+    while not done:
+        action = int(rng.choice(np.flatnonzero(tenv.action_masks())))
+        _, r, term, trunc, info = tenv.step(action)
+        total += r
+        done = term or trunc
+    final = info["lifeline_episode"]["score"] * 100.0
+    assert total == pytest.approx(0.1 * (final - start), abs=1e-6)
+    assert final < start  # a random policy loses points over a mass-casualty shift
+    with pytest.raises(ValueError):
+        ppo.make_training_env("ed", "surge", train_seed_stream(2), 1.0, reward="nope")

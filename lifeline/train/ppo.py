@@ -65,6 +65,10 @@ class PPOConfig:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     net_arch: tuple[int, ...] = (256, 256)
+    reward: str = "dense"
+    """``"dense"``: the environment's shaping reward. ``"grader"``: the per-step change of the
+    episode grader's points (0-100), so the undiscounted return *is* the final score x 100 — PPO
+    then optimises exactly what evaluation measures."""
     reward_scale: float = 0.05
     """Rewards are multiplied by this before PPO sees them (keeps value targets O(1-10))."""
     bc_episodes: int = 0
@@ -83,11 +87,13 @@ class TrainingEnv(gym.Wrapper):
     * ``reset`` ignores the caller's seed and takes the next seed of the run's training stream.
     * Observations become :func:`lifeline.train.features.features` vectors; the mask is served by
       :meth:`action_masks` (what MaskablePPO calls).
-    * Rewards are scaled by ``reward_scale``; the unscaled return, length and the grader score of a
-      finished episode are put into ``info["lifeline_episode"]`` for the learning curve.
+    * The reward is the env's dense reward, or with ``reward="grader"`` the change in grader points;
+      either is multiplied by ``reward_scale``. The dense (unscaled) return, length and grader score
+      of a finished episode are put into ``info["lifeline_episode"]`` for the learning curve.
     """
 
-    def __init__(self, env: gym.Env, seeds: Iterator[int], reward_scale: float = 1.0) -> None:
+    def __init__(self, env: gym.Env, seeds: Iterator[int], reward_scale: float = 1.0,
+                 reward: str = "dense") -> None:
         super().__init__(env)
         space = env.observation_space
         if not isinstance(space, gym.spaces.Dict) or MASK_KEY not in space.spaces:
@@ -99,6 +105,10 @@ class TrainingEnv(gym.Wrapper):
         self.action_space = env.action_space
         self._seeds = seeds
         self._scale = reward_scale
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        self._reward_mode = reward
+        self._points = 0.0
         n_actions = int(getattr(env.action_space, "n", 0))
         self._mask: np.ndarray = np.ones(n_actions, dtype=np.bool_)
         self._return = 0.0
@@ -112,6 +122,8 @@ class TrainingEnv(gym.Wrapper):
         obs, info = self.env.reset(seed=self.episode_seed, options=options)
         self._mask = np.asarray(obs[MASK_KEY], dtype=bool)
         self._return, self._len = 0.0, 0
+        if self._reward_mode == "grader":
+            self._points = grader_points(self.env)
         return features(obs, self.keys), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -119,6 +131,9 @@ class TrainingEnv(gym.Wrapper):
         self._mask = np.asarray(obs[MASK_KEY], dtype=bool)
         self._return += float(reward)
         self._len += 1
+        if self._reward_mode == "grader":
+            points = grader_points(self.env)
+            reward, self._points = points - self._points, points
         if terminated or truncated:
             info = dict(info)
             info["lifeline_episode"] = {"return": self._return, "length": self._len,
@@ -129,6 +144,15 @@ class TrainingEnv(gym.Wrapper):
     def action_masks(self) -> np.ndarray:
         """Legal actions in the current state (MaskablePPO's hook)."""
         return self._mask.copy()
+
+
+REWARDS = ("dense", "grader")
+
+
+def grader_points(env: gym.Env) -> float:
+    """The grader's running score x 100 for the face's current state (the "grader" reward)."""
+    base = env.unwrapped
+    return 100.0 * float(base.core.grade(base.state).score)  # type: ignore[attr-defined]
 
 
 def episode_score(env: gym.Env, info: dict[str, Any]) -> float:
@@ -147,11 +171,11 @@ def episode_score(env: gym.Env, info: dict[str, Any]) -> float:
 
 
 def make_training_env(env_name: str, scenario: str, seeds: Iterator[int],
-                      reward_scale: float) -> TrainingEnv:
+                      reward_scale: float, reward: str = "dense") -> TrainingEnv:
     """The env's Gymnasium face (``Dict`` observation), wrapped in :class:`TrainingEnv`."""
     from lifeline.adapters.gymnasium import make_gym
 
-    return TrainingEnv(make_gym(env_name, scenario), seeds, reward_scale)
+    return TrainingEnv(make_gym(env_name, scenario), seeds, reward_scale, reward)
 
 
 # ----- logging -----------------------------------------------------------------------------------
@@ -211,7 +235,7 @@ def git_commit() -> str:
 
 
 def collect_heuristic(env_name: str, scenario: str, episodes: int, seeds: Iterator[int],
-                      reward_scale: float, gamma: float,
+                      reward_scale: float, gamma: float, reward: str = "dense",
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[float]]:
     """Roll out the heuristic on training seeds: ``(features, actions, masks, returns, scores)``.
 
@@ -231,6 +255,7 @@ def collect_heuristic(env_name: str, scenario: str, episodes: int, seeds: Iterat
         state = core.reset(seed)
         agent.reset(core, seed)
         rewards = []
+        points = 100.0 * core.grade(state).score
         while not state.done:
             mask = core.action_mask(state)
             action = agent.act(core, state)
@@ -238,7 +263,11 @@ def collect_heuristic(env_name: str, scenario: str, episodes: int, seeds: Iterat
             feats.append(features(core.observe(state), keys))
             masks.append(mask)
             acts.append(int(index))
-            rewards.append(core.step(state, int(index)).reward * reward_scale)
+            r = core.step(state, int(index)).reward
+            if reward == "grader":
+                new_points = 100.0 * core.grade(state).score
+                r, points = new_points - points, new_points
+            rewards.append(r * reward_scale)
         togo, acc = np.zeros(len(rewards)), 0.0
         for t in range(len(rewards) - 1, -1, -1):
             acc = rewards[t] + gamma * acc
@@ -335,7 +364,8 @@ def train_ppo(
     def factory(rank: int) -> Any:
         # One independent training-seed stream per vectorised copy (disjoint SeedSequence keys).
         return lambda: make_training_env(env_name, scenario,
-                                         train_seed_stream(seed * 1000 + rank), cfg.reward_scale)
+                                         train_seed_stream(seed * 1000 + rank), cfg.reward_scale,
+                                         cfg.reward)
 
     venv = DummyVecEnv([factory(i) for i in range(cfg.n_envs)])
     venv.seed(seed)
@@ -350,7 +380,7 @@ def train_ppo(
     if cfg.bc_episodes > 0:
         data = collect_heuristic(env_name, scenario, cfg.bc_episodes,
                                  train_seed_stream(seed * 1000 + 999), cfg.reward_scale,
-                                 cfg.gamma)
+                                 cfg.gamma, cfg.reward)
         bc_info = behaviour_clone(model, data, cfg.bc_epochs, cfg.bc_learning_rate,
                                   cfg.batch_size, seed)
         bc_info["bc_heuristic_train_score"] = float(np.mean(data[4]))
