@@ -111,7 +111,8 @@ def list_envs(as_json: Annotated[bool, typer.Option("--json", help="Print JSON."
 @friendly_errors
 def run(env: str,
         scenario: Annotated[str | None, typer.Option(help="Scenario (default: first).")] = None,
-        agent: Annotated[str, typer.Option(help="Agent name or ppo:PATH.")] = "heuristic",
+        agent: Annotated[str | None, typer.Option(
+            help="Agent name or ppo:PATH (default: the env's best non-bound baseline).")] = None,
         seed: Annotated[int, typer.Option(help="Episode seed (>= 0).")] = 0,
         render: Annotated[bool, typer.Option(help="Print a text frame after every step.")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print the record as JSON.")] = False,
@@ -119,6 +120,7 @@ def run(env: str,
     """Run one episode and print its grade (and text frames with --render)."""
     env_spec = spec(env)
     scen = scenario or env_spec.default_scenario
+    agent = agent or (env_spec.agents[-2] if len(env_spec.agents) > 1 else "random")
 
     def show(core: Any, state: Any) -> None:
         console.print(f"[dim]── step {state.steps} ──[/]")
