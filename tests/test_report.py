@@ -74,6 +74,11 @@ def test_report_contents_and_plots(tmp_path: Path) -> None:
     assert ("surge", "bound") not in norm
     assert "`ed/surge/ppo` = `ppo:models/surge`" in text
     assert "survival" in text  # components table
+    # Component deltas only for the non-baseline agent (ppo): survival follows the score here.
+    diffs = _rows(_section(text, "### Where the difference comes from"))
+    assert set(diffs) == {("surge", "ppo"), ("calm", "ppo")}
+    assert "+0.050 [+0.050, +0.050] |" in diffs[("surge", "ppo")]
+    assert "(ns)" in diffs[("calm", "ppo")]
 
 
 def test_report_is_deterministic_and_accepts_files(tmp_path: Path) -> None:

@@ -38,6 +38,9 @@ ResultsSource = str | Path | Mapping[str, Any]
 LADDER_ORDER = ("noop", "random", "heuristic")
 """Agents listed first, in this order; others follow in first-seen order, ``bound`` last."""
 
+KEY_METRICS = ("deaths", "lwbs", "avg_wait_h", "early_discharges", "returns")
+"""Raw metrics shown in the per-component comparison when an environment reports them."""
+
 REFERENCE_AGENT = "heuristic"
 BOUND_AGENT = "bound"
 CURVE_FILE = "learning_curve.csv"
@@ -257,6 +260,9 @@ def _env_section(
     if any((s, REFERENCE_AGENT) in by_seed for s in scenarios):
         lines += _paired_section(env, scenarios, others, by_seed, out)
     lines += _components_section(env, records, scenarios, agents)
+    focus = [a for a in others if a not in (*LADDER_ORDER, BOUND_AGENT)]
+    if focus and any((s, REFERENCE_AGENT) in by_seed for s in scenarios):
+        lines += _component_diffs_section(env, records, scenarios, focus)
 
     env_curves = {s: curves[(env, s)] for s in scenarios if (env, s) in curves}
     if env_curves:
@@ -340,3 +346,45 @@ def _components_section(
             rows.append([s, a, *(f"{m:.3f}" for m in means)])
     return ["### Grader components (means)", "", *_table(["scenario", "agent", *names], rows),
             ""]
+
+
+def _component_diffs_section(
+    env: str, records: Sequence[Mapping[str, Any]], scenarios: Sequence[str],
+    agents: Sequence[str],
+) -> list[str]:
+    """Where a non-baseline agent's score difference comes from: paired per-component deltas.
+
+    A higher total can hide a worse outcome that matters (e.g. more deaths traded for shorter
+    waits), so each grader component and key raw metric gets its own paired CI.
+    """
+    comps = list(dict.fromkeys(k for r in records for k in r.get("components", {})))
+    mets = [m for m in KEY_METRICS if any(m in r.get("metrics", {}) for r in records)]
+    header = ["scenario", "agent", *comps, *mets]
+    rows = []
+    for s in scenarios:
+        for a in agents:
+            cells = []
+            for key, where in [*((c, "components") for c in comps),
+                               *((m, "metrics") for m in mets)]:
+                mine = _values_by_seed(records, s, a, where, key)
+                ref = _values_by_seed(records, s, REFERENCE_AGENT, where, key)
+                if not mine or not set(mine) & set(ref):
+                    cells.append("—")
+                    continue
+                c = paired_compare(mine, ref)
+                mark = "" if c.significant else " (ns)"
+                cells.append(f"{c.mean_diff:+.3f} [{c.ci_low:+.3f}, {c.ci_high:+.3f}]{mark}")
+            if any(cell != "—" for cell in cells):
+                rows.append([s, a, *cells])
+    if not rows:
+        return []
+    return [f"### Where the difference comes from (paired, agent − {REFERENCE_AGENT})", "",
+            "Grader components (higher is better) and raw metrics per episode (for deaths, "
+            "LWBS, waits, early discharges and returns lower is better); 95% bootstrap CI, "
+            "(ns) = CI includes 0.", "", *_table(header, rows), ""]
+
+
+def _values_by_seed(records: Sequence[Mapping[str, Any]], scenario: str, agent: str,
+                    where: str, key: str) -> dict[int, float]:
+    return {int(r["seed"]): float(r[where][key]) for r in records
+            if r["scenario"] == scenario and r["agent"] == agent and key in r.get(where, {})}
