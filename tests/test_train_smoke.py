@@ -27,7 +27,7 @@ from lifeline.train.features import feature_keys, features
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("ppo") / "ed-surge"
     cfg = ppo.PPOConfig(n_envs=2, n_steps=128, batch_size=64, n_epochs=1, bc_episodes=1,
-                        bc_epochs=1)
+                        bc_epochs=1, select_every=256, select_episodes=2)
     ppo.train_ppo("ed", "surge", 256, out, seed=3, config=cfg, progress_bar=False)
     return out
 
@@ -45,6 +45,14 @@ def test_run_writes_model_metadata_and_curve(run_dir: Path) -> None:
     assert meta["behaviour_cloning"]["bc_samples"] > 0
     with (run_dir / ppo.CURVE_FILE).open() as fh:
         assert tuple(next(csv.reader(fh))) == ppo.CURVE_COLUMNS
+    # Checkpoint selection: validated before training and at the end; best kept as model.zip.
+    sel = meta["checkpoint_selection"]
+    with (run_dir / ppo.VALIDATION_FILE).open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert [int(r["timesteps"]) for r in rows] == [0, meta["timesteps"]] and sel["checks"] == 2
+    best = max(rows, key=lambda r: float(r["val_score_mean"]))
+    assert sel["best_val_score"] == pytest.approx(float(best["val_score_mean"]), abs=1e-5)
+    assert sel["validation_seeds"][0] >= 900_000 and sel["validation_seeds"][1] < 1_000_000
 
 
 def test_saved_agent_loads_and_plays_legal_deterministic_episodes(run_dir: Path) -> None:
@@ -64,6 +72,12 @@ def test_saved_agent_loads_and_plays_legal_deterministic_episodes(run_dir: Path)
         grades.append((actions, env.grade(state).score))
     assert grades[0] == grades[1]
     assert 0.0 <= grades[0][1] <= 1.0
+    # The saved model is the selected checkpoint: its validation score is the recorded best.
+    meta = json.loads((run_dir / ppo.METADATA_FILE).read_text())
+    agent = make_agent(f"ppo:{run_dir}", "ed")
+    again = ppo.validation_score(agent.model, "ed", "surge",  # type: ignore[attr-defined]
+                                 [900_000, 900_001])
+    assert again == pytest.approx(meta["checkpoint_selection"]["best_val_score"], abs=1e-9)
     # The model file itself also works as PATH.
     make_agent(f"ppo:{run_dir / ppo.MODEL_FILE}", "ed")
 

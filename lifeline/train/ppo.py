@@ -16,6 +16,11 @@ Optionally the policy is warm-started by **behaviour cloning** of the environmen
 (``bc_episodes > 0``, again on training seeds): supervised masked cross-entropy on the heuristic's
 actions plus a regression of the value head on its discounted returns. PPO then fine-tunes from
 there. This is recorded in the metadata so results say exactly what was trained.
+
+Optionally (``select_every > 0``) the deterministic policy is scored on **validation seeds**
+(``lifeline.eval.seeds.validation_seeds``: neither training nor held-out) before the first update
+and every ``select_every`` steps; the best checkpoint becomes ``model.zip`` (early stopping), and
+the checks are written to ``validation_curve.csv``.
 """
 
 from __future__ import annotations
@@ -37,12 +42,21 @@ import numpy as np
 import lifeline
 from lifeline.core.registry import make as make_core
 from lifeline.core.registry import spec as env_spec
-from lifeline.eval.seeds import EVAL_SEED_BASE, TRAIN_SEED_MAX, check_train_seed, train_seed_stream
+from lifeline.eval.seeds import (
+    EVAL_SEED_BASE,
+    TRAIN_SEED_MAX,
+    VALIDATION_SEED_BASE,
+    check_train_seed,
+    train_seed_stream,
+    validation_seeds,
+)
 from lifeline.train.features import MASK_KEY, feature_keys, feature_size, features
 
 MODEL_FILE = "model.zip"
 METADATA_FILE = "metadata.json"
 CURVE_FILE = "learning_curve.csv"
+VALIDATION_FILE = "validation_curve.csv"
+BEST_FILE = "best_model.zip"
 CURVE_COLUMNS = ("timesteps", "episodes", "ep_return_mean", "ep_score_mean", "ep_len_mean",
                  "wall_s")
 
@@ -75,6 +89,11 @@ class PPOConfig:
     """Heuristic episodes for the behaviour-cloning warm start (0 = plain PPO from scratch)."""
     bc_epochs: int = 10
     bc_learning_rate: float = 1e-3
+    select_every: int = 0
+    """Validate the deterministic policy every this many steps (and before the first update) on
+    validation seeds and keep the best checkpoint as ``model.zip`` (0 = keep the final policy)."""
+    select_episodes: int = 30
+    """Validation episodes per check (seeds ``VALIDATION_SEED_BASE + i``, never held-out ones)."""
     torch_threads: int = 1
 
 
@@ -171,6 +190,29 @@ def make_training_env(env_name: str, scenario: str, seeds: Iterator[int],
     return TrainingEnv(make_gym(env_name, scenario), seeds, reward_scale, reward)
 
 
+# ----- validation (checkpoint selection) -----------------------------------------------------
+
+
+def validation_score(model: Any, env_name: str, scenario: str, seeds: list[int]) -> float:
+    """Mean grader score of ``model``'s deterministic policy on ``seeds`` (episodes in lockstep).
+
+    Uses the core env and :func:`features` exactly like :class:`lifeline.agents.ppo.PPOAgent`.
+    """
+    core = make_core(env_name, scenario)
+    keys = feature_keys(list(core.observation_spec()))
+    states = [core.reset(seed) for seed in seeds]
+    while True:
+        active = [s for s in states if not s.done]
+        if not active:
+            break
+        obs = np.stack([features(core.observe(s), keys) for s in active])
+        masks = np.stack([core.action_mask(s) for s in active])
+        actions, _ = model.predict(obs, deterministic=True, action_masks=masks)
+        for state, action in zip(active, np.asarray(actions).reshape(-1), strict=True):
+            core.step(state, int(action))
+    return float(np.mean([core.grade(s).score for s in states]))
+
+
 # ----- logging -----------------------------------------------------------------------------------
 
 
@@ -210,6 +252,49 @@ def _make_curve_callback(path: Path, start: float, max_seconds: float | None) ->
             self.fh.close()
 
     return CurveCallback()
+
+
+def _make_selection_callback(out: Path, env_name: str, scenario: str, every: int,
+                             episodes: int) -> Any:
+    """An sb3 callback that validates every ``every`` steps and saves the best checkpoint."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    seeds = validation_seeds(episodes)
+
+    class SelectionCallback(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.history: list[tuple[int, float]] = []
+            self.best = (-1, -np.inf)
+            self.next_check = 0
+
+        def check(self) -> None:
+            score = validation_score(self.model, env_name, scenario, seeds)
+            self.history.append((int(self.num_timesteps), score))
+            if score > self.best[1]:
+                self.best = (int(self.num_timesteps), score)
+                self.model.save(out / BEST_FILE)
+            self.next_check = self.num_timesteps + every
+
+        def _on_training_start(self) -> None:
+            self.check()  # the starting point (e.g. the behaviour-cloned policy) competes too
+
+        def _on_step(self) -> bool:
+            return True
+
+        def _on_rollout_end(self) -> None:
+            if self.num_timesteps >= self.next_check:
+                self.check()
+
+        def _on_training_end(self) -> None:
+            if not self.history or self.history[-1][0] != self.num_timesteps:
+                self.check()
+            with (out / VALIDATION_FILE).open("w", newline="") as fh:
+                writer = csv.writer(fh)
+                writer.writerow(("timesteps", "val_score_mean"))
+                writer.writerows((t, f"{v:.5f}") for t, v in self.history)
+
+    return SelectionCallback()
 
 
 def git_commit() -> str:
@@ -379,10 +464,23 @@ def train_ppo(
         bc_info["bc_heuristic_train_score"] = float(np.mean(data[4]))
         bc_info["bc_wall_s"] = time.perf_counter() - start
 
-    callback = _make_curve_callback(out / CURVE_FILE, start,
-                                    None if max_minutes is None else 60.0 * max_minutes)
+    callbacks = [_make_curve_callback(out / CURVE_FILE, start,
+                                      None if max_minutes is None else 60.0 * max_minutes)]
+    if cfg.select_every > 0:
+        callbacks.append(_make_selection_callback(out, env_name, scenario, cfg.select_every,
+                                                  cfg.select_episodes))
     if timesteps > 0:  # 0 = behaviour cloning only (a diagnostic baseline)
-        model.learn(total_timesteps=timesteps, callback=callback, progress_bar=progress_bar)
+        model.learn(total_timesteps=timesteps, callback=callbacks, progress_bar=progress_bar)
+    trained_steps = int(model.num_timesteps)
+    selection: dict[str, Any] = {}
+    if cfg.select_every > 0 and timesteps > 0:
+        sel = callbacks[1]
+        selection = {"validation_seeds": [VALIDATION_SEED_BASE,
+                                          VALIDATION_SEED_BASE + cfg.select_episodes - 1],
+                     "every": cfg.select_every, "best_timesteps": sel.best[0],
+                     "best_val_score": sel.best[1], "final_val_score": sel.history[-1][1],
+                     "checks": len(sel.history)}
+        model = MaskablePPO.load(out / BEST_FILE, device="cpu")
     wall = time.perf_counter() - start
     model_path = out / MODEL_FILE
     model.save(model_path)
@@ -403,8 +501,9 @@ def train_ppo(
                         "behaviour cloning uses rank 999"},
         "eval_seed_base": EVAL_SEED_BASE,
         "timesteps_requested": timesteps,
-        "timesteps": int(model.num_timesteps),
-        "stopped_by_time_budget": bool(model.num_timesteps < timesteps),
+        "timesteps": trained_steps,
+        "stopped_by_time_budget": bool(trained_steps < timesteps),
+        "checkpoint_selection": selection,
         "max_minutes": max_minutes,
         "wall_s": round(wall, 2),
         "config": asdict(cfg),

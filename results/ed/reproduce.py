@@ -26,19 +26,21 @@ from lifeline.core.registry import spec
 from lifeline.eval.harness import evaluate
 from lifeline.eval.report import find_curves_in, write_report
 from lifeline.eval.seeds import eval_seeds
-from lifeline.train.ppo import CURVE_FILE, METADATA_FILE, PPOConfig, train_ppo
+from lifeline.train.ppo import CURVE_FILE, METADATA_FILE, VALIDATION_FILE, PPOConfig, train_ppo
 
 HERE = Path(__file__).resolve().parent
 RUNS = Path("runs/ppo")
-TIMESTEPS = 1_000_000
-"""Per scenario; about 7-9 minutes of one CPU core on the development machine."""
-MAX_MINUTES = 9.5
+TIMESTEPS = 800_000
+"""Per scenario; about 7-8 minutes of one CPU core on the development machine."""
+MAX_MINUTES = 9.0
 """Hard wall-clock stop (recorded in metadata if it cut a run short)."""
 CONFIG = PPOConfig(bc_episodes=100, bc_epochs=20, learning_rate=1e-4, ent_coef=0.001,
-                   clip_range=0.1, reward="grader", reward_scale=0.1)
+                   clip_range=0.1, reward="grader", reward_scale=0.1, select_every=100_000,
+                   select_episodes=30)
 """Chosen on surge with validation seeds (900_000 + i), never the held-out set: the dense
 reward gave +0.005 over the heuristic, the grader reward +0.039; a 3x larger learning rate was
-unstable."""
+unstable. On normal_day the policy drifted below its behaviour-cloned start, hence checkpoint
+selection on validation seeds (the start competes too)."""
 EPISODES = 100
 """Held-out evaluation episodes per scenario and agent (paired seeds 1_000_000 + i)."""
 AGENTS = ("noop", "random", "heuristic", "bound")
@@ -54,7 +56,7 @@ def train(scenarios: list[str]) -> None:
                            progress_bar=False, max_minutes=MAX_MINUTES)
         dest = HERE / "training" / scenario
         dest.mkdir(parents=True, exist_ok=True)
-        for name in (METADATA_FILE, CURVE_FILE):
+        for name in (METADATA_FILE, CURVE_FILE, VALIDATION_FILE):
             shutil.copy(result.out_dir / name, dest / name)
         print(scenario, result.metadata["timesteps"], result.metadata["wall_s"], flush=True)
 
