@@ -106,6 +106,8 @@ def test_report_merges_files_and_finds_learning_curves(tmp_path: Path) -> None:
     assert "records: 300" in text
     assert "ed_learning_curves.png" in text
     assert (tmp_path / "out" / "ed_learning_curves.png").is_file()
+    (model_dir / report.VALIDATION_FILE).write_text("timesteps,val_score_mean\n0,0.5\n2000,0.6\n")
+    assert report.read_validation(model_dir / report.CURVE_FILE) == ([0.0, 2000.0], [0.5, 0.6])
     (model_dir / "metadata.json").write_text(json.dumps({"env": "ed", "scenario": "surge"}))
     assert report.find_curves_in(tmp_path) == {("ed", "surge"): model_dir / report.CURVE_FILE}
     assert report.read_curve(model_dir / report.CURVE_FILE) == (

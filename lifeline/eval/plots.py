@@ -128,17 +128,21 @@ def learning_curves(
     title: str,
     ylabel: str,
     path: Path,
+    points: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
 ) -> Path:
     """One line per training run (``label -> (timesteps, value)``); dashed reference levels.
 
     ``references`` maps the same labels to a level worth comparing against (e.g. the heuristic's
-    mean score on that scenario), drawn as a dashed line in the run's colour.
+    mean score on that scenario), drawn as a dashed line in the run's colour; ``points`` adds
+    markers (e.g. validation checks of the deterministic policy).
     """
     fig, ax = plt.subplots(figsize=(7, 4))
     for i, (label, (xs, ys)) in enumerate(curves.items()):
-        ax.plot(xs, ys, color=f"C{i}", label=label)
+        ax.plot(xs, ys, color=f"C{i}", label=label, alpha=0.8)
         if label in references:
             ax.axhline(references[label], color=f"C{i}", ls="--", lw=1)
+        if points and label in points:
+            ax.plot(*points[label], color=f"C{i}", marker="o", ls=":", ms=4)
     ax.set_xlabel("environment steps")
     ax.set_ylabel(ylabel)
     ax.set_title(title)

@@ -44,6 +44,7 @@ KEY_METRICS = ("deaths", "lwbs", "avg_wait_h", "early_discharges", "returns")
 REFERENCE_AGENT = "heuristic"
 BOUND_AGENT = "bound"
 CURVE_FILE = "learning_curve.csv"
+VALIDATION_FILE = "validation_curve.csv"
 
 
 # ----- loading ---------------------------------------------------------------------------------
@@ -116,6 +117,16 @@ def read_curve(path: Path) -> tuple[list[float], list[float], str]:
             xs.append(float(row["timesteps"]))
             ys.append(float(value))
     return xs, ys, column
+
+
+def read_validation(curve_path: Path) -> tuple[list[float], list[float]] | None:
+    """``(timesteps, val_score_mean)`` from ``validation_curve.csv`` beside a learning curve."""
+    path = curve_path.parent / VALIDATION_FILE
+    if not path.is_file():
+        return None
+    with path.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return ([float(r["timesteps"]) for r in rows], [float(r["val_score_mean"]) for r in rows])
 
 
 def find_curves(records: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], Path]:
@@ -267,18 +278,24 @@ def _env_section(
     env_curves = {s: curves[(env, s)] for s in scenarios if (env, s) in curves}
     if env_curves:
         series, refs, column = {}, {}, "ep_return_mean"
+        checks = {}
         for s, p in env_curves.items():
             xs, ys, column = read_curve(p)
             series[s] = (xs, ys)
+            val = read_validation(p)
+            if val is not None:
+                checks[s] = val
             if column == "ep_score_mean" and s in cells and REFERENCE_AGENT in cells[s]:
                 refs[s] = cells[s][REFERENCE_AGENT].mean
         ylabel = "training episode score" if column == "ep_score_mean" else "episode return"
         img = plots.learning_curves(
             series, refs, f"{env}: PPO learning curves (dashed: heuristic on held-out seeds)",
-            ylabel, out / f"{env}_learning_curves.png")
+            ylabel, out / f"{env}_learning_curves.png", points=checks)
         lines += ["### PPO learning curves", "",
-                  "Training-episode score (training seeds) against environment steps; dashed "
-                  "lines are the heuristic's held-out mean on the same scenario.", "",
+                  "Training-episode score (training seeds, stochastic policy) against environment "
+                  "steps; dots are validation checks of the deterministic policy (validation "
+                  "seeds, used to pick the checkpoint); dashed lines are the heuristic's held-out "
+                  "mean on the same scenario.", "",
                   f"![learning curves]({img.name})", ""]
     return lines
 
