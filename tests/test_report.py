@@ -114,6 +114,17 @@ def test_report_merges_files_and_finds_learning_curves(tmp_path: Path) -> None:
         [1000.0, 2000.0], [0.4, 0.5], "ep_score_mean")
 
 
+def test_agent_labels() -> None:
+    assert report.agent_label("heuristic") == "heuristic"
+    assert report.agent_label("ppo:runs/ppo/ed-surge") == "ppo"
+    assert report.agent_label("ppo:runs/ppo_lives/ed-surge/model.zip") == "ppo_lives"
+    assert report.agent_label("ppo:/tmp/x/model.zip") == "ppo"
+    recs = [{"env": "ed", "scenario": "s", "agent": a, "seed": 1, "score": 0.5}
+            for a in ("ppo:a/m1", "ppo:a/m2", "ppo:runs/ppo_lives/m3")]
+    labels = [r["agent"] for r in report.relabel(recs)[0]]
+    assert labels == ["ppo:a/m1", "ppo:a/m2", "ppo_lives"]
+
+
 def test_report_rejects_empty(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         report.write_report({"records": []}, tmp_path)

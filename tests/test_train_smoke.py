@@ -151,3 +151,19 @@ def test_grader_reward_telescopes_to_the_final_score() -> None:
     assert final < start  # a random policy loses points over a mass-casualty shift
     with pytest.raises(ValueError):
         ppo.make_training_env("ed", "surge", train_seed_stream(2), 1.0, reward="nope")
+
+
+def test_death_penalty_is_charged_per_reported_death() -> None:
+    plain = ppo.make_training_env("ed", "mass_casualty", train_seed_stream(4), 1.0, "grader")
+    safe = ppo.make_training_env("ed", "mass_casualty", train_seed_stream(4), 1.0, "grader",
+                                 death_penalty=7.0)
+    plain.reset()
+    safe.reset()
+    deaths, done = 0, False
+    while not done:  # always wait: patients die in the waiting room
+        _, r1, term, trunc, info = plain.step(0)
+        _, r2, *_ = safe.step(0)
+        deaths += int(info.get("deaths", 0))
+        assert r2 == pytest.approx(r1 - 7.0 * info.get("deaths", 0))
+        done = term or trunc
+    assert deaths > 0

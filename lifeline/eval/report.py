@@ -70,15 +70,23 @@ def load_results(sources: ResultsSource | Sequence[ResultsSource]) -> dict[str, 
 
 
 def agent_label(agent: str) -> str:
-    """Short display name: ``ppo:any/path`` becomes ``ppo``; other names are kept."""
-    return "ppo" if agent.startswith("ppo:") else agent
+    """Short display name: ``ppo:runs/<family>/<run>`` becomes ``<family>`` when the family
+    directory's name starts with ``ppo`` (``runs/ppo/ed-surge`` -> ``ppo``), otherwise ``ppo``;
+    other names are kept."""
+    if not agent.startswith("ppo:"):
+        return agent
+    path = Path(agent.removeprefix("ppo:"))
+    run = path.parent if path.suffix == ".zip" else path
+    family = run.parent.name
+    return family if family.startswith("ppo") else "ppo"
 
 
 def relabel(records: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Records with display labels in ``agent`` (originals in ``agent_id``), and the label map.
 
-    Several PPO models in *different* scenarios (one model per scenario, the usual case) share the
-    label ``ppo``; if one scenario has two different PPO models they keep their full names.
+    One model per scenario (the usual case) shares one label across scenarios, e.g. ``ppo``;
+    models from differently named run families (``runs/ppo``, ``runs/ppo_lives``) get their
+    family's name; two models that would still collide in one scenario keep their full names.
     """
     per_cell: dict[tuple[str, str, str], set[str]] = {}
     for r in records:

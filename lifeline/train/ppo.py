@@ -83,6 +83,10 @@ class PPOConfig:
     """``"dense"``: the environment's shaping reward. ``"grader"``: the per-step change of the
     episode grader's points (0-100), so the undiscounted return *is* the final score x 100 — PPO
     then optimises exactly what evaluation measures."""
+    death_penalty: float = 0.0
+    """Extra reward subtracted per death the step reports (``info["deaths"]``), before scaling.
+    With ``reward="grader"`` it is in grader points: a way to make trading lives for shorter
+    waits unattractive when the grader alone would accept the trade."""
     reward_scale: float = 0.05
     """Rewards are multiplied by this before PPO sees them (keeps value targets O(1-10))."""
     bc_episodes: int = 0
@@ -112,7 +116,7 @@ class TrainingEnv(gym.Wrapper):
     """
 
     def __init__(self, env: gym.Env, seeds: Iterator[int], reward_scale: float = 1.0,
-                 reward: str = "dense") -> None:
+                 reward: str = "dense", death_penalty: float = 0.0) -> None:
         super().__init__(env)
         space = env.observation_space
         if not isinstance(space, gym.spaces.Dict) or MASK_KEY not in space.spaces:
@@ -127,6 +131,7 @@ class TrainingEnv(gym.Wrapper):
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
         self._reward_mode = reward
+        self._death_penalty = death_penalty
         self._points = 0.0
         n_actions = int(getattr(env.action_space, "n", 0))
         self._mask: np.ndarray = np.ones(n_actions, dtype=np.bool_)
@@ -153,6 +158,7 @@ class TrainingEnv(gym.Wrapper):
         if self._reward_mode == "grader":
             points = grader_points(self.env)
             reward, self._points = points - self._points, points
+        reward = float(reward) - self._death_penalty * float(info.get("deaths", 0))
         if terminated or truncated:
             info = dict(info)
             info["lifeline_episode"] = {"return": self._return, "length": self._len,
@@ -183,11 +189,12 @@ def episode_score(env: gym.Env, info: dict[str, Any]) -> float:
 
 
 def make_training_env(env_name: str, scenario: str, seeds: Iterator[int],
-                      reward_scale: float, reward: str = "dense") -> TrainingEnv:
+                      reward_scale: float, reward: str = "dense", death_penalty: float = 0.0,
+                      ) -> TrainingEnv:
     """The env's Gymnasium face (``Dict`` observation), wrapped in :class:`TrainingEnv`."""
     from lifeline.adapters.gymnasium import make_gym
 
-    return TrainingEnv(make_gym(env_name, scenario), seeds, reward_scale, reward)
+    return TrainingEnv(make_gym(env_name, scenario), seeds, reward_scale, reward, death_penalty)
 
 
 # ----- validation (checkpoint selection) -----------------------------------------------------
@@ -314,6 +321,7 @@ def git_commit() -> str:
 
 def collect_heuristic(env_name: str, scenario: str, episodes: int, seeds: Iterator[int],
                       reward_scale: float, gamma: float, reward: str = "dense",
+                      death_penalty: float = 0.0,
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[float]]:
     """Roll out the heuristic on training seeds: ``(features, actions, masks, returns, scores)``.
 
@@ -341,10 +349,12 @@ def collect_heuristic(env_name: str, scenario: str, episodes: int, seeds: Iterat
             feats.append(features(core.observe(state), keys))
             masks.append(mask)
             acts.append(int(index))
-            r = core.step(state, int(index)).reward
+            ts = core.step(state, int(index))
+            r = ts.reward
             if reward == "grader":
                 new_points = 100.0 * core.grade(state).score
                 r, points = new_points - points, new_points
+            r -= death_penalty * float(ts.info.get("deaths", 0))
             rewards.append(r * reward_scale)
         togo, acc = np.zeros(len(rewards)), 0.0
         for t in range(len(rewards) - 1, -1, -1):
@@ -443,7 +453,7 @@ def train_ppo(
         # One independent training-seed stream per vectorised copy (disjoint SeedSequence keys).
         return lambda: make_training_env(env_name, scenario,
                                          train_seed_stream(seed * 1000 + rank), cfg.reward_scale,
-                                         cfg.reward)
+                                         cfg.reward, cfg.death_penalty)
 
     venv = DummyVecEnv([factory(i) for i in range(cfg.n_envs)])
     venv.seed(seed)
@@ -458,7 +468,7 @@ def train_ppo(
     if cfg.bc_episodes > 0:
         data = collect_heuristic(env_name, scenario, cfg.bc_episodes,
                                  train_seed_stream(seed * 1000 + 999), cfg.reward_scale,
-                                 cfg.gamma, cfg.reward)
+                                 cfg.gamma, cfg.reward, cfg.death_penalty)
         bc_info = behaviour_clone(model, data, cfg.bc_epochs, cfg.bc_learning_rate,
                                   cfg.batch_size, seed)
         bc_info["bc_heuristic_train_score"] = float(np.mean(data[4]))
