@@ -45,8 +45,8 @@ reward gave +0.005 over the heuristic, the grader reward +0.039; a 3x larger lea
 unstable. On normal_day the policy drifted below its behaviour-cloned start, hence checkpoint
 selection on validation seeds (the start competes too)."""
 RUNS_LIVES = Path("runs/ppo_lives")
-TIMESTEPS_LIVES = 500_000
-MAX_MINUTES_LIVES = 5.5
+TIMESTEPS_LIVES = 400_000
+MAX_MINUTES_LIVES = 4.5
 CONFIG_LIVES = dataclasses.replace(CONFIG, death_penalty=5.0)
 """The same recipe with 5 grader points charged per death during training: the plain grader
 reward learned to trade deaths for shorter waits (early discharges); this variant asks whether
