@@ -384,7 +384,10 @@ def _component_diffs_section(
     """
     comps = list(dict.fromkeys(k for r in records for k in r.get("components", {})))
     mets = [m for m in KEY_METRICS if any(m in r.get("metrics", {}) for r in records)]
-    header = ["scenario", "agent", *comps, *mets]
+    # Raw metrics are per-episode counts (or hours): label them so they never clash with a
+    # component of the same name (ED has both an ``lwbs`` component and an ``lwbs`` count).
+    header = ["scenario", "agent", *comps, *(m if m.endswith("_h") else f"{m}/episode"
+                                            for m in mets)]
     rows = []
     for s in scenarios:
         for a in agents:
