@@ -137,8 +137,15 @@ def learning_curves(
     markers (e.g. validation checks of the deterministic policy).
     """
     fig, ax = plt.subplots(figsize=(7, 4))
-    for i, (label, (xs, ys)) in enumerate(curves.items()):
-        ax.plot(xs, ys, color=f"C{i}", label=label, alpha=0.8)
+    for i, (label, (xs_in, ys)) in enumerate(curves.items()):
+        xs = list(xs_in)
+        ax.plot(xs, ys, color=f"C{i}", alpha=0.2, lw=0.8)
+        k = min(9, len(ys))  # centred moving average: the trend without the episode noise
+        if k > 1:
+            smooth = np.convolve(ys, np.ones(k) / k, mode="valid")
+            ax.plot(xs[k // 2: k // 2 + smooth.size], smooth, color=f"C{i}", label=label)
+        else:
+            ax.plot(xs, ys, color=f"C{i}", label=label)
         if label in references:
             ax.axhline(references[label], color=f"C{i}", ls="--", lw=1)
         if points and label in points:
