@@ -1,0 +1,1 @@
+"""Faces of the environments: Gymnasium, OpenEnv server and JSON-schema tools."""

@@ -1,0 +1,1 @@
+"""Testing utilities: the reference counter environment (and the conformance checker)."""
