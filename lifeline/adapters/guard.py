@@ -80,11 +80,10 @@ class Guard:
         await self.app(scope, receive, send)
 
     @staticmethod
-    async def _reply(send: Send, status: int, payload: dict[str, Any],
-                     prefix: str = "http") -> None:
+    async def _reply(send: Send, status: int, payload: dict[str, Any]) -> None:
         headers, body = _json_body(status, payload)
-        await send({"type": f"{prefix}.response.start", "status": status, "headers": headers})
-        await send({"type": f"{prefix}.response.body", "body": body})
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
     def _too_large(self, size: int) -> str:
         return (f"message of {size / 1e6:.1f} MB exceeds the server limit of "
@@ -94,12 +93,8 @@ class Guard:
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not self._authorized(scope):
             await receive()  # websocket.connect
-            payload = {"detail": "unauthorized: missing or invalid bearer token"}
-            if "websocket.http.response" in scope.get("extensions", {}):
-                await self._reply(send, 401, payload, prefix="websocket.http")
-            else:
-                await send({"type": "websocket.close", "code": 1008,
-                            "reason": "unauthorized"})
+            # Closing before accepting makes the server answer the handshake with HTTP 403.
+            await send({"type": "websocket.close", "code": 1008, "reason": "unauthorized"})
             return
         rpc = scope.get("path", "").endswith("/mcp")
         closed = False
