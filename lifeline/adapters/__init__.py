@@ -1,1 +1,1 @@
-"""Faces of the environments: Gymnasium, OpenEnv server and JSON-schema tools."""
+"""The faces of Lifeline environments: Gymnasium, OpenEnv and typed tools."""

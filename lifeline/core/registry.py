@@ -87,6 +87,6 @@ def resolve_scenario(env_spec: EnvSpec, scenario: str | None) -> str:
 
 
 def make(name: str, scenario: str | None = None) -> Environment:
-    """Build the core environment ``name`` configured for ``scenario`` (default scenario if None)."""
+    """Build core environment ``name`` for ``scenario`` (``None`` = its default scenario)."""
     env_spec = spec(name)
     return env_spec.load()(resolve_scenario(env_spec, scenario))
