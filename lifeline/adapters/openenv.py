@@ -39,8 +39,8 @@ from openenv.core.env_server.types import State as OEState
 from pydantic import Field
 
 from lifeline.adapters.tools import (
+    LegalView,
     ToolCallError,
-    legal_calls,
     parse_tool_call,
     text_observation,
     tool_specs,
@@ -283,26 +283,31 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
     def _observation(self, reward: float, ts: TimeStep | None = None) -> LifelineObservation:
         core, state = self._core, self._state
         assert core is not None and state is not None
-        obs = LifelineObservation(
-            env=self.env_spec.name, scenario=core.scenario, seed=self._seed, step=state.steps,
-            reward=float(reward), done=bool(state.done))
+        fields: dict[str, Any] = {
+            "env": self.env_spec.name, "scenario": core.scenario, "seed": self._seed,
+            "step": state.steps, "reward": float(reward), "done": bool(state.done)}
         if ts is not None:
-            obs.valid, obs.truncated = ts.valid, ts.truncated
-            obs.error = ts.message if not ts.valid else ""
-            obs.info = _jsonable(ts.info) if ts.info else {}
-        if "structured" in self._views:
+            fields.update(valid=ts.valid, truncated=ts.truncated,
+                          error=ts.message if not ts.valid else "",
+                          info=_jsonable(ts.info) if ts.info else {})
+        views = self._views
+        mask = core.action_mask(state)
+        if "structured" in views:
             structured = {k: v.tolist() for k, v in core.observe(state).items()}
-            structured["action_mask"] = core.action_mask(state).tolist()
-            obs.structured = structured
-        if "legal" in self._views:
-            obs.legal_actions = legal_calls(core, state)
-        if "text" in self._views:
-            obs.text = text_observation(core, state)
+            structured["action_mask"] = mask.tolist()
+            fields["structured"] = structured
+        if "legal" in views or "text" in views:
+            legal = LegalView(core, state, mask)
+            if "legal" in views:
+                fields["legal_actions"] = legal.calls()
+            if "text" in views:
+                fields["text"] = text_observation(core, state, legal=legal)
         if state.done:
             grade = core.grade(state)
-            obs.score, obs.components = float(grade.score), dict(grade.components)
-            obs.metrics = dict(grade.metrics)
-        return obs
+            fields.update(score=float(grade.score), components=dict(grade.components),
+                          metrics=dict(grade.metrics))
+        # Built from trusted values: skip re-validating every nested list (a hot path).
+        return LifelineObservation.model_construct(**fields)
 
 
 class _Rejected:

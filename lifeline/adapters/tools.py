@@ -22,8 +22,11 @@ import inspect
 import json
 import math
 import typing
+import weakref
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from lifeline.core.env import Action, Environment
 
@@ -219,9 +222,8 @@ def parse_tool_call(env: Environment | type[Environment], name: Any,
 
 def action_to_call(action: Action) -> tuple[str, dict[str, Any]]:
     """``(tool name, arguments)`` of a semantic action — the inverse of :func:`parse_tool_call`."""
-    data = action.to_dict()
-    kind = data.pop("kind")
-    return kind, data
+    spec = spec_for(type(action))
+    return spec.name, {p.name: getattr(action, p.name) for p in spec.params}
 
 
 def format_call(action: Action) -> str:
@@ -230,22 +232,61 @@ def format_call(action: Action) -> str:
     return f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
 
 
+@dataclass(frozen=True)
+class _Call:
+    """One encoded action as a tool call, precomputed (the encoding never depends on state)."""
+
+    call: dict[str, Any]
+    text: str
+
+
+_CALL_TABLES: weakref.WeakKeyDictionary[Environment, list[_Call]] = weakref.WeakKeyDictionary()
+
+
+def _call_table(env: Environment) -> list[_Call]:
+    """Index -> tool call for every encoded action of ``env`` (built once per env object)."""
+    table = _CALL_TABLES.get(env)
+    if table is None:
+        table = []
+        for index in range(env.num_actions):
+            action = env.decode(index)
+            name, args = action_to_call(action)
+            table.append(_Call({"tool_name": name, "arguments": args}, format_call(action)))
+        _CALL_TABLES[env] = table
+    return table
+
+
+class LegalView:
+    """The legal actions of one state, computed once and shown as calls and as text lines."""
+
+    def __init__(self, env: Environment, state: Any, mask: Any = None) -> None:
+        table = _call_table(env)
+        mask = env.action_mask(state) if mask is None else mask
+        self._calls = [table[int(i)] for i in np.flatnonzero(mask)]
+
+    def calls(self) -> list[dict[str, Any]]:
+        """``[{"tool_name", "arguments"}, ...]`` (fresh dicts: callers may mutate them)."""
+        return [{"tool_name": c.call["tool_name"], "arguments": dict(c.call["arguments"])}
+                for c in self._calls]
+
+    def lines(self, max_listed: int = 200) -> list[str]:
+        """``Legal actions (n):`` followed by one ``- call(...)`` line per action."""
+        out = [f"Legal actions ({len(self._calls)}):"]
+        out += [f"- {c.text}" for c in self._calls[:max_listed]]
+        if len(self._calls) > max_listed:
+            out.append(f"- ... and {len(self._calls) - max_listed} more")
+        if not self._calls:
+            out.append("- none (the episode is over)")
+        return out
+
+
 def legal_calls(env: Environment, state: Any) -> list[dict[str, Any]]:
     """The legal actions right now as tool calls ``{"tool_name", "arguments"}``."""
-    calls = []
-    for action in env.legal_actions(state):
-        name, args = action_to_call(action)
-        calls.append({"tool_name": name, "arguments": args})
-    return calls
+    return LegalView(env, state).calls()
 
 
-def text_observation(env: Environment, state: Any, max_listed: int = 200) -> str:
+def text_observation(env: Environment, state: Any, max_listed: int = 200,
+                     legal: LegalView | None = None) -> str:
     """``render_text`` followed by the legal actions, written as calls an agent can copy."""
-    legal = env.legal_actions(state)
-    lines = [env.render_text(state).rstrip(), "", f"Legal actions ({len(legal)}):"]
-    lines += [f"- {format_call(a)}" for a in legal[:max_listed]]
-    if len(legal) > max_listed:
-        lines.append(f"- ... and {len(legal) - max_listed} more")
-    if not legal:
-        lines.append("- none (the episode is over)")
-    return "\n".join(lines)
+    legal = legal if legal is not None else LegalView(env, state)
+    return "\n".join([env.render_text(state).rstrip(), "", *legal.lines(max_listed)])
