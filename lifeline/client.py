@@ -92,5 +92,5 @@ class LifelineClient(EnvClient[LifelineAction, LifelineObservation, LifelineStat
     async def list_tools(self) -> list[dict[str, Any]]:
         """The environment's tools: ``{name, description, input_schema}`` each."""
         result = await self._step_async(LifelineAction(type="list_tools"))
-        tools: list[dict[str, Any]] = result.observation.tools  # type: ignore[attr-defined]
+        tools: list[dict[str, Any]] = result.observation.tools
         return tools
