@@ -22,7 +22,7 @@ class RawWS:
     def __init__(self, url: str, headers: dict[str, str] | None = None) -> None:
         ws_url = url.replace("http://", "ws://", 1)
         self.conn: ClientConnection = connect(ws_url, additional_headers=headers,
-                                              max_size=32 << 20, open_timeout=10)
+                                              max_size=32 << 20, open_timeout=10, legacy=True)
 
     def send(self, message: Any) -> None:
         self.conn.send(message if isinstance(message, str) else json.dumps(message))
