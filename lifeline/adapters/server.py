@@ -20,7 +20,6 @@ CPU-bound, so threads would only add hand-off cost under the GIL). Limits:
 from __future__ import annotations
 
 import importlib
-import logging
 import socket
 import threading
 import time
@@ -45,8 +44,6 @@ from lifeline.adapters.openenv import (
     resolve_spec,
 )
 from lifeline.core.registry import EnvSpec, all_specs
-
-log = logging.getLogger(__name__)
 
 DEFAULT_MAX_SESSIONS = 64
 DEFAULT_IDLE_TIMEOUT = 600.0
@@ -172,9 +169,11 @@ def serve(envs: Sequence[str | EnvSpec] | None = None, host: str = "127.0.0.1",
     """Serve ``envs`` until interrupted (blocking). See the module docstring for the limits."""
     app = build_app(envs, max_sessions=max_sessions, token=token, idle_timeout=idle_timeout,
                     max_message_bytes=max_message_bytes)
-    names = ", ".join(served_envs(app))
-    log.info("serving %s on http://%s:%d (auth %s)", names, host, port,
-             "on" if token else "off")
+    base = f"http://{host}:{port}"
+    print(f"Lifeline {__version__} serving on {base} (bearer token {'required' if token else 'off'}"
+          f", {max_sessions} sessions per env, idle timeout {idle_timeout or 'off'} s)")
+    for name in served_envs(app):
+        print(f"  {name:<12} {base}/{name}  (episodes: ws://{host}:{port}/{name}/ws)")
     make_server(app, host, port, log_level).run()
 
 
