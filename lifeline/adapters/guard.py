@@ -107,8 +107,9 @@ class Guard:
             nonlocal closed
             while True:
                 try:
-                    message = await (receive() if self.idle_timeout is None
-                                     else asyncio.wait_for(receive(), self.idle_timeout))
+                    # asyncio.timeout schedules one timer (no extra task per message).
+                    async with asyncio.timeout(self.idle_timeout):
+                        message = await receive()
                 except TimeoutError:
                     closed = True
                     await send({"type": "websocket.close", "code": 1001,

@@ -152,12 +152,17 @@ def served_envs(app: Guard) -> dict[str, ServedEnv]:
 
 
 def make_server(app: Guard, host: str = "127.0.0.1", port: int = 8000,
-                log_level: str = "warning") -> Any:
-    """A ``uvicorn.Server`` for ``app`` (not started), with WebSocket limits matched to the app."""
+                log_level: str = "warning", ws_compression: bool = False) -> Any:
+    """A ``uvicorn.Server`` for ``app`` (not started), with WebSocket limits matched to the app.
+
+    ``ws_compression`` enables permessage-deflate; it is off by default because compressing
+    every observation costs more CPU than it saves on a local network (the usual training setup).
+    """
     import uvicorn
 
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level,
                             ws="websockets-sansio", lifespan="on",
+                            ws_per_message_deflate=ws_compression,
                             ws_max_size=max(16 << 20, 2 * app.max_message_bytes))
     return uvicorn.Server(config)
 
@@ -165,7 +170,8 @@ def make_server(app: Guard, host: str = "127.0.0.1", port: int = 8000,
 def serve(envs: Sequence[str | EnvSpec] | None = None, host: str = "127.0.0.1",
           port: int = 8000, max_sessions: int = DEFAULT_MAX_SESSIONS, token: str | None = None,
           idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
-          max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, log_level: str = "info") -> None:
+          max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, log_level: str = "info",
+          ws_compression: bool = False) -> None:
     """Serve ``envs`` until interrupted (blocking). See the module docstring for the limits."""
     app = build_app(envs, max_sessions=max_sessions, token=token, idle_timeout=idle_timeout,
                     max_message_bytes=max_message_bytes)
@@ -174,7 +180,7 @@ def serve(envs: Sequence[str | EnvSpec] | None = None, host: str = "127.0.0.1",
           f", {max_sessions} sessions per env, idle timeout {idle_timeout or 'off'} s)")
     for name in served_envs(app):
         print(f"  {name:<12} {base}/{name}  (episodes: ws://{host}:{port}/{name}/ws)")
-    make_server(app, host, port, log_level).run()
+    make_server(app, host, port, log_level, ws_compression).run()
 
 
 @contextmanager
@@ -203,3 +209,11 @@ def background_server(app: Guard, host: str = "127.0.0.1") -> Iterator[str]:
         server.should_exit = True
         thread.join(timeout=15.0)
         sock.close()
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A currently free TCP port on ``host`` (for launching a server in another process)."""
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port

@@ -1,0 +1,134 @@
+"""WebSocket throughput of ``lifeline serve``: steps/s for 1 session and 16 concurrent sessions.
+
+Every environment is served by one server process together with the trivial ``counter``
+reference environment, and driven the same way by a separate client process (asyncio, raw
+``websockets``, masked-random tool calls taken from the observation). The ratio
+``env / counter`` says how much of the serving cost is the environment's own work: the
+server itself adds the same per-step overhead to both.
+
+    python bench/server.py [--seconds 3] [--envs ed] [--views all|structured]
+
+Prints one JSON document.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+from typing import Any
+
+import httpx
+import websockets
+
+from lifeline import __version__
+from lifeline.adapters.server import free_port
+from lifeline.core.registry import all_specs
+
+COUNTER = "lifeline.testing.counter:COUNTER_SPEC"
+
+
+def start_server(envs: list[str], port: int) -> subprocess.Popen[bytes]:
+    """The server in its own process (so client and server do not share a GIL)."""
+    code = ("from lifeline.adapters.server import serve; "
+            f"serve({envs!r}, port={port}, max_sessions=64, log_level='warning')")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("server did not start")
+
+
+def _next_action(obs: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    legal = obs.get("legal_actions")
+    if legal:
+        call: dict[str, Any] = rng.choice(legal)
+        return call
+    mask = obs["structured"]["action_mask"]
+    return {"index": rng.choice([i for i, ok in enumerate(mask) if ok])}
+
+
+async def session(url: str, seed: int, views: list[str] | None, stop: float,
+                  counts: list[int]) -> None:
+    """Play masked-random episodes back to back until ``stop``; count steps in ``counts[0]``."""
+    rng = random.Random(seed)
+    reset: dict[str, Any] = {"type": "reset", "data": {"seed": seed}}
+    if views:
+        reset["data"]["views"] = views
+    async with websockets.connect(url, max_size=None) as ws:
+        await ws.send(json.dumps(reset))
+        reply = json.loads(await ws.recv())
+        while time.perf_counter() < stop:
+            data = reply["data"]
+            if data["done"]:
+                reset["data"]["seed"] += 1000
+                await ws.send(json.dumps(reset))
+            else:
+                action = _next_action(data["observation"], rng)
+                await ws.send(json.dumps({"type": "step", "data": action}))
+                counts[0] += 1
+            reply = json.loads(await ws.recv())
+            if reply["type"] != "observation":
+                raise RuntimeError(f"server error: {reply}")
+
+
+async def measure(url: str, sessions: int, seconds: float, views: list[str] | None) -> float:
+    """Aggregate steps/s of ``sessions`` concurrent sessions over ``seconds``."""
+    counts = [0]
+    warm_stop = time.perf_counter() + 0.3
+    await asyncio.gather(*(session(url, s, views, warm_stop, [0]) for s in range(sessions)))
+    start = time.perf_counter()
+    stop = start + seconds
+    await asyncio.gather(*(session(url, 17 + s, views, stop, counts) for s in range(sessions)))
+    return counts[0] / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="measurement per cell")
+    parser.add_argument("--envs", nargs="*", default=None, help="default: all registered")
+    parser.add_argument("--views", choices=["all", "structured"], default="all",
+                        help="observation content: everything, or arrays only (RL clients)")
+    args = parser.parse_args()
+    names = args.envs or [s.name for s in all_specs()]
+    views = None if args.views == "all" else ["structured"]
+    port = free_port()
+    proc = start_server([*names, COUNTER], port)
+    results: dict[str, dict[str, float]] = {}
+    try:
+        for name in ["counter", *names]:
+            url = f"ws://127.0.0.1:{port}/{name}/ws"
+            one = asyncio.run(measure(url, 1, args.seconds, views))
+            many = asyncio.run(measure(url, 16, args.seconds, views))
+            results[name] = {"steps_per_s_1_session": round(one, 1),
+                             "steps_per_s_16_sessions": round(many, 1)}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    ref = results["counter"]
+    for name in names:
+        r = results[name]
+        r["ratio_to_counter_1"] = round(r["steps_per_s_1_session"]
+                                        / ref["steps_per_s_1_session"], 3)
+        r["ratio_to_counter_16"] = round(r["steps_per_s_16_sessions"]
+                                         / ref["steps_per_s_16_sessions"], 3)
+    print(json.dumps({
+        "benchmark": "server_websocket_throughput", "lifeline": __version__,
+        "views": args.views, "seconds_per_cell": args.seconds,
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+        "results": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
