@@ -52,6 +52,11 @@ def register(spec: EnvSpec) -> None:
     _REGISTRY[spec.name] = spec
 
 
+def unregister(name: str) -> None:
+    """Remove ``name`` from the registry (for tests that register throwaway environments)."""
+    _REGISTRY.pop(name, None)
+
+
 def _ensure_builtin() -> None:
     importlib.import_module("lifeline.envs")
 

@@ -128,15 +128,20 @@ def _discharge(state: EDState, params: EDParams, patient: Patient, events: StepE
         state.returns.append((state.tick + delay, patient.pid, patient))
 
 
+def correct_care(patient: Patient) -> bool:
+    """In a bed of the level of care the patient needs (ICU + ventilator if needed)."""
+    if patient.location == ICU:
+        return patient.ventilated or not patient.needs_vent
+    return patient.location == GENERAL and not patient.needs_icu
+
+
 def _care_factor(patient: Patient, params: EDParams) -> float:
     """Hazard multiplier for where the patient is (0 once treatment is complete)."""
     if patient.location == WAITING:
         return 1.0
     if patient.ready:
         return 0.0
-    correct = (patient.location == ICU and (patient.ventilated or not patient.needs_vent)) or (
-        patient.location == GENERAL and not patient.needs_icu)
-    return params.treated_factor if correct else params.under_care_factor
+    return params.treated_factor if correct_care(patient) else params.under_care_factor
 
 
 def _worsen(state: EDState, params: EDParams, patient: Patient) -> None:
@@ -177,7 +182,7 @@ def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
     for p in in_beds:
         p.ticks_in_bed += 1
         p.triage_error = 0  # a tick in a bed reveals the true acuity
-        if not p.ready and _care_factor(p, params) == params.treated_factor:
+        if not p.ready and correct_care(p):
             p.progress_ticks += 1
     at_risk = [p for p in state.waiting] + [p for p in in_beds if not p.ready]
     if at_risk:
