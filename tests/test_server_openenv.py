@@ -11,6 +11,7 @@ from server_helpers import SERVED
 
 from lifeline.adapters.openenv import (
     LifelineAction,
+    LifelineObservation,
     LifelineOpenEnv,
     LifelineToolsObservation,
     NoEpisodeError,
@@ -73,7 +74,10 @@ def test_views_limit_the_observation(session: LifelineOpenEnv) -> None:
     obs = session.reset(seed=1, views=["text"])
     assert obs.text and not obs.structured and not obs.legal_actions
     obs = session.reset(seed=1)
+    assert obs.text and obs.structured and not obs.legal_actions  # opt-in: repeats the text
+    obs = session.reset(seed=1, views=["text", "structured", "legal"])
     assert obs.text and obs.structured and obs.legal_actions
+    assert f"Legal actions ({len(obs.legal_actions)}):" in obs.text
     with pytest.raises(ValueError, match="unknown view"):
         session.reset(seed=1, views=["smell"])
     with pytest.raises(ValueError, match="unknown scenario"):
@@ -100,3 +104,13 @@ def test_metadata_and_close(session: LifelineOpenEnv) -> None:
     session.close()
     with pytest.raises(NoEpisodeError):
         session.step(LifelineAction(index=0))
+
+
+def test_observations_are_complete_and_valid(session: LifelineOpenEnv) -> None:
+    """Observations are built with ``model_construct`` (hot path): they must still validate."""
+    obs = session.reset(seed=4, views=["text", "structured", "legal"])
+    assert set(obs.model_fields_set) == set(LifelineObservation.model_fields)
+    LifelineObservation.model_validate(obs.model_dump())
+    step = session.step(LifelineAction(index=0))
+    assert set(step.model_fields_set) == set(LifelineObservation.model_fields)
+    LifelineObservation.model_validate(step.model_dump())

@@ -141,7 +141,7 @@ def test_out_of_range_ids(ws: RawWS) -> None:
 
 
 def test_step_after_done_then_reset(ws: RawWS) -> None:
-    obs = ws.reset(seed=6)["data"]["observation"]
+    obs = ws.reset(seed=6, views=["legal"])["data"]["observation"]
     while True:
         reply = ws.step(index=0 if not obs["legal_actions"] else None,
                         **(obs["legal_actions"][-1] if obs["legal_actions"] else {}))

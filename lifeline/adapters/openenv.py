@@ -50,7 +50,11 @@ from lifeline.core.registry import EnvSpec, resolve_scenario
 from lifeline.core.registry import spec as registry_spec
 
 VIEWS = ("text", "structured", "legal")
-"""Parts of the observation a session can ask for at reset (default: all)."""
+"""Parts of the observation a session can ask for at reset."""
+DEFAULT_VIEWS = ("text", "structured")
+"""The default: the text view (which lists the legal calls) and the arrays with the action mask.
+``legal`` adds the legal calls as JSON objects — handy for harnesses, but it repeats what the
+text and the mask already say, and it is the largest part of the message, so it is opt-in."""
 
 
 class NoEpisodeError(RuntimeError):
@@ -87,7 +91,8 @@ class LifelineObservation(OEObservation):
         default_factory=dict,
         description="The core observation arrays as nested lists, plus 'action_mask'.")
     legal_actions: list[dict[str, Any]] = Field(
-        default_factory=list, description="Legal tool calls right now {tool_name, arguments}.")
+        default_factory=list, description="Legal tool calls right now {tool_name, arguments} "
+                                          "(only with the 'legal' view, see reset).")
     valid: bool = Field(default=True, description="False if the action was rejected (no-op).")
     error: str = Field(default="", description="Why the action was rejected (empty if valid).")
     truncated: bool = Field(default=False, description="Episode ended by the step budget.")
@@ -188,7 +193,7 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
         self._state: CoreState | None = None
         self._seed: int | None = None
         self._episode_id: str | None = None
-        self._views: frozenset[str] = frozenset(VIEWS)
+        self._views: frozenset[str] = frozenset(DEFAULT_VIEWS)
         self.mcp_server = _McpTools(self)
 
     # ----- OpenEnv API ------------------------------------------------------------------------
@@ -197,13 +202,13 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
               **kwargs: Any) -> LifelineObservation:
         """Start an episode. ``seed`` None draws one (reported back); ``scenario`` None = default.
 
-        ``views`` limits the observation to some of ``text``, ``structured``, ``legal`` (all by
-        default). Unknown options are rejected rather than silently ignored.
+        ``views`` chooses the observation's parts among ``text``, ``structured``, ``legal``
+        (default :data:`DEFAULT_VIEWS`). Unknown options are rejected, never silently ignored.
         """
         if kwargs:
             raise ValueError(f"unknown reset option(s): {', '.join(sorted(kwargs))}; "
                              f"accepted: seed, episode_id, scenario, views")
-        chosen = frozenset(VIEWS if views is None else views)
+        chosen = frozenset(DEFAULT_VIEWS if views is None else views)
         if not chosen <= frozenset(VIEWS):
             raise ValueError(f"unknown view(s) {sorted(chosen - frozenset(VIEWS))}; "
                              f"choose from {list(VIEWS)}")
@@ -283,9 +288,14 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
     def _observation(self, reward: float, ts: TimeStep | None = None) -> LifelineObservation:
         core, state = self._core, self._state
         assert core is not None and state is not None
+        # Every field is given explicitly: pydantic's model_construct inspects the signature of
+        # each default_factory it has to call, which would cost more than the whole step.
         fields: dict[str, Any] = {
             "env": self.env_spec.name, "scenario": core.scenario, "seed": self._seed,
-            "step": state.steps, "reward": float(reward), "done": bool(state.done)}
+            "step": state.steps, "reward": float(reward), "done": bool(state.done),
+            "metadata": {}, "text": "", "structured": {}, "legal_actions": [], "valid": True,
+            "error": "", "truncated": False, "info": {}, "score": None, "components": None,
+            "metrics": None}
         if ts is not None:
             fields.update(valid=ts.valid, truncated=ts.truncated,
                           error=ts.message if not ts.valid else "",
