@@ -11,10 +11,12 @@ import httpx
 import pytest
 from openenv.cli._validation import validate_running_environment
 from openenv.core.generic_client import GenericEnvClient
+from openenv.core.mcp_client import MCPToolClient
 from server_helpers import SERVED, RawWS, masked_random_indices
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from lifeline.adapters.server import background_server, build_app, served_envs
+from lifeline.adapters.tools import action_to_call
 from lifeline.client import LifelineClient
 from lifeline.core.registry import EnvSpec
 from lifeline.testing.counter import COUNTER_SPEC
@@ -133,3 +135,24 @@ def test_openenv_validate_passes_for_every_env() -> None:
             report = validate_running_environment(f"{url}/{spec.name}")
             failed = [c for c in report["criteria"] if not c["passed"]]
             assert report["passed"], failed
+
+
+def test_openenv_mcp_tool_client() -> None:
+    """OpenEnv's own MCP client: an HTTP ``/mcp`` session for the tools, attached to the
+    WebSocket that resets the episode."""
+    spec = REAL[0]
+    app = build_app([spec], max_sessions=4)
+
+    async def run(url: str) -> None:
+        async with MCPToolClient(base_url=f"{url}/{spec.name}", mode="production") as env:
+            await env.reset(seed=4)
+            tools = await env.list_tools()
+            assert [t.name for t in tools] == [t.kind for t in spec.load().action_types]
+            noop = spec.load()(spec.default_scenario).noop_action()
+            out = await env.call_tool(noop.kind, **action_to_call(noop)[1])
+            out = out if isinstance(out, dict) else out.model_dump()
+            assert out["step"] == 1 and isinstance(out["reward"], float) and out["valid"]
+
+    with background_server(app) as url:
+        asyncio.run(run(url))
+        assert _wait_for(lambda: served_envs(app)[spec.name].server.active_sessions == 0)
