@@ -15,6 +15,9 @@ CPU-bound, so threads would only add hand-off cost under the GIL). Limits:
   sessions are reaped by OpenEnv's reaper after the same time.
 * ``token`` — bearer token required everywhere except the health checks.
 * ``max_message_bytes`` — larger messages are refused with an error frame, session intact.
+
+WebSocket permessage-deflate is off unless asked for (``ws_compression``): compressing every
+observation tripled the per-step cost on a local network. See ``docs/serving.md``.
 """
 
 from __future__ import annotations
