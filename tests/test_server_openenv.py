@@ -114,3 +114,16 @@ def test_observations_are_complete_and_valid(session: LifelineOpenEnv) -> None:
     step = session.step(LifelineAction(index=0))
     assert set(step.model_fields_set) == set(LifelineObservation.model_fields)
     LifelineObservation.model_validate(step.model_dump())
+
+
+def test_per_env_schemas_name_the_tools() -> None:
+    for spec in SERVED:
+        cls = openenv_env_class(spec)
+        prop = cls.action_model.model_json_schema()["properties"]["tool_name"]
+        kinds = [t.kind for t in spec.load().action_types]
+        assert prop["enum"][:-1] == kinds and all(k in prop["description"] for k in kinds)
+        structured = cls.observation_model.model_json_schema()["properties"]["structured"]
+        core = spec.load()(spec.default_scenario)
+        assert all(k in structured["description"] for k in core.observation_spec())
+        # An unknown name still reaches the parser (precise message), not a schema error.
+        assert cls.action_model.model_validate({"tool_name": "nope"}).tool_name == "nope"

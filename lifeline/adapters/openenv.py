@@ -36,7 +36,7 @@ from openenv.core.env_server.types import Action as OEAction
 from openenv.core.env_server.types import EnvironmentMetadata
 from openenv.core.env_server.types import Observation as OEObservation
 from openenv.core.env_server.types import State as OEState
-from pydantic import Field
+from pydantic import Field, create_model
 
 from lifeline.adapters.tools import (
     LegalView,
@@ -186,6 +186,8 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
 
     SUPPORTS_CONCURRENT_SESSIONS: ClassVar[bool] = True
     env_spec: ClassVar[EnvSpec]
+    action_model: ClassVar[type[LifelineAction]] = LifelineAction
+    observation_model: ClassVar[type[LifelineObservation]] = LifelineObservation
 
     def __init__(self) -> None:
         super().__init__()
@@ -317,7 +319,7 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
             fields.update(score=float(grade.score), components=dict(grade.components),
                           metrics=dict(grade.metrics))
         # Built from trusted values: skip re-validating every nested list (a hot path).
-        return LifelineObservation.model_construct(**fields)
+        return self.observation_model.model_construct(**fields)
 
 
 class _Rejected:
@@ -331,14 +333,48 @@ class _Rejected:
         return f"rejected call ({self.reason})"
 
 
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.replace("-", "_").split("_"))
+
+
+@cache
+def env_models(env: str | EnvSpec) -> tuple[type[LifelineAction], type[LifelineObservation]]:
+    """Per-environment subclasses of the wire models whose JSON schemas (served at ``/schema``)
+    name the environment's tools and describe its observation arrays."""
+    env_spec = resolve_spec(env)
+    core = core_env(env_spec, env_spec.default_scenario)
+    tools = tool_specs(core)
+    signatures = "; ".join(t.signature() for t in tools)
+    action = create_model(
+        f"{_camel(env_spec.name)}Action", __base__=LifelineAction,
+        __doc__=f"One move in '{env_spec.name}': a tool call, an action index, or list_tools.",
+        tool_name=(Any, Field(
+            default=None, description=f"The action (tool) to take, one of: {signatures}.",
+            json_schema_extra={"type": ["string", "null"],
+                               "enum": [*(t.name for t in tools), None]})))
+    arrays = "; ".join(f"{k} {list(a.shape)} {a.dtype} in [{a.low:g}, {a.high:g}]: {a.doc}"
+                       for k, a in core.observation_spec().items())
+    observation = create_model(
+        f"{_camel(env_spec.name)}Observation", __base__=LifelineObservation,
+        __doc__=f"What an agent sees in '{env_spec.name}' after reset or a step.",
+        structured=(dict[str, list[Any]], Field(
+            default_factory=dict,
+            description=f"Observation arrays as nested lists — {arrays}; action_mask "
+                        f"[{core.num_actions}] bool (shapes of scenario "
+                        f"'{env_spec.default_scenario}').")))
+    return action, observation
+
+
 @cache
 def openenv_env_class(env: str | EnvSpec) -> type[LifelineOpenEnv]:
     """The :class:`LifelineOpenEnv` subclass bound to ``env`` (a name, gym id or spec).
 
-    The class itself is the session factory ``HTTPEnvServer``/``create_app`` wants.
+    The class itself is the session factory ``HTTPEnvServer``/``create_app`` wants; its
+    ``action_model``/``observation_model`` are the env's wire models (:func:`env_models`).
     """
     env_spec = resolve_spec(env)
-    name = "".join(part.capitalize() for part in env_spec.name.replace("-", "_").split("_"))
-    return type(f"{name}OpenEnv", (LifelineOpenEnv,), {
-        "env_spec": env_spec, "__module__": __name__,
+    action, observation = env_models(env_spec)
+    return type(f"{_camel(env_spec.name)}OpenEnv", (LifelineOpenEnv,), {
+        "env_spec": env_spec, "action_model": action, "observation_model": observation,
+        "__module__": __name__,
         "__doc__": f"OpenEnv session of the Lifeline '{env_spec.name}' environment."})

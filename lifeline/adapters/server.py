@@ -39,8 +39,6 @@ from openenv.core.env_server.types import ConcurrencyConfig, ServerMode
 from lifeline import __version__
 from lifeline.adapters.guard import Guard
 from lifeline.adapters.openenv import (
-    LifelineAction,
-    LifelineObservation,
     LifelineState,
     NoEpisodeError,
     openenv_env_class,
@@ -88,8 +86,9 @@ def _env_app(env_spec: EnvSpec, max_sessions: int, idle_timeout: float | None) -
     """A full OpenEnv app for one environment (routes registered by ``HTTPEnvServer``)."""
     app = FastAPI(title=f"Lifeline {env_spec.name}", version=__version__,
                   description=env_spec.description)
+    env_cls = openenv_env_class(env_spec)
     server = HTTPEnvServer(
-        openenv_env_class(env_spec), LifelineAction, LifelineObservation,
+        env_cls, env_cls.action_model, env_cls.observation_model,
         concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions,
                                              session_timeout=idle_timeout),
         env_name=env_spec.name, state_cls=LifelineState)
