@@ -199,3 +199,13 @@ def _spec(ws: RawWS) -> EnvSpec:
     path = ws.conn.request.path if ws.conn.request else ""
     name = path.strip("/").split("/")[0]
     return next(s for s in SERVED if s.name == name)
+
+
+def test_mcp_websocket_protocol_errors(url: str) -> None:
+    with RawWS(f"{url}/{NAMES[-1]}/mcp") as mcp:
+        for frame, code in (("{nope", -32700), ("[1]", -32600), ("x" * (10 << 20), -32700),
+                            ('{"jsonrpc": "2.0"}', -32600)):
+            reply = mcp.request(frame)
+            assert reply["jsonrpc"] == "2.0" and reply["error"]["code"] == code, reply
+        reply = mcp.request({"jsonrpc": "2.0", "id": 5, "method": "tools/list"})
+        assert reply["id"] == 5 and reply["result"]["tools"]
