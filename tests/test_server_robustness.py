@@ -94,6 +94,7 @@ def test_step_before_reset(ws: RawWS) -> None:
     ({"seed": "seven"}, "non-negative integer"),
     ({"seed": 1, "senario": "surge"}, "unknown reset option(s): senario"),
     ({"seed": 1, "views": ["pictures"]}, "unknown view(s)"),
+    ({"seed": 1, "views": 3}, "views must be a list"),
 ])
 def test_bad_reset_keeps_the_running_episode(ws: RawWS, data: dict[str, Any], text: str) -> None:
     first = ws.reset(seed=3)["data"]["observation"]

@@ -210,6 +210,10 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
         if kwargs:
             raise ValueError(f"unknown reset option(s): {', '.join(sorted(kwargs))}; "
                              f"accepted: seed, episode_id, scenario, views")
+        if isinstance(views, str):
+            views = [views]
+        if views is not None and not isinstance(views, (list, tuple)):
+            raise ValueError(f"views must be a list such as ['text'], got {views!r}")
         chosen = frozenset(DEFAULT_VIEWS if views is None else views)
         if not chosen <= frozenset(VIEWS):
             raise ValueError(f"unknown view(s) {sorted(chosen - frozenset(VIEWS))}; "
