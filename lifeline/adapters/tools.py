@@ -201,7 +201,7 @@ def parse_tool_call(env: Environment | type[Environment], name: Any,
                             f"available tools: {', '.join(specs)}")
     spec = specs.get(name)
     if spec is None:
-        close = difflib.get_close_matches(name, list(specs), n=1)
+        close = difflib.get_close_matches(name, list(specs), n=1) if len(name) <= 64 else []
         hint = f" Did you mean '{close[0]}'?" if close else ""
         raise ToolCallError(f"unknown tool {_describe(name)}.{hint} "
                             f"Available tools: {', '.join(specs)}")
