@@ -156,3 +156,28 @@ def test_openenv_mcp_tool_client() -> None:
     with background_server(app) as url:
         asyncio.run(run(url))
         assert _wait_for(lambda: served_envs(app)[spec.name].server.active_sessions == 0)
+
+
+def test_typed_client_sync_and_async() -> None:
+    spec = REAL[0]
+    core = spec.load()(spec.default_scenario)
+    noop = core.noop_action()
+    with background_server(build_app([spec])) as url:
+        with LifelineClient(url, spec.name).sync() as env:
+            first = env.reset(seed=9)
+            assert first.observation.seed == 9 and first.reward == 0.0
+            tools = env.list_tools()
+            assert [t["name"] for t in tools] == [t.kind for t in spec.load().action_types]
+            by_action = env.act(noop)
+            by_call = env.call(noop.kind, **action_to_call(noop)[1])
+            by_index = env.act(core.encode(noop))
+            assert [r.observation.step for r in (by_action, by_call, by_index)] == [1, 2, 3]
+            assert all(isinstance(r.reward, float) for r in (by_action, by_call, by_index))
+            assert env.state().step_count == 3
+
+        async def run() -> None:
+            async with LifelineClient(url, spec.name) as env:
+                await env.reset(seed=9, scenario=spec.scenarios[-1])
+                result = await env.call("no_such_tool")
+                assert not result.observation.valid and "unknown tool" in result.observation.error
+        asyncio.run(run())
