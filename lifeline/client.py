@@ -24,13 +24,13 @@ from typing import Any
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
 
-from lifeline.adapters.openenv import (
+from lifeline.adapters.tools import action_to_call
+from lifeline.adapters.wire import (
     LifelineAction,
     LifelineObservation,
     LifelineState,
     LifelineToolsObservation,
 )
-from lifeline.adapters.tools import action_to_call
 from lifeline.core.env import Action
 
 __all__ = ["LifelineAction", "LifelineClient", "LifelineObservation", "LifelineState",
