@@ -6,9 +6,12 @@ reference environment, and driven the same way by a separate client process (asy
 ``env / counter`` says how much of the serving cost is the environment's own work: the
 server itself adds the same per-step overhead to both.
 
-    python bench/server.py [--seconds 3] [--envs ed] [--views all|structured]
+    python bench/server.py [--seconds 2] [--rounds 3] [--envs ed] [--views all|structured]
 
-Prints one JSON document.
+Prints one JSON document: per environment the best-of-rounds steps/s (1 session, 16 sessions),
+the server's CPU time per step (read from ``/proc``; robust to other load on the machine), and
+the ratios to the counter. On a small machine the 16-session cells can be limited by the client
+process (it parses every observation), so compare server CPU per step as well.
 """
 
 from __future__ import annotations
