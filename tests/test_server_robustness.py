@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
+from openenv.core.generic_client import GenericEnvClient
 from server_helpers import SERVED, RawWS
 
 from lifeline.adapters.server import background_server, build_app
@@ -57,9 +58,16 @@ def _invalid_step(reply: dict[str, Any], text: str) -> dict[str, Any]:
     ('"step"', "VALIDATION_ERROR", "must be a JSON object"),
     ("[" * 50_000 + "]" * 50_000, "INVALID_JSON", "nested too deeply"),
     ('{"type": "jump"}', "UNKNOWN_TYPE", "Unknown message type"),
-    ('{"type": "step"}', "VALIDATION_ERROR", "Invalid message"),
-    ('{"type": "step", "data": {"tool_name": "x", "colour": 1}}', "VALIDATION_ERROR", "Invalid"),
-    ('{"type": "step", "data": {"index": "three"}}', "VALIDATION_ERROR", "Invalid"),
+    ('{"type": "step"}', "VALIDATION_ERROR", "a step message needs 'data'"),
+    ('{"type": "step", "data": {"tool_name": "x", "colour": 1}}', "VALIDATION_ERROR",
+     "unexpected field(s) 'colour' in a step"),
+    ('{"type": "step", "data": {"action": {"index": 0}}}', "VALIDATION_ERROR",
+     "unexpected field(s) 'action' in a step"),
+    ('{"type": "step", "data": {"index": "three"}}', "VALIDATION_ERROR",
+     "'index' must be an integer"),
+    ('{"type": "step", "data": {"index": 2.5}}', "VALIDATION_ERROR", "Invalid message"),
+    ('{"type": "step", "data": {"type": "dance"}}', "VALIDATION_ERROR", "'call_tool' (default)"),
+    ('{"type": "reset", "data": [1]}', "VALIDATION_ERROR", "a reset's 'data' must be an object"),
 ])
 def test_protocol_errors(ws: RawWS, frame: str, code: str, text: str) -> None:
     ws.reset(seed=1)
@@ -210,3 +218,17 @@ def test_mcp_websocket_protocol_errors(url: str) -> None:
             assert reply["jsonrpc"] == "2.0" and reply["error"]["code"] == code, reply
         reply = mcp.request({"jsonrpc": "2.0", "id": 5, "method": "tools/list"})
         assert reply["id"] == 5 and reply["result"]["tools"]
+
+
+def test_standard_client_sees_the_precise_reason(url: str) -> None:
+    """OpenEnv's client only shows an error's message, so the message must say what is wrong."""
+    with GenericEnvClient(base_url=f"{url}/{NAMES[-1]}").sync() as env:
+        env.reset(seed=1)
+        with pytest.raises(RuntimeError, match="unexpected field.*'action'"):
+            env.step({"action": 3})
+        with pytest.raises(RuntimeError, match="unknown scenario"):
+            env.reset(seed=1, scenario="nope")
+        result = env.step({"tool_name": "nope"})
+        assert result.observation["valid"] is False
+        assert "unknown tool 'nope'" in result.observation["error"]
+        assert result.observation["step"] == 1

@@ -38,8 +38,11 @@ class Guard:
     """Wraps an ASGI app; see the module docstring. ``token=None`` disables authentication."""
 
     def __init__(self, app: ASGIApp, *, token: str | None, max_message_bytes: int,
-                 idle_timeout: float | None) -> None:
+                 idle_timeout: float | None,
+                 message_check: Callable[[dict[str, Any]], str | None] | None = None) -> None:
         self.app = app
+        self.message_check = message_check
+        """Optional check of a parsed session message: a clear reason to refuse it, or None."""
         self.token = token
         self.max_message_bytes = max_message_bytes
         self.idle_timeout = idle_timeout
@@ -117,14 +120,14 @@ class Guard:
                     return {"type": "websocket.disconnect", "code": 1001}
                 if message["type"] != "websocket.receive":
                     return message
-                problem = self._check_frame(message)
+                problem = self._check_frame(message, rpc)
                 if problem is None:
                     return message
                 await send({"type": "websocket.send", "text": self._error_frame(problem, rpc)})
 
         await self.app(scope, guarded_receive, guarded_send)
 
-    def _check_frame(self, message: Message) -> tuple[str, str] | None:
+    def _check_frame(self, message: Message, rpc: bool) -> tuple[str, str] | None:
         """``(code, message)`` if a data frame must not reach the app, else ``None``."""
         text = message.get("text")
         if text is None:
@@ -140,6 +143,10 @@ class Guard:
         if not isinstance(data, dict):
             return ("VALIDATION_ERROR", "a message must be a JSON object such as "
                                         "{\"type\": \"step\", \"data\": {...}}")
+        if not rpc and self.message_check is not None:
+            reason = self.message_check(data)
+            if reason is not None:
+                return ("VALIDATION_ERROR", reason)
         return None
 
     @staticmethod

@@ -44,6 +44,7 @@ from lifeline.adapters.openenv import (
     openenv_env_class,
     resolve_spec,
 )
+from lifeline.adapters.wire import check_session_message
 from lifeline.core.registry import EnvSpec, all_specs
 
 DEFAULT_MAX_SESSIONS = 64
@@ -143,7 +144,7 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
     for name, env in served.items():
         root.mount(f"/{name}", env.app)
     return Guard(root, token=token, max_message_bytes=max_message_bytes,
-                 idle_timeout=idle_timeout)
+                 idle_timeout=idle_timeout, message_check=check_session_message)
 
 
 def served_envs(app: Guard) -> dict[str, ServedEnv]:

@@ -93,6 +93,35 @@ class LifelineState(OEState):
     invalid_actions: int = 0
 
 
+_STEP_SHAPE = '{"tool_name": ..., "arguments": {...}} or {"index": i}'
+
+
+def check_session_message(message: dict[str, Any]) -> str | None:
+    """Why a WebSocket session message has the wrong *shape*, in words, or ``None``.
+
+    OpenEnv answers shape errors with a bare "Invalid message" (its clients drop the details),
+    so the server checks the common mistakes first and names them. What a valid-shaped call
+    *means* (unknown tool, bad argument) is the tool parser's business, reported as an invalid
+    step.
+    """
+    kind, data = message.get("type"), message.get("data")
+    if kind == "step":
+        if not isinstance(data, dict):
+            return f"a step message needs 'data': {_STEP_SHAPE}"
+        unexpected = sorted(str(k) for k in data if k not in LifelineAction.model_fields)
+        if unexpected:
+            return (f"unexpected field(s) {', '.join(map(repr, unexpected))} in a step; "
+                    f"a step is {_STEP_SHAPE}")
+        index = data.get("index")
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int | float)):
+            return f"'index' must be an integer action index, got {type(index).__name__}"
+        if data.get("type", "call_tool") not in ("call_tool", "list_tools"):
+            return "a step's 'type' is 'call_tool' (default) or 'list_tools'"
+    elif kind == "reset" and data is not None and not isinstance(data, dict):
+        return "a reset's 'data' must be an object such as {\"seed\": 0, \"scenario\": ...}"
+    return None
+
+
 @cache
 def core_env(env_spec: EnvSpec, scenario: str) -> Environment:
     """The (stateless, hence shareable) core environment of one scenario."""
