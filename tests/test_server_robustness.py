@@ -224,7 +224,7 @@ def test_standard_client_sees_the_precise_reason(url: str) -> None:
     """OpenEnv's client only shows an error's message, so the message must say what is wrong."""
     with GenericEnvClient(base_url=f"{url}/{NAMES[-1]}").sync() as env:
         env.reset(seed=1)
-        with pytest.raises(RuntimeError, match="unexpected field.*'action'"):
+        with pytest.raises(RuntimeError, match=r"unexpected field.*'action'"):
             env.step({"action": 3})
         with pytest.raises(RuntimeError, match="unknown scenario"):
             env.reset(seed=1, scenario="nope")
