@@ -65,7 +65,7 @@ def _invalid_step(reply: dict[str, Any], text: str) -> dict[str, Any]:
      "unexpected field(s) 'action' in a step"),
     ('{"type": "step", "data": {"index": "three"}}', "VALIDATION_ERROR",
      "'index' must be an integer"),
-    ('{"type": "step", "data": {"index": 2.5}}', "VALIDATION_ERROR", "Invalid message"),
+    ('{"type": "step", "data": {"index": 2.5}}', "VALIDATION_ERROR", "got 2.5"),
     ('{"type": "step", "data": {"type": "dance"}}', "VALIDATION_ERROR", "'call_tool' (default)"),
     ('{"type": "reset", "data": [1]}', "VALIDATION_ERROR", "a reset's 'data' must be an object"),
 ])

@@ -113,8 +113,9 @@ def check_session_message(message: dict[str, Any]) -> str | None:
             return (f"unexpected field(s) {', '.join(map(repr, unexpected))} in a step; "
                     f"a step is {_STEP_SHAPE}")
         index = data.get("index")
-        if index is not None and (isinstance(index, bool) or not isinstance(index, int | float)):
-            return f"'index' must be an integer action index, got {type(index).__name__}"
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int | float)
+                                  or (isinstance(index, float) and not index.is_integer())):
+            return f"'index' must be an integer action index, got {index!r}"[:200]
         if data.get("type", "call_tool") not in ("call_tool", "list_tools"):
             return "a step's 'type' is 'call_tool' (default) or 'list_tools'"
     elif kind == "reset" and data is not None and not isinstance(data, dict):
