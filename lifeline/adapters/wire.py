@@ -108,9 +108,9 @@ def check_session_message(message: dict[str, Any]) -> str | None:
     if kind == "step":
         if not isinstance(data, dict):
             return f"a step message needs 'data': {_STEP_SHAPE}"
-        unexpected = sorted(str(k) for k in data if k not in LifelineAction.model_fields)
+        unexpected = sorted(repr(str(k))[:40] for k in data if k not in LifelineAction.model_fields)
         if unexpected:
-            return (f"unexpected field(s) {', '.join(map(repr, unexpected))} in a step; "
+            return (f"unexpected field(s) {', '.join(unexpected[:5])} in a step; "
                     f"a step is {_STEP_SHAPE}")
         index = data.get("index")
         if index is not None and (isinstance(index, bool) or not isinstance(index, int | float)
