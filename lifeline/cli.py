@@ -199,6 +199,16 @@ def leaderboard(
     console.print(f"[bold green]leaderboard written:[/] {report}")
 
 
+def _register_subcommands() -> None:
+    """Commands that live in their own modules (heavy imports stay inside the commands)."""
+    from lifeline import cli_serve
+
+    cli_serve.register(app)
+
+
+_register_subcommands()
+
+
 def main() -> None:
     """Entry point that also works as ``python -m lifeline``."""
     app(prog_name="lifeline")

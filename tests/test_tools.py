@@ -63,6 +63,29 @@ def test_text_observation_lists_exactly_the_legal_actions(env: Environment) -> N
     assert f"Legal actions ({len(calls)}):" in text
     legal = [parse_tool_call(env, c["tool_name"], c["arguments"]) for c in calls]
     assert legal == env.legal_actions(state)
+    assert _expand_legal_text(text) == {(c["tool_name"], json.dumps(c["arguments"],
+                                                                     sort_keys=True))
+                                        for c in calls}
+
+
+def _expand_legal_text(text: str) -> set[tuple[str, str]]:
+    """Read the compact ``Legal actions`` lines back into individual calls."""
+    block = text.split("Legal actions", 1)[1].splitlines()[1:]
+    out: set[tuple[str, str]] = set()
+    for line in block:
+        line = line.removeprefix("- ")
+        if ", N in {" in line:
+            call, values = line.split(", N in {")
+            name, key = call.removesuffix("=N)").split("(")
+            for part in values.rstrip("}").split(", "):
+                lo, _, hi = part.partition("..")
+                for v in range(int(lo), int(hi or lo) + 1):
+                    out.add((name, json.dumps({key: v})))
+        else:
+            name, args = line.rstrip(")").split("(")
+            parsed = dict(a.split("=") for a in args.split(", ")) if args else {}
+            out.add((name, json.dumps({k: int(v) for k, v in parsed.items()}, sort_keys=True)))
+    return out
 
 
 @pytest.mark.parametrize(("name", "arguments", "expected"), [

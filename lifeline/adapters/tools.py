@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import inspect
+import itertools
 import json
 import math
 import typing
@@ -238,6 +239,9 @@ class _Call:
 
     call: dict[str, Any]
     text: str
+    group: tuple[str, str] | None = None
+    """(tool, argument) when the call's only argument is an integer (text groups these)."""
+    value: int = 0
 
 
 _CALL_TABLES: weakref.WeakKeyDictionary[Environment, list[_Call]] = weakref.WeakKeyDictionary()
@@ -251,7 +255,12 @@ def _call_table(env: Environment) -> list[_Call]:
         for index in range(env.num_actions):
             action = env.decode(index)
             name, args = action_to_call(action)
-            table.append(_Call({"tool_name": name, "arguments": args}, format_call(action)))
+            group, value = None, 0
+            if len(args) == 1 and type(next(iter(args.values()))) is int:
+                ((key, value),) = args.items()
+                group = (name, key)
+            table.append(_Call({"tool_name": name, "arguments": args}, format_call(action),
+                               group, value))
         _CALL_TABLES[env] = table
     return table
 
@@ -270,14 +279,42 @@ class LegalView:
                 for c in self._calls]
 
     def lines(self, max_listed: int = 200) -> list[str]:
-        """``Legal actions (n):`` followed by one ``- call(...)`` line per action."""
+        """``Legal actions (n):`` then one line per tool, compact for LLM context windows.
+
+        Calls of a tool whose only argument is an integer are grouped:
+        ``- transfer_to_icu(bed=N), N in {0..4, 7, 9..19}``; other calls get a line each.
+        """
         out = [f"Legal actions ({len(self._calls)}):"]
-        out += [f"- {c.text}" for c in self._calls[:max_listed]]
+        for group, members in itertools.groupby(self._calls[:max_listed], key=_group_key):
+            calls = list(members)
+            if group is None or len(calls) == 1:
+                out += [f"- {c.text}" for c in calls]
+            else:
+                values = _ranges([c.value for c in calls])
+                out.append(f"- {group[0]}({group[1]}=N), N in {{{values}}}")
         if len(self._calls) > max_listed:
             out.append(f"- ... and {len(self._calls) - max_listed} more")
         if not self._calls:
             out.append("- none (the episode is over)")
         return out
+
+
+def _group_key(call: _Call) -> tuple[str, str] | None:
+    return call.group
+
+
+def _ranges(values: list[int]) -> str:
+    """``[0, 1, 2, 5, 7, 8]`` -> ``"0..2, 5, 7..8"`` (values ascending)."""
+    parts: list[str] = []
+    start = prev = values[0]
+    for v in [*values[1:], None]:
+        if v is not None and v == prev + 1:
+            prev = v
+            continue
+        parts.append(str(start) if start == prev else f"{start}..{prev}")
+        if v is not None:
+            start = prev = v
+    return ", ".join(parts)
 
 
 def legal_calls(env: Environment, state: Any) -> list[dict[str, Any]]:

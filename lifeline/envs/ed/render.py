@@ -5,13 +5,14 @@ from __future__ import annotations
 from lifeline.envs.ed.params import CONDITIONS, EDParams
 from lifeline.envs.ed.types import EDState, Patient
 
+_PADDED = tuple(f"{name:<11}" for name in CONDITIONS)
+
 
 def _bed_line(kind: str, b: int, p: Patient | None, hpt: float) -> str:
     if p is None:
         return f"  {kind}{b:<2} empty"
-    flags = " READY" if p.ready else ""
-    flags += " VENT" if p.ventilated else ""
-    return (f"  {kind}{b:<2} ESI{p.observed_acuity} {CONDITIONS[p.condition]:<11} "
+    flags = (" READY" if p.ready else "") + (" VENT" if p.ventilated else "")
+    return (f"  {kind}{b:<2} ESI{p.observed_acuity} {_PADDED[p.condition]} "
             f"{p.ticks_in_bed * hpt:5.2f}h{flags}")
 
 
@@ -37,7 +38,7 @@ def render_text(state: EDState, params: EDParams) -> str:
         f"{len(state.waiting)}):",
     ]
     for slot, p in enumerate(state.waiting[: params.queue_slots]):
-        lines.append(f"  slot {slot}: ESI{p.observed_acuity} {CONDITIONS[p.condition]:<11} "
+        lines.append(f"  slot {slot}: ESI{p.observed_acuity} {_PADDED[p.condition]} "
                      f"waiting {(state.tick - p.arrival_tick) * hpt:.2f}h")
     if not state.waiting:
         lines.append("  (empty)")
