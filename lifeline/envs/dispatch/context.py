@@ -26,7 +26,7 @@ class Context:
     def __init__(self, p: DispatchParams) -> None:
         city = p.city
         self.p = p
-        self.traffic = TrafficProfile()
+        self.traffic = TrafficProfile(p.traffic)
         self.n_nodes = city.n_nodes
         self.n_fleet = len(city.unit_home)
         self.U = self.n_fleet + city.aid_slots

@@ -294,14 +294,15 @@ def _hospital_report(s: DispatchState, ctx: Context, h: int) -> None:
     s.h_next_report[h] = s.t + ctx.p.hospital_report_min
 
 
-def _fake_expiry(s: DispatchState, ctx: Context) -> tuple[float, int]:
-    """Earliest cancellation of an open, unassigned false alarm or ghost call."""
-    ids = s.visible[s.visible >= 0] if s.n_open <= ctx.K else np.flatnonzero(s.c_status == OPEN)
-    fake = ids[(s.c_kind[ids] != REAL) & (s.c_assigned[ids] == 0)]
-    if fake.size == 0:
-        return INF, -1
-    j = int(np.argmin(s.c_time[fake]))
-    return float(s.c_time[fake[j]]) + ctx.p.fake_expiry_min, int(fake[j])
+def _cancel_fake(s: DispatchState, ctx: Context, c: int) -> None:
+    """A false alarm / ghost call nobody has reached by now is cancelled; units en route return."""
+    if s.c_status[c] != OPEN or s.c_arrived[c] > 0:
+        return
+    for u in np.flatnonzero(s.u_call == c):
+        release_call(s, int(u))
+        redirect(s, int(u), RETURNING, int(s.u_home[u]))
+        report(s, ctx, int(u), immediate=True)
+    close_call(s, ctx, c)
 
 
 def coverage(s: DispatchState, ctx: Context) -> float:
@@ -346,14 +347,15 @@ def advance(s: DispatchState, ctx: Context) -> None:
     while True:
         t_call = float(s.c_time[s.next_call]) if s.next_call < n_calls else INF
         t_event = float(s.e_time[s.next_event]) if s.next_event < n_events else INF
-        u_unit = int(np.argmin(s.u_next))
+        u_unit = int(s.u_next.argmin())
         t_unit = float(s.u_next[u_unit])
-        u_rep = int(np.argmin(s.u_rep_t))
+        u_rep = int(s.u_rep_t.argmin())
         t_rep = float(s.u_rep_t[u_rep])
-        h_rep = int(np.argmin(s.h_next_report))
+        h_rep = int(s.h_next_report.argmin())
         t_hrep = float(s.h_next_report[h_rep])
-        t_acc = min((e for _, _, e in s.slow_edges), default=INF)
-        t_exp, c_exp = _fake_expiry(s, ctx)
+        t_acc = min(e for _, _, e in s.slow_edges) if s.slow_edges else INF
+        c_exp = int(s.fake_ids[s.next_fake]) if s.next_fake < s.fake_ids.size else -1
+        t_exp = float(s.c_time[c_exp]) + p.fake_expiry_min if c_exp >= 0 else INF
         t_next = min(t_call, t_event, t_unit, t_rep, t_hrep, t_acc, t_exp)
         if t_next > stop:
             _move_clock(s, ctx, stop)
@@ -379,8 +381,10 @@ def advance(s: DispatchState, ctx: Context) -> None:
             s.u_rep_t[u] = INF
             stop = s.t
         elif t_exp == t_next:
-            close_call(s, ctx, c_exp)
-            stop = s.t
+            s.next_fake += 1
+            if s.c_status[c_exp] == OPEN and s.c_arrived[c_exp] == 0:
+                _cancel_fake(s, ctx, c_exp)
+                stop = s.t
         elif t_acc == t_next:
             for i, (a, b, end) in enumerate(s.slow_edges):
                 if end == t_next:

@@ -20,6 +20,7 @@ from lifeline.envs.dispatch.types import (
     FUTURE,
     IDLE,
     INACTIVE,
+    REAL,
     AssignHospital,
     Dispatch,
     DispatchAction,
@@ -96,6 +97,7 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
         s.c_held = np.zeros(m, bool)
         s.c_bound, s.c_bound_unit, s.c_bound_saved = b_min, b_unit, b_saved
         s.visible = np.full(ctx.K, -1, np.int64)
+        s.fake_ids = np.flatnonzero(calls.kind != REAL)
 
         homes = list(city.unit_home) + [city.aid_entry] * city.aid_slots
         s.u_home = np.asarray(homes, np.int64)

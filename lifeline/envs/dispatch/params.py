@@ -134,6 +134,9 @@ class DispatchParams:
     """Call-type probabilities (the adversarial designer reweights them)."""
     zone_weights: tuple[float, ...] | None = None
     """Optional per-zone demand multipliers (the adversarial designer sets them)."""
+    traffic: tuple[tuple[float, float], ...] = ((7.0, 1.2), (10.0, 1.0), (16.0, 1.5), (19.0, 0.8))
+    """Time-of-day travel multipliers ``(start hour, multiplier)``: morning, midday, evening,
+    night (each lasts until the next start; the last wraps past midnight)."""
     shift_min: float = 480.0
     """Shift length in minutes; the episode ends when the clock reaches it."""
     arrival_cutoff_min: float = 30.0

@@ -95,37 +95,36 @@ class Layout:
         return Hold()
 
 
-def _slot_needs_unit(s: DispatchState) -> np.ndarray:
-    """(K,) True for visible calls that may take another unit."""
-    vis = s.visible
-    ids = np.maximum(vis, 0)
-    return (vis >= 0) & (s.c_assigned[ids] < s.c_needed[ids])
-
-
 def action_mask(s: DispatchState, ctx: Context, lay: Layout) -> np.ndarray:
-    """Exactly the actions :func:`validate` accepts, as a boolean vector."""
-    mask = np.zeros(lay.total, dtype=bool)
+    """Exactly the actions :func:`validate` accepts, as a boolean vector.
+
+    Written straight into block views of one output array with a handful of vector operations,
+    skipping blocks that are empty (this runs every step).
+    """
+    out = np.zeros(lay.total, dtype=bool)
     if s.done:
-        return mask
+        return out
     obs = s.u_obs_status
     free = DISPATCHABLE[obs]
-    needs = _slot_needs_unit(s)
-    mask[lay.dispatch:lay.reroute] = np.outer(free, needs).ravel()
+    vis = s.visible
+    present = vis >= 0
+    needs = present & (s.c_assigned[vis] < s.c_needed[vis])  # vis = −1 rows are masked anyway
+    U, K = lay.U, lay.K
+    np.logical_and(free[:, None], needs, out=out[lay.dispatch:lay.reroute].reshape(U, K))
     enroute = obs == EN_ROUTE
     if enroute.any():
-        other = s.visible[None, :] != s.u_call[:, None]
-        mask[lay.reroute:lay.relocate] = (enroute[:, None] & needs[None, :] & other).ravel()
-    mask[lay.relocate:lay.verify] = (free[:, None]
-                                     & (ctx.posts[None, :] != s.u_dest[:, None])).ravel()
-    vis = s.visible
-    mask[lay.verify:lay.hospital] = (vis >= 0) & (s.c_verify[np.maximum(vis, 0)] < 0)
+        np.logical_and(enroute[:, None] & needs, vis != s.u_call[:, None],
+                       out=out[lay.reroute:lay.relocate].reshape(U, K))
+    np.logical_and(free[:, None], ctx.posts != s.u_dest[:, None],
+                   out=out[lay.relocate:lay.verify].reshape(U, lay.P))
+    np.logical_and(present, s.c_verify[vis] < 0, out=out[lay.verify:lay.hospital])
     choose = HOSPITAL_CHOICE[obs]
     if choose.any():
-        mask[lay.hospital:lay.aid] = (choose[:, None]
-                                      & (ctx.arange_H[None, :] != s.u_hosp[:, None])).ravel()
-    mask[lay.aid] = s.mutual_aid_left > 0
-    mask[lay.hold] = True
-    return mask
+        np.logical_and(choose[:, None], ctx.arange_H != s.u_hosp[:, None],
+                       out=out[lay.hospital:lay.aid].reshape(U, lay.H))
+    out[lay.aid] = s.mutual_aid_left > 0
+    out[lay.hold] = True
+    return out
 
 
 def _unit_msg(s: DispatchState, u: int, U: int) -> str | None:

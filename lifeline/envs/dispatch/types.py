@@ -79,6 +79,10 @@ class DispatchState(CoreState):
     c_bound_saved: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """Expected lives saved under the clairvoyant plan."""
     next_call: int = 0
+    fake_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    """False alarms and ghost calls in arrival order (each is cancelled ``fake_expiry_min`` after
+    it rings unless a unit has reached it)."""
+    next_fake: int = 0
     visible: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     """Call id in each of the K visible slots (−1 empty), oldest first."""
     n_open: int = 0
