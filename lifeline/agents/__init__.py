@@ -34,7 +34,7 @@ def agent_names(env_name: str) -> list[str]:
 
 
 def make_agent(name: str, env_name: str) -> Agent:
-    """Build agent ``name`` for environment ``env_name`` or raise ``ValueError`` with the choices."""
+    """Build agent ``name`` for ``env_name``, or raise ``ValueError`` listing the choices."""
     if name.startswith("ppo:"):
         module = importlib.import_module("lifeline.agents.ppo")
         agent: Agent = module.PPOAgent(name.removeprefix("ppo:"))

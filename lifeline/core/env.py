@@ -161,7 +161,7 @@ class Environment(ABC, Generic[StateT, ActionT]):
 
     @abstractmethod
     def grade(self, state: StateT) -> Grade:
-        """Episode grader: score in [0, 1] with components (meaningful at any time, final at end)."""
+        """Episode grader: score in [0, 1] with components (final at the end of the episode)."""
 
     # ----- shared machinery ------------------------------------------------------------------
     def step(self, state: StateT, action: ActionT | int) -> TimeStep:
@@ -175,7 +175,8 @@ class Environment(ABC, Generic[StateT, ActionT]):
         state.steps += 1
         if message is not None or semantic is None:
             state.invalid_actions += 1
-            reward, info, valid = self.invalid_penalty(), {}, False
+            info: dict[str, Any] = {}
+            reward, valid = self.invalid_penalty(), False
         else:
             reward, info = self._apply(state, semantic)
             valid, message = True, ""

@@ -52,6 +52,11 @@ def register(spec: EnvSpec) -> None:
     _REGISTRY[spec.name] = spec
 
 
+def unregister(name: str) -> None:
+    """Remove ``name`` from the registry (for tests that register throwaway environments)."""
+    _REGISTRY.pop(name, None)
+
+
 def _ensure_builtin() -> None:
     importlib.import_module("lifeline.envs")
 
@@ -87,6 +92,6 @@ def resolve_scenario(env_spec: EnvSpec, scenario: str | None) -> str:
 
 
 def make(name: str, scenario: str | None = None) -> Environment:
-    """Build the core environment ``name`` configured for ``scenario`` (default scenario if None)."""
+    """Build core environment ``name`` for ``scenario`` (``None`` = its default scenario)."""
     env_spec = spec(name)
     return env_spec.load()(resolve_scenario(env_spec, scenario))

@@ -26,4 +26,5 @@ def make_streams(seed: int, names: tuple[str, ...]) -> dict[str, np.random.Gener
     The order of ``names`` is part of the determinism contract: append new streams at the end.
     """
     children = np.random.SeedSequence(check_seed(seed)).spawn(len(names))
-    return {name: np.random.Generator(np.random.PCG64(child)) for name, child in zip(names, children, strict=True)}
+    return {name: np.random.Generator(np.random.PCG64(child))
+            for name, child in zip(names, children, strict=True)}

@@ -28,5 +28,6 @@ class ArraySpec:
         if value.size and not np.all(np.isfinite(value)):
             return f"{name}: contains non-finite values"
         if value.size and (value.min() < self.low or value.max() > self.high):
-            return f"{name}: values outside [{self.low}, {self.high}]: min {value.min()}, max {value.max()}"
+            return (f"{name}: values outside [{self.low}, {self.high}]: "
+                    f"min {value.min()}, max {value.max()}")
         return None

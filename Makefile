@@ -1,0 +1,37 @@
+# Lifeline — two commands: `make run` (set up, run the baseline leaderboard) and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+EPISODES ?= 10
+WORKERS ?= 2
+
+.PHONY: setup run test lint typecheck bench clean
+
+setup: $(VENV)/.installed
+
+# torch is pinned to the CPU build first so no resolver ever pulls a multi-GB CUDA build.
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q "torch==2.13.0"
+	$(BIN)/python -m pip install -q -e ".[all]"
+	touch $@
+
+run: setup
+	$(BIN)/lifeline leaderboard --episodes $(EPISODES) --workers $(WORKERS) --out reports/leaderboard
+
+lint: setup
+	$(BIN)/ruff check lifeline tests bench
+
+typecheck: setup
+	$(BIN)/mypy
+
+test: lint typecheck
+	$(BIN)/pytest -n $(WORKERS) -q
+
+bench: setup
+	$(BIN)/python bench/throughput.py
+
+clean:
+	rm -rf $(VENV) reports .pytest_cache .mypy_cache .ruff_cache

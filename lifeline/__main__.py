@@ -1,0 +1,5 @@
+"""``python -m lifeline`` runs the CLI."""
+
+from lifeline.cli import main
+
+main()

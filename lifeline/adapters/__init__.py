@@ -1,0 +1,1 @@
+"""The faces of Lifeline environments: Gymnasium, OpenEnv and typed tools."""

@@ -1,0 +1,137 @@
+"""Gymnasium face, generic over the registry.
+
+``gymnasium.make("lifeline/ED-v0", scenario="surge")`` (after ``import lifeline``) builds a
+:class:`LifelineGymEnv`: a ``Dict`` observation whose arrays follow the core
+``observation_spec`` plus ``action_mask`` (int8), a ``Discrete`` action space over the core's
+flat encoding, ``info["action_mask"]`` and ``env.action_masks()`` (found by sb3-contrib's
+MaskablePPO). Invalid or out-of-range actions are no-ops reported in ``info`` (never a crash).
+The episode's natural end (e.g. the end of a shift) is ``terminated``; the step budget that
+stops stalling agents is ``truncated``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from lifeline.core.env import Environment
+from lifeline.core.registry import all_specs, make, spec
+
+
+def observation_space(core: Environment) -> spaces.Dict:
+    """The ``Dict`` space of ``core``'s observations plus ``action_mask``."""
+    items: dict[str, spaces.Space[Any]] = {
+        name: spaces.Box(low=s.low, high=s.high, shape=s.shape, dtype=np.dtype(s.dtype))
+        for name, s in core.observation_spec().items()
+    }
+    items["action_mask"] = spaces.Box(0, 1, shape=(core.num_actions,), dtype=np.int8)
+    return spaces.Dict(items)
+
+
+class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
+    """A registered Lifeline environment as a ``gymnasium.Env``."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 - gymnasium convention
+
+    def __init__(self, env: str = "ed", scenario: str | None = None,
+                 render_mode: str | None = None, core: Environment | None = None) -> None:
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.core = core if core is not None else make(env, scenario)
+        self.render_mode = render_mode
+        self.observation_space = observation_space(self.core)  # type: ignore[assignment]
+        self.action_space = spaces.Discrete(self.core.num_actions)
+        self.state: Any = None
+        self.episode_seed: int | None = None
+
+    # ----- helpers ---------------------------------------------------------------------------
+    def _observation(self, mask: np.ndarray) -> dict[str, np.ndarray]:
+        obs = self.core.observe(self.state)
+        obs["action_mask"] = mask.astype(np.int8)
+        return obs
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of legal actions (the name sb3-contrib's MaskablePPO looks for)."""
+        if self.state is None:
+            raise gym.error.ResetNeeded("call reset() before action_masks()")
+        mask: np.ndarray = self.core.action_mask(self.state)
+        return mask
+
+    # ----- gymnasium API -----------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
+              ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is None:
+            seed = int(self.np_random.integers(0, 2**31 - 1))
+        self.episode_seed = seed
+        self.state = self.core.reset(seed)
+        mask = self.core.action_mask(self.state)
+        return self._observation(mask), {"action_mask": mask, "seed": seed}
+
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], SupportsFloat, bool, bool,
+                                         dict[str, Any]]:
+        if self.state is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        if isinstance(action, np.ndarray) and action.size == 1:
+            action = action.item()
+        ts = self.core.step(self.state, action)
+        mask = self.core.action_mask(self.state)
+        info: dict[str, Any] = {"action_mask": mask, "valid": ts.valid, "message": ts.message,
+                                **ts.info}
+        if ts.terminated or ts.truncated:
+            grade = self.core.grade(self.state)
+            info["score"] = grade.score
+            info["components"] = dict(grade.components)
+            info["metrics"] = dict(grade.metrics)
+        return self._observation(mask), ts.reward, ts.terminated, ts.truncated, info
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi" or self.state is None:
+            return None
+        return self.core.render_text(self.state)
+
+
+class FlattenMasked(gym.ObservationWrapper[np.ndarray, np.int64, dict[str, np.ndarray]],
+                    gym.utils.RecordConstructorArgs):
+    """Flattens every observation array except ``action_mask`` into one float32 ``Box``.
+
+    ``action_masks()`` keeps working through the wrapper, so MaskablePPO with an MLP policy can
+    use it directly.
+    """
+
+    def __init__(self, env: gym.Env[dict[str, np.ndarray], np.int64]) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.ObservationWrapper.__init__(self, env)
+        dict_space = env.observation_space
+        assert isinstance(dict_space, spaces.Dict)
+        self._keys: list[str] = [k for k in dict_space.spaces if k != "action_mask"]
+        boxes: list[Any] = [dict_space.spaces[k] for k in self._keys]
+        low = np.concatenate([np.broadcast_to(b.low, b.shape).ravel() for b in boxes])
+        high = np.concatenate([np.broadcast_to(b.high, b.shape).ravel() for b in boxes])
+        self.observation_space = spaces.Box(low.astype(np.float32), high.astype(np.float32),
+                                            dtype=np.float32)
+
+    def observation(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        return np.concatenate([observation[k].ravel() for k in self._keys]).astype(np.float32)
+
+    def action_masks(self) -> np.ndarray:
+        mask: np.ndarray = self.env.get_wrapper_attr("action_masks")()
+        return mask
+
+
+def register_all() -> None:
+    """Register every Lifeline environment's versioned id with Gymnasium (idempotent)."""
+    for s in all_specs():
+        if s.gym_id not in gym.registry:
+            gym.register(id=s.gym_id, entry_point="lifeline.adapters.gymnasium:LifelineGymEnv",
+                         kwargs={"env": s.name}, disable_env_checker=True)
+
+
+def make_gym(env: str, scenario: str | None = None, flatten: bool = False,
+             render_mode: str | None = None) -> gym.Env[Any, Any]:
+    """Convenience: the Gymnasium env for ``env``/``scenario`` (optionally flattened)."""
+    gym_env: gym.Env[Any, Any] = LifelineGymEnv(spec(env).name, scenario, render_mode=render_mode)
+    return FlattenMasked(gym_env) if flatten else gym_env

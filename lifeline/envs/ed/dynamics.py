@@ -1,0 +1,231 @@
+"""Transitions of the ED: applying a (valid) action and advancing the clock by one tick.
+
+Everything here mutates ``EDState`` in place and records what happened in a ``StepEvents``
+tally that ``reward.py`` turns into the dense reward. Randomness comes only from the state's
+named streams: ``deterioration`` (worsening/death), ``returns`` (early-discharge returns).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from lifeline.envs.ed.params import RESPIRATORY, EDParams
+from lifeline.envs.ed.types import (
+    GENERAL,
+    GONE,
+    ICU,
+    WAITING,
+    AdmitGeneral,
+    AdmitICU,
+    DischargeGeneral,
+    DischargeICU,
+    EDAction,
+    EDState,
+    Patient,
+    StepDown,
+    TransferToICU,
+    Ventilate,
+    Wait,
+)
+
+
+@dataclass
+class StepEvents:
+    """What happened during one step (counts of patients unless named otherwise)."""
+
+    treated: int = 0
+    treated_critical: int = 0
+    deaths: int = 0
+    lwbs: int = 0
+    early_discharge_severity: int = 0
+    """Sum over early discharges of severity = 6 - true ESI (ESI 1 -> 5 ... ESI 5 -> 1)."""
+    waiting_critical_ticks: int = 0
+    """Patient-ticks spent waiting at true ESI 1-2."""
+    waiting_other_ticks: int = 0
+    ticks: int = 0
+    """Clock ticks advanced during this step (0 or 1)."""
+
+
+def sort_key(p: Patient) -> tuple[int, int, int]:
+    """Waiting-room order: most urgent observed acuity, then longest wait, then arrival order."""
+    return (p.observed_acuity, p.arrival_tick, p.pid)
+
+
+def _ward(state: EDState, location: int) -> list[Patient | None]:
+    return state.general if location == GENERAL else state.icu
+
+
+def _place(state: EDState, patient: Patient, location: int) -> None:
+    ward = _ward(state, location)
+    bed = ward.index(None)
+    ward[bed] = patient
+    patient.location, patient.bed = location, bed
+
+
+def _vacate(state: EDState, patient: Patient) -> None:
+    _ward(state, patient.location)[patient.bed] = None
+    if patient.ventilated:
+        patient.ventilated = False
+        state.ventilators_in_use -= 1
+    patient.location, patient.bed = GONE, -1
+
+
+def _close_wait(state: EDState, patient: Patient) -> None:
+    state.counters.wait_ticks_closed += state.tick - patient.arrival_tick
+    state.counters.waits_closed += 1
+
+
+def apply_action(state: EDState, params: EDParams, action: EDAction, events: StepEvents) -> None:
+    """Apply a validated action; the K-th consecutive non-wait action also advances the clock."""
+    if isinstance(action, Wait):
+        advance_tick(state, params, events)
+        return
+    if isinstance(action, (AdmitGeneral, AdmitICU)):
+        patient = state.waiting.pop(action.slot)
+        _close_wait(state, patient)
+        patient.admitted_tick = state.tick
+        _place(state, patient, GENERAL if isinstance(action, AdmitGeneral) else ICU)
+    elif isinstance(action, Ventilate):
+        occupant = state.icu[action.bed]
+        assert occupant is not None
+        occupant.ventilated = True
+        state.ventilators_in_use += 1
+    elif isinstance(action, (TransferToICU, StepDown)):
+        src = state.general if isinstance(action, TransferToICU) else state.icu
+        occupant = src[action.bed]
+        assert occupant is not None
+        _vacate(state, occupant)
+        _place(state, occupant, ICU if isinstance(action, TransferToICU) else GENERAL)
+    elif isinstance(action, (DischargeGeneral, DischargeICU)):
+        ward = state.general if isinstance(action, DischargeGeneral) else state.icu
+        occupant = ward[action.bed]
+        assert occupant is not None
+        _discharge(state, params, occupant, events)
+    state.actions_this_tick += 1
+    if state.actions_this_tick >= params.actions_per_tick:
+        advance_tick(state, params, events)
+
+
+def _discharge(state: EDState, params: EDParams, patient: Patient, events: StepEvents) -> None:
+    _vacate(state, patient)
+    if patient.ready:
+        state.counters.treated += 1
+        events.treated += 1
+        events.treated_critical += int(patient.ever_critical)
+        return
+    state.counters.early_discharges += 1
+    events.early_discharge_severity += 6 - patient.true_acuity
+    rng = state.rng["returns"]
+    u_death, u_return, u_delay = rng.random(3)
+    if u_death < params.outside_death_prob[patient.true_acuity - 1]:
+        state.counters.deaths += 1
+        state.counters.critical_deaths += int(patient.ever_critical)
+        events.deaths += 1
+    elif u_return < params.return_prob:
+        lo, hi = params.return_delay_hours
+        delay = math.ceil((lo + (hi - lo) * u_delay) * 60.0 / params.tick_minutes)
+        state.returns.append((state.tick + delay, patient.pid, patient))
+
+
+def correct_care(patient: Patient) -> bool:
+    """In a bed of the level of care the patient needs (ICU + ventilator if needed)."""
+    if patient.location == ICU:
+        return patient.ventilated or not patient.needs_vent
+    return patient.location == GENERAL and not patient.needs_icu
+
+
+def _care_factor(patient: Patient, params: EDParams) -> float:
+    """Hazard multiplier for where the patient is (0 once treatment is complete)."""
+    if patient.location == WAITING:
+        return 1.0
+    if patient.ready:
+        return 0.0
+    return params.treated_factor if correct_care(patient) else params.under_care_factor
+
+
+def _worsen(state: EDState, params: EDParams, patient: Patient) -> None:
+    patient.true_acuity -= 1
+    if patient.true_acuity <= 2 and not patient.ever_critical:
+        patient.ever_critical = True
+        state.counters.critical += 1
+    if patient.true_acuity == 1 and not patient.needs_icu:
+        rng = state.rng["deterioration"]
+        patient.needs_icu = True
+        vent_p = (params.vent_prob_respiratory if patient.condition == RESPIRATORY
+                  else params.vent_prob_other)
+        patient.needs_vent = bool(rng.random() < vent_p)
+        extra_hours = params.icu_treatment_hours * (0.5 + 0.5 * float(rng.random()))
+        patient.treatment_ticks = patient.progress_ticks + round(
+            extra_hours * 60.0 / params.tick_minutes)
+    else:
+        patient.treatment_ticks += round(120.0 / params.tick_minutes)  # two more hours of care
+
+
+def _die(state: EDState, patient: Patient, events: StepEvents) -> None:
+    state.counters.deaths += 1
+    state.counters.critical_deaths += int(patient.ever_critical)
+    events.deaths += 1
+    if patient.location == WAITING:
+        state.waiting.remove(patient)
+        _close_wait(state, patient)
+        patient.location = GONE
+    else:
+        _vacate(state, patient)
+
+
+def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
+    """One 15-minute tick: care progresses, hazards strike, LWBS, penalties, then arrivals."""
+    events.ticks += 1
+    state.actions_this_tick = 0
+    in_beds = [p for p in state.general if p is not None] + [p for p in state.icu if p is not None]
+    for p in in_beds:
+        p.ticks_in_bed += 1
+        p.triage_error = 0  # a tick in a bed reveals the true acuity
+        if not p.ready and correct_care(p):
+            p.progress_ticks += 1
+    at_risk = [p for p in state.waiting] + [p for p in in_beds if not p.ready]
+    if at_risk:
+        draws = state.rng["deterioration"].random(len(at_risk))
+        for p, u in zip(at_risk, draws, strict=True):
+            factor = _care_factor(p, params)
+            if p.true_acuity == 1:
+                if u < params.death_hazard_untreated * factor:
+                    _die(state, p, events)
+            elif u < params.worsen_hazard[p.true_acuity - 1] * factor:
+                _worsen(state, params, p)
+    for p in list(state.waiting):
+        if p.true_acuity >= 4 and state.tick - p.arrival_tick >= p.patience_ticks:
+            state.waiting.remove(p)
+            _close_wait(state, p)
+            p.location = GONE
+            state.counters.lwbs += 1
+            events.lwbs += 1
+    critical_waiting = sum(1 for p in state.waiting if p.true_acuity <= 2)
+    events.waiting_critical_ticks += critical_waiting
+    events.waiting_other_ticks += len(state.waiting) - critical_waiting
+    state.tick += 1
+    admit_arrivals(state, params)
+
+
+def admit_arrivals(state: EDState, params: EDParams) -> None:
+    """Move this tick's scheduled arrivals and due returns into the waiting room."""
+    if state.tick < len(state.schedule):
+        for p in state.schedule[state.tick]:
+            state.counters.patients += 1
+            state.counters.critical += int(p.ever_critical)
+            state.waiting.append(p)
+    if state.returns:
+        due = sorted(r for r in state.returns if r[0] <= state.tick)
+        state.returns = [r for r in state.returns if r[0] > state.tick]
+        for _, _, p in due:
+            if p.true_acuity > 1:
+                _worsen(state, params, p)  # returns come back one level worse
+            p.location, p.bed, p.admitted_tick = WAITING, -1, -1
+            p.arrival_tick, p.progress_ticks, p.ticks_in_bed = state.tick, 0, 0
+            p.returned = True
+            state.counters.returns += 1
+            state.waiting.append(p)
+    state.waiting.sort(key=sort_key)
+
+

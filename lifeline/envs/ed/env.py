@@ -1,0 +1,111 @@
+"""``EDEnv``: the emergency-department environment, composed from the modules beside it."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from lifeline.core.env import Action, Environment, Grade
+from lifeline.core.rng import make_streams
+from lifeline.core.specs import ArraySpec
+from lifeline.envs.ed import dynamics, observation, render, reward, rules
+from lifeline.envs.ed.generator import generate_schedule, initial_icu
+from lifeline.envs.ed.params import SCENARIOS, EDParams
+from lifeline.envs.ed.types import ACTION_TYPES, EDAction, EDState, Patient, Wait
+
+STREAMS = ("arrivals", "patients", "deterioration", "returns")
+"""Named random streams, one per stochastic process (order is part of determinism)."""
+
+
+class EDEnv(Environment[EDState, EDAction]):
+    """Triage and bed/ICU/ventilator allocation over one 24-hour shift (see README.md)."""
+
+    name: ClassVar[str] = "ed"
+    version: ClassVar[int] = 0
+    action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
+
+    def __init__(self, scenario: str = "normal_day", params: EDParams | None = None) -> None:
+        if params is None:
+            if scenario not in SCENARIOS:
+                raise ValueError(f"unknown scenario {scenario!r} for ed; choose one of: "
+                                 f"{', '.join(SCENARIOS)}")
+            params = SCENARIOS[scenario]
+        super().__init__(scenario)
+        self.params = params
+        self.layout = rules.Layout(params)
+        self._spec = observation.observation_spec(params)
+
+    @property
+    def num_actions(self) -> int:
+        return self.layout.total
+
+    @property
+    def max_steps(self) -> int:
+        # Valid play needs at most K steps per tick; twice that leaves room for invalid attempts.
+        return 2 * self.params.horizon_ticks * self.params.actions_per_tick
+
+    def observation_spec(self) -> dict[str, ArraySpec]:
+        return dict(self._spec)
+
+    def reset(self, seed: int) -> EDState:
+        p = self.params
+        rng = make_streams(seed, STREAMS)
+        schedule = generate_schedule(p, rng["arrivals"], rng["patients"])
+        first_free_pid = sum(len(t) for t in schedule)
+        state = EDState(general=[None] * p.general_beds, icu=[None] * p.icu_beds,
+                        schedule=schedule, rng=rng)
+        boarders = initial_icu(p, rng["patients"], first_free_pid)
+        for b in boarders:
+            state.icu[b.bed] = b
+            if b.needs_vent and state.ventilators_in_use < p.ventilators:
+                b.ventilated = True
+                state.ventilators_in_use += 1
+            state.counters.patients += 1
+            state.counters.critical += int(b.ever_critical)
+        state.tick = 0
+        dynamics.admit_arrivals(state, p)
+        return state
+
+    def validate(self, state: EDState, action: EDAction) -> str | None:
+        return rules.validate(state, self.params, action)
+
+    def action_mask(self, state: EDState) -> np.ndarray:
+        return rules.action_mask(state, self.params, self.layout)
+
+    def encode(self, action: EDAction) -> int:
+        return self.layout.encode(action)
+
+    def decode(self, index: int) -> EDAction:
+        return self.layout.decode(index)
+
+    def noop_action(self) -> EDAction:
+        return Wait()
+
+    def invalid_penalty(self) -> float:
+        return reward.INVALID_PENALTY
+
+    def _apply(self, state: EDState, action: EDAction) -> tuple[float, dict[str, Any]]:
+        events = dynamics.StepEvents()
+        dynamics.apply_action(state, self.params, action, events)
+        r = reward.step_reward(events)
+        if self.is_terminal(state):
+            r += reward.terminal_bonus(state)
+        state.episode_return += r
+        return r, {"ticks": events.ticks, "deaths": events.deaths, "treated": events.treated}
+
+    def is_terminal(self, state: EDState) -> bool:
+        return state.tick >= self.params.horizon_ticks
+
+    def observe(self, state: EDState) -> dict[str, np.ndarray]:
+        return observation.observe(state, self.params)
+
+    def render_text(self, state: EDState) -> str:
+        return render.render_text(state, self.params)
+
+    def grade(self, state: EDState) -> Grade:
+        return reward.grade(state, self.params)
+
+    def waiting_patients(self, state: EDState) -> list[Patient]:
+        """The whole waiting room in queue order (for clairvoyant bounds and debugging)."""
+        return list(state.waiting)

@@ -1,0 +1,111 @@
+"""Seeded generation of one day's patient stream (identical for every policy on the same seed).
+
+Arrivals follow a non-homogeneous Poisson process with a diurnal profile (about a 3x swing,
+peaks near 11:00 and 18:30). Each patient's hidden attributes are drawn at generation time from
+the ``patients`` stream, so the realised stream never depends on what the agent does.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lifeline.envs.ed.params import CONDITIONS, MINOR, RESPIRATORY, TRAUMA, EDParams
+from lifeline.envs.ed.types import ICU, Patient
+
+_OTHER_CONDITIONS = tuple(i for i in range(len(CONDITIONS)) if i not in (RESPIRATORY, MINOR))
+
+
+def diurnal_profile(hour: float) -> float:
+    """Relative arrival intensity at ``hour`` of day, normalised to mean 1 over 24 h."""
+    raw = (0.45 + 1.0 * math.exp(-(((hour - 11.0) / 3.0) ** 2))
+           + 0.85 * math.exp(-(((hour - 18.5) / 2.5) ** 2)))
+    return raw / 0.8283  # mean of ``raw`` over the day (on the 15-min grid)
+
+
+def _hours_to_ticks(hours: float, params: EDParams) -> int:
+    return max(1, round(hours * 60.0 / params.tick_minutes))
+
+
+def _lognormal_ticks(rng: np.random.Generator, mean_hours: float, sigma: float,
+                     params: EDParams) -> int:
+    mu = math.log(mean_hours) - sigma * sigma / 2.0
+    return _hours_to_ticks(float(rng.lognormal(mu, sigma)), params)
+
+
+def make_patient(pid: int, tick: int, acuity: int, condition: int | None,
+                 rng: np.random.Generator, params: EDParams) -> Patient:
+    """Draw a patient's hidden attributes. ``condition=None`` draws it from the scenario mix."""
+    if condition is None:
+        if acuity >= 4 and rng.random() < 0.7:
+            condition = MINOR
+        elif rng.random() < params.respiratory_share:
+            condition = RESPIRATORY
+        else:
+            condition = _OTHER_CONDITIONS[int(rng.integers(len(_OTHER_CONDITIONS)))]
+    needs_icu = acuity == 1 or (acuity == 2 and rng.random() < params.esi2_icu_prob)
+    vent_p = params.vent_prob_respiratory if condition == RESPIRATORY else params.vent_prob_other
+    needs_vent = needs_icu and acuity <= 2 and rng.random() < vent_p
+    error = 0
+    if rng.random() < params.mistriage_prob:
+        error = -1 if rng.random() < 0.5 else 1
+        if not 1 <= acuity + error <= 5:
+            error = -error
+    if needs_icu:
+        treatment = _lognormal_ticks(rng, params.icu_treatment_hours, params.treatment_sigma,
+                                     params)
+    else:
+        treatment = _lognormal_ticks(rng, params.general_treatment_hours[acuity - 1],
+                                     params.treatment_sigma, params)
+    patience = _lognormal_ticks(rng, params.lwbs_patience_hours, 0.3, params)
+    return Patient(pid=pid, arrival_tick=tick, true_acuity=acuity, triage_error=error,
+                   condition=condition, needs_icu=needs_icu, needs_vent=needs_vent,
+                   treatment_ticks=treatment, patience_ticks=patience,
+                   ever_critical=acuity <= 2)
+
+
+def generate_schedule(params: EDParams, arrivals: np.random.Generator,
+                      patients: np.random.Generator) -> list[list[Patient]]:
+    """Patients arriving at each tick ``0..horizon_ticks-1`` (pids in arrival order)."""
+    tick_hours = params.tick_minutes / 60.0
+    schedule: list[list[Patient]] = [[] for _ in range(params.horizon_ticks)]
+    counts = [int(arrivals.poisson(params.arrivals_per_hour * tick_hours
+                                   * diurnal_profile((t * tick_hours) % 24.0)))
+              for t in range(params.horizon_ticks)]
+    lo, hi = params.mci_patients
+    mci_count = int(arrivals.integers(lo, hi + 1)) if hi > 0 else 0
+    mci_start = params.mci_window_hours[0] + arrivals.random() * (
+        params.mci_window_hours[1] - params.mci_window_hours[0])
+    mci_ticks = [min(params.horizon_ticks - 1, int((mci_start + arrivals.random()) / tick_hours))
+                 for _ in range(mci_count)]
+    mix = np.asarray(params.esi_mix) / sum(params.esi_mix)
+    pid = 0
+    for t in range(params.horizon_ticks):
+        for _ in range(counts[t]):
+            acuity = int(patients.choice(5, p=mix)) + 1
+            schedule[t].append(make_patient(pid, t, acuity, None, patients, params))
+            pid += 1
+        for _ in range(mci_ticks.count(t)):
+            acuity = int(patients.choice(3, p=(0.2, 0.4, 0.4))) + 1
+            schedule[t].append(make_patient(pid, t, acuity, TRAUMA, patients, params))
+            pid += 1
+    return schedule
+
+
+def initial_icu(params: EDParams, patients: np.random.Generator,
+                first_pid: int) -> list[Patient]:
+    """Long-stay ICU boarders present at 00:00 (``icu_boarders`` of them)."""
+    count = min(params.icu_boarders, params.icu_beds)
+    boarders = []
+    for i in range(count):
+        acuity = 1 if patients.random() < 0.4 else 2
+        p = make_patient(first_pid + i, 0, acuity, None, patients, params)
+        p.needs_icu = True
+        p.triage_error = 0
+        p.treatment_ticks = _hours_to_ticks(24.0 + 24.0 * float(patients.random()), params)
+        p.progress_ticks = _hours_to_ticks(4.0 + 8.0 * float(patients.random()), params)
+        p.location, p.bed, p.admitted_tick = ICU, i, 0
+        p.ticks_in_bed = p.progress_ticks
+        boarders.append(p)
+    return boarders

@@ -1,0 +1,44 @@
+"""Text view of the ED for humans and LLM agents (shows exactly what the agent may observe)."""
+
+from __future__ import annotations
+
+from lifeline.envs.ed.params import CONDITIONS, EDParams
+from lifeline.envs.ed.types import EDState, Patient
+
+
+def _bed_line(kind: str, b: int, p: Patient | None, hpt: float) -> str:
+    if p is None:
+        return f"  {kind}{b:<2} empty"
+    flags = " READY" if p.ready else ""
+    flags += " VENT" if p.ventilated else ""
+    return (f"  {kind}{b:<2} ESI{p.observed_acuity} {CONDITIONS[p.condition]:<11} "
+            f"{p.ticks_in_bed * hpt:5.2f}h{flags}")
+
+
+def render_text(state: EDState, params: EDParams) -> str:
+    """Multi-line description: clock, totals, beds, ventilators and the visible queue."""
+    hpt = params.tick_minutes / 60.0
+    hours = state.tick * hpt
+    c = state.counters
+    free_g = sum(p is None for p in state.general)
+    free_i = sum(p is None for p in state.icu)
+    lines = [
+        f"ED shift — {int(hours) % 24:02d}:{round((hours % 1) * 60):02d} "
+        f"(tick {state.tick}/{params.horizon_ticks}, action {state.actions_this_tick + 1}"
+        f"/{params.actions_per_tick} this tick)",
+        f"Waiting {len(state.waiting)} | treated {c.treated} | deaths {c.deaths} | "
+        f"left unseen {c.lwbs} | ventilators free {params.ventilators - state.ventilators_in_use}"
+        f"/{params.ventilators}",
+        f"General beds ({free_g} free of {params.general_beds}):",
+        *[_bed_line("G", b, p, hpt) for b, p in enumerate(state.general) if p is not None],
+        f"ICU beds ({free_i} free of {params.icu_beds}):",
+        *[_bed_line("I", b, p, hpt) for b, p in enumerate(state.icu)],
+        f"Queue (most urgent {min(len(state.waiting), params.queue_slots)} of "
+        f"{len(state.waiting)}):",
+    ]
+    for slot, p in enumerate(state.waiting[: params.queue_slots]):
+        lines.append(f"  slot {slot}: ESI{p.observed_acuity} {CONDITIONS[p.condition]:<11} "
+                     f"waiting {(state.tick - p.arrival_tick) * hpt:.2f}h")
+    if not state.waiting:
+        lines.append("  (empty)")
+    return "\n".join(lines)

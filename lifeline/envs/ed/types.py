@@ -1,0 +1,182 @@
+"""State and action types of the ED environment.
+
+``Patient`` holds both hidden truth (true acuity, needs, treatment time) and what triage shows.
+``EDState`` holds everything needed to step, including the RNG streams.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from lifeline.core.env import Action, CoreState
+
+# Where a patient is.
+WAITING, GENERAL, ICU, GONE = 0, 1, 2, 3
+
+
+@dataclass(slots=True)
+class Patient:
+    """One patient. Times are in ticks unless named otherwise."""
+
+    pid: int
+    """Arrival order, unique within an episode."""
+    arrival_tick: int
+    """Tick at which the patient (last) entered the waiting room."""
+    true_acuity: int
+    """ESI 1 (resuscitation) .. 5 (non-urgent); hidden."""
+    triage_error: int
+    """Observed acuity = clip(true + error, 1, 5); becomes 0 once revealed in a bed."""
+    condition: int
+    """Index into ``params.CONDITIONS``."""
+    needs_icu: bool
+    """Hidden: needs ICU-level care."""
+    needs_vent: bool
+    """Hidden: needs a ventilator (only ICU beds have them)."""
+    treatment_ticks: int
+    """Hidden: ticks of correct care needed before the patient is ready."""
+    patience_ticks: int
+    """Hidden: ticks an ESI 4-5 patient will wait before leaving unseen."""
+    ever_critical: bool = False
+    """True acuity has been 1 or 2 at some point."""
+    location: int = WAITING
+    bed: int = -1
+    """Bed index in its ward (general or ICU), -1 while waiting."""
+    admitted_tick: int = -1
+    """Tick of (first) admission to a bed in the current visit, -1 before."""
+    progress_ticks: int = 0
+    """Ticks of correct care received so far."""
+    ventilated: bool = False
+    ticks_in_bed: int = 0
+    returned: bool = False
+    """This visit is a return after an early discharge."""
+
+    @property
+    def observed_acuity(self) -> int:
+        return min(5, max(1, self.true_acuity + self.triage_error))
+
+    @property
+    def ready(self) -> bool:
+        return self.progress_ticks >= self.treatment_ticks
+
+    def wait_ticks(self, now: int) -> int:
+        end = self.admitted_tick if self.admitted_tick >= 0 else now
+        return max(0, end - self.arrival_tick)
+
+
+@dataclass
+class EDCounters:
+    """Outcome counters used by the grader (counts of patients unless named otherwise)."""
+
+    patients: int = 0
+    """Distinct patients who have arrived (returns are not new patients)."""
+    treated: int = 0
+    deaths: int = 0
+    critical: int = 0
+    """Distinct patients whose true acuity has ever been 1-2."""
+    critical_deaths: int = 0
+    lwbs: int = 0
+    early_discharges: int = 0
+    returns: int = 0
+    wait_ticks_closed: int = 0
+    """Sum of waits (ticks) of visits whose wait has ended (admitted, left, died waiting)."""
+    waits_closed: int = 0
+    """Number of visits whose wait has ended."""
+
+
+@dataclass
+class EDState(CoreState):
+    """Everything needed to step the ED (RNG streams included)."""
+
+    tick: int = 0
+    """Ticks elapsed since 00:00."""
+    actions_this_tick: int = 0
+    """Consecutive valid non-wait actions in the current tick."""
+    general: list[Patient | None] = field(default_factory=list)
+    icu: list[Patient | None] = field(default_factory=list)
+    ventilators_in_use: int = 0
+    waiting: list[Patient] = field(default_factory=list)
+    """The whole waiting room, kept sorted by (observed acuity, arrival tick, pid)."""
+    schedule: list[list[Patient]] = field(default_factory=list)
+    """Pre-generated arrivals per tick (the realised patient stream, identical for all policies)."""
+    returns: list[tuple[int, int, Patient]] = field(default_factory=list)
+    """Pending returns after early discharge: (tick, pid, patient)."""
+    counters: EDCounters = field(default_factory=EDCounters)
+    episode_return: float = 0.0
+    rng: dict[str, np.random.Generator] = field(default_factory=dict)
+
+
+# ----- semantic actions ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Wait(Action):
+    """Do nothing this tick: the clock advances 15 minutes."""
+
+    kind: ClassVar[str] = "wait"
+
+
+def _slot(doc: str) -> Any:
+    return field(metadata={"doc": doc})
+
+
+@dataclass(frozen=True)
+class AdmitGeneral(Action):
+    """Admit the waiting patient in visible queue slot `slot` to the first free general bed."""
+
+    kind: ClassVar[str] = "admit_general"
+    slot: int = _slot("visible queue slot, 0 = most urgent")
+
+
+@dataclass(frozen=True)
+class AdmitICU(Action):
+    """Admit the waiting patient in visible queue slot `slot` to the first free ICU bed."""
+
+    kind: ClassVar[str] = "admit_icu"
+    slot: int = _slot("visible queue slot, 0 = most urgent")
+
+
+@dataclass(frozen=True)
+class Ventilate(Action):
+    """Attach a free ventilator to the patient in ICU bed `bed`."""
+
+    kind: ClassVar[str] = "ventilate"
+    bed: int = _slot("ICU bed index")
+
+
+@dataclass(frozen=True)
+class TransferToICU(Action):
+    """Move the patient in general bed `bed` to the first free ICU bed."""
+
+    kind: ClassVar[str] = "transfer_to_icu"
+    bed: int = _slot("general bed index")
+
+
+@dataclass(frozen=True)
+class StepDown(Action):
+    """Move the patient in ICU bed `bed` to the first free general bed (ventilator detaches)."""
+
+    kind: ClassVar[str] = "step_down"
+    bed: int = _slot("ICU bed index")
+
+
+@dataclass(frozen=True)
+class DischargeGeneral(Action):
+    """Discharge the patient in general bed `bed` (before `ready` it is an early discharge)."""
+
+    kind: ClassVar[str] = "discharge_general"
+    bed: int = _slot("general bed index")
+
+
+@dataclass(frozen=True)
+class DischargeICU(Action):
+    """Discharge the patient in ICU bed `bed` (before `ready` it is an early discharge)."""
+
+    kind: ClassVar[str] = "discharge_icu"
+    bed: int = _slot("ICU bed index")
+
+
+EDAction = (Wait | AdmitGeneral | AdmitICU | Ventilate | TransferToICU | StepDown
+            | DischargeGeneral | DischargeICU)
+ACTION_TYPES: tuple[type[Action], ...] = (Wait, AdmitGeneral, AdmitICU, Ventilate, TransferToICU,
+                                          StepDown, DischargeGeneral, DischargeICU)

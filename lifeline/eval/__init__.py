@@ -1,0 +1,1 @@
+"""Evaluation: episode harness (records, no printing), statistics and reports."""
