@@ -23,7 +23,7 @@ from lifeline.envs.dispatch import dynamics
 from lifeline.envs.dispatch.curriculum import AdversarialDesigner, Curriculum
 from lifeline.envs.dispatch.env import DispatchEnv
 from lifeline.envs.dispatch.generator import generate_calls, generate_events
-from lifeline.envs.dispatch.params import DIVERT, scenario_params
+from lifeline.envs.dispatch.params import scenario_params
 from lifeline.envs.dispatch.types import (
     EN_ROUTE,
     FALSE_ALARM,

@@ -147,8 +147,20 @@ def _is_base(e: DispatchEnv) -> np.ndarray:
     return np.isin(e.ctx.posts, np.asarray(e.params.city.unit_home))
 
 
+def _gain_at(e: DispatchEnv, u: int, node: int, positions: np.ndarray, free: np.ndarray,
+             in_service: int, mult: float) -> float:
+    """Expected coverage unit ``u`` adds at ``node`` given the other free units (MEXCLP)."""
+    ctx = e.ctx
+    in_range = ctx.free_graph.dist * mult <= ctx.p.coverage_min
+    q = float(np.clip(1.0 - free.sum() / max(in_service, 1), 0.05, 0.95))
+    others = free.copy()
+    others[u] = False
+    k = in_range[positions[others]].sum(axis=0)
+    return float(in_range[node] @ (ctx.demand * (1.0 - q) * q ** k))
+
+
 def _mexclp_post(e: DispatchEnv, u: int, positions: np.ndarray, free: np.ndarray,
-                 in_service: int, mult: float) -> tuple[int, float, float]:
+                 in_service: int, mult: float, origin: int) -> tuple[int, float, float]:
     """DMEXCLP: the post where unit ``u`` adds the most expected coverage.
 
     Expected coverage of node j with k free units in range is ``d_j (1 − q^k)``, with ``q`` the
@@ -165,7 +177,7 @@ def _mexclp_post(e: DispatchEnv, u: int, positions: np.ndarray, free: np.ndarray
     marginal = ctx.demand * (1.0 - q) * q ** k
     gains = in_range[ctx.posts] @ marginal
     # Candidate posts are the stations (bases) within a 15-min drive, as in DMEXCLP.
-    reach = (dist[positions[u], ctx.posts] * mult <= 15.0) & _is_base(e)
+    reach = (dist[origin, ctx.posts] * mult <= 15.0) & _is_base(e)
     gains = np.where(reach, gains, -1.0)
     best = int(np.argmax(gains))
     current = float(in_range[positions[u]] @ marginal)
@@ -182,7 +194,9 @@ class DMEXCLPAgent(ClosestIdleAgent):
 
     name = "dmexclp"
     margin = 0.05
-    """Relocate only if the gain improves by this share of total demand (avoids thrashing)."""
+    """Relocate only if the expected-coverage gain improves by this share of total demand..."""
+    ratio = 2.0
+    """...and is at least this many times the gain at home (so the home area stays covered)."""
 
     def _reposition(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> Action | None:
         units = obs["units"]
@@ -192,9 +206,19 @@ class DMEXCLPAgent(ClosestIdleAgent):
         in_service = int(np.count_nonzero(units[:, 0] > 0))
         mult = float(obs["clock"][2])
         for u in np.flatnonzero(status == RETURNING):
-            post, best, current = _mexclp_post(e, int(u), positions, free, in_service, mult)
-            if best > current + self.margin and e.ctx.posts[post] != positions[u]:
+            post, best, current = _mexclp_post(e, int(u), positions, free, in_service, mult,
+                                               int(units[u, U_NODE]))
+            if (best > current + self.margin and best > self.ratio * current
+                    and e.ctx.posts[post] != positions[u]):
                 return Relocate(unit=int(u), post=post)
+        # Units parked away from home go back once home is the clearly better place.
+        home = units[:, -1].astype(np.int64)
+        for u in np.flatnonzero((status == IDLE) & (positions != home)):
+            post, best, current = _mexclp_post(e, int(u), positions, free, in_service, mult,
+                                               int(units[u, U_NODE]))
+            at_home = _gain_at(e, int(u), int(home[u]), positions, free, in_service, mult)
+            if at_home > current + self.margin and at_home > self.ratio * current:
+                return Relocate(unit=int(u), post=int(np.flatnonzero(e.ctx.posts == home[u])[0]))
         return None
 
 
