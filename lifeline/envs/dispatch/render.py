@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from lifeline.envs.dispatch.context import Context
 from lifeline.envs.dispatch.params import CALL_TYPES, EVENT_KINDS
 from lifeline.envs.dispatch.types import STATUS_NAMES, DispatchState
@@ -54,6 +56,11 @@ def render_text(s: DispatchState, ctx: Context) -> str:
         status = "DIVERT" if s.h_obs_divert[h] else "open"
         lines.append(f"  [{h}] {city.hospital_names[h]} @{ctx.hosp_node[h]}: {status} "
                      f"({s.t - s.h_obs_t[h]:.0f} min ago)")
+    if not np.array_equal(ctx.posts, np.arange(ctx.n_nodes)):
+        lines.append("POSTS (relocate targets, slot:node): "
+                     + " ".join(f"{k}:{n}" for k, n in enumerate(ctx.posts)))
+    else:
+        lines.append("POSTS: relocate targets are the nodes themselves (post k = node k)")
     if s.last_report:
         lines.append(f"LAST: {s.last_report}")
     return "\n".join(lines)
