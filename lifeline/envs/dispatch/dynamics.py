@@ -187,7 +187,9 @@ def _unit_transition(s: DispatchState, ctx: Context, u: int) -> bool:
             if s.c_kind[c] == REAL:
                 s.reward_acc += reward.response_credit(s, c, s.t - float(s.c_time[c]))
         kind = int(s.c_kind[c])
-        if kind == REAL:
+        if s.c_status[c] == CLOSED:  # the scene was already cleared (a late second unit)
+            scene = 0.0
+        elif kind == REAL:
             crew = max(1, min(int(s.c_needed[c]), int(s.c_assigned[c])))
             scene = float(ctx.scene[s.c_type[c]]) * int(s.c_needed[c]) / crew
         else:

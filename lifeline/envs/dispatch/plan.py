@@ -70,41 +70,35 @@ def reference_plan(ctx: Context, calls: CallStream, start_hour: float
             var_c.append(int(c))
             resp.append(r)
             busy.append(r + float(ctx.scene[ctype]) + float(tail))
-    nx = len(var_u)
     vu, vc = np.asarray(var_u), np.asarray(var_c)
-    cost = np.concatenate([weight[vc] * np.asarray(resp),
-                           weight[real] * 2.0 * p.unplanned_ref_min])
-    rows: list[int] = []
-    cols: list[int] = []
-    # Each real call answered once.
-    row_of_call = {int(c): i for i, c in enumerate(real)}
-    for j in range(nx):
-        rows.append(row_of_call[var_c[j]])
-        cols.append(j)
-    for i in range(real.size):
-        rows.append(i)
-        cols.append(nx + i)
-    n_eq = real.size
-    # One call at a time per unit (interval-graph cliques at call times).
-    n_rows = n_eq
+    cost = weight[vc] * np.asarray(resp)
+    # One call at a time per unit: busy intervals start at call times, so the maximal sets of
+    # overlapping intervals are those containing some call time (interval-graph cliques).
     t_var = calls.time[vc]
     end_var = t_var + np.asarray(busy)
+    cliques: list[np.ndarray] = []
     for u in range(n_units):
         mine = np.flatnonzero(vu == u)
         for jj in mine:
-            t0 = t_var[jj]
-            clique = mine[(t_var[mine] <= t0) & (end_var[mine] > t0)]
+            clique = mine[(t_var[mine] <= t_var[jj]) & (end_var[mine] > t_var[jj])]
             if clique.size >= 2:
-                rows.extend([n_rows] * clique.size)
-                cols.extend(int(x) for x in clique)
-                n_rows += 1
-    a = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_rows, nx + real.size)).tocsr()
-    lb = np.concatenate([np.ones(n_eq), np.zeros(n_rows - n_eq)])
-    ub = np.ones(n_rows)
-    res = milp(cost, constraints=LinearConstraint(a, lb, ub), integrality=np.ones(cost.size),
-               bounds=Bounds(0, 1), options={"node_limit": 5000, "presolve": True})
-    # (HiGHS always finds a feasible point: every call unanswered by the fleet is one.)
-    chosen = np.zeros(nx, bool) if res.x is None else res.x[:nx] > 0.5
+                cliques.append(clique)
+    # Without the cliques the problem separates by call: each takes its cheapest unit. If that
+    # choice already respects every clique it is optimal; otherwise solve the MILP over the calls
+    # coupled by cliques (the others keep their cheapest unit, which no clique constrains).
+    chosen = np.zeros(len(var_u), bool)
+    for c in real:
+        js = np.flatnonzero(vc == c)
+        best = js[np.argmin(cost[js])]
+        if cost[best] <= weight[c] * 2.0 * p.unplanned_ref_min:
+            chosen[best] = True
+    if any(chosen[clique].sum() > 1 for clique in cliques):
+        coupled = np.zeros(m, bool)
+        for clique in cliques:
+            coupled[vc[clique]] = True
+        chosen &= ~coupled[vc]
+        chosen |= _solve_coupled(cost, vc, real[coupled[real]], cliques,
+                                 weight * 2.0 * p.unplanned_ref_min)
     bound_min[real] = p.unplanned_ref_min
     for jc in np.flatnonzero(chosen):
         bound_min[var_c[jc]] = resp[jc]
@@ -114,3 +108,33 @@ def reference_plan(ctx: Context, calls: CallStream, start_hour: float
         bound_saved[c] = benefit(ctx, int(calls.type[c]), int(calls.sev[c]), float(bound_min[c]),
                                  als=als)
     return bound_min, bound_unit, bound_saved
+
+
+def _solve_coupled(cost: np.ndarray, var_call: np.ndarray, calls: np.ndarray,
+                   cliques: list[np.ndarray], unanswered_cost: np.ndarray) -> np.ndarray:
+    """MILP over the calls coupled by busy-period cliques; returns the chosen variables."""
+    nx = cost.size
+    cols_x = np.flatnonzero(np.isin(var_call, calls))
+    local = {int(j): i for i, j in enumerate(cols_x)}
+    n_local = cols_x.size
+    row_of_call = {int(c): i for i, c in enumerate(calls)}
+    rows: list[int] = [row_of_call[int(var_call[j])] for j in cols_x]
+    cols: list[int] = list(range(n_local))
+    rows += list(range(calls.size))
+    cols += list(range(n_local, n_local + calls.size))  # y[c]: not answered by the fleet
+    n_rows = calls.size
+    for clique in cliques:
+        rows += [n_rows] * clique.size
+        cols += [local[int(j)] for j in clique]
+        n_rows += 1
+    a = coo_matrix((np.ones(len(rows)), (rows, cols)),
+                   shape=(n_rows, n_local + calls.size)).tocsr()
+    lb = np.concatenate([np.ones(calls.size), np.zeros(n_rows - calls.size)])
+    c_vec = np.concatenate([cost[cols_x], unanswered_cost[calls]])
+    res = milp(c_vec, constraints=LinearConstraint(a, lb, np.ones(n_rows)),
+               integrality=np.ones(c_vec.size), bounds=Bounds(0, 1),
+               options={"node_limit": 5000, "presolve": True})
+    chosen = np.zeros(nx, bool)
+    if res.x is not None:  # HiGHS always finds a point: all-unanswered is feasible
+        chosen[cols_x[res.x[:n_local] > 0.5]] = True
+    return chosen
