@@ -22,7 +22,7 @@ from lifeline.core.graph import RoadGraph, TrafficProfile
 from lifeline.envs.dispatch import dynamics
 from lifeline.envs.dispatch.curriculum import AdversarialDesigner, Curriculum
 from lifeline.envs.dispatch.env import DispatchEnv
-from lifeline.envs.dispatch.generator import generate_calls, generate_events
+from lifeline.envs.dispatch.generator import generate_calls, generate_events, toy_params
 from lifeline.envs.dispatch.params import scenario_params
 from lifeline.envs.dispatch.types import (
     EN_ROUTE,
@@ -322,3 +322,17 @@ def test_ladder_orders_on_a_few_seeds(scenario: str) -> None:
     assert means["hold"] < means["random"] < means["closest_idle"]
     assert means["bound"] >= means["closest_idle"] - 0.02
     assert means["dmexclp"] >= means["closest_idle"] - 0.03
+
+
+def test_travel_takes_real_edge_minutes_on_the_toy_city() -> None:
+    env = DispatchEnv("toy", toy_params())
+    s = env.reset(0)
+    s.c_node[0] = 3  # the first call rings at the far end of the line 0 —2— 1 —3— 2 —4— 3
+    _hold_until(env, s, lambda st: st.visible[0] >= 0)
+    t0, mult = s.t, s.mult
+    assert env.step(s, Dispatch(unit=0, call=0)).valid
+    assert s.u_next[0] == pytest.approx(t0 + 9.0 * mult)  # reliability 1: no turn-out delay
+    nxt, rem = dynamics.where(s, 0)
+    assert (nxt, rem) == (1, pytest.approx(2.0 * mult))
+    _hold_until(env, s, lambda st: st.u_status[0] == ON_SCENE)
+    assert s.c_first[0] - t0 == pytest.approx(9.0 * mult)

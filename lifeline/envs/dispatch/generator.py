@@ -258,3 +258,21 @@ def metro_city(seed: int = 2026, cols: int = 16, rows: int = 15) -> CityParams:
         aid_entry=node_at(0.0, 0.5),
         aid_slots=4,
     )
+
+
+def toy_params(calls_per_shift: int = 2, radio_delay_p: float = 0.0) -> DispatchParams:
+    """A tiny hand-built scenario for unit tests and debugging.
+
+    Four nodes on a line (0 —2— 1 —3— 2 —4— 3 minutes), two zones, one hospital at node 3, two
+    units (an ALS at node 0, a BLS at node 2), one mutual-aid slot, no events, no fake calls.
+    """
+    city = CityParams(
+        name="toy-4", n_nodes=4, edges=((0, 1, 2.0), (1, 2, 3.0), (2, 3, 4.0)),
+        zone_of=(0, 0, 1, 1), zone_names=("west", "east"), demand=(1.0, 1.0, 1.0, 1.0),
+        hospitals=(3,), hospital_names=("Toy General",), hospital_beds=(2,),
+        unit_home=(0, 2), unit_als=(True, False), unit_reliability=(1.0, 1.0),
+        posts=(0, 1, 2, 3), bridges=((1, 2),), aid_entry=0, aid_slots=1,
+    )
+    return DispatchParams(city=city, calls_per_shift=calls_per_shift, false_alarm_p=0.0,
+                          ghost_p=0.0, event_p=0.0, panic_range=0.0,
+                          radio_delay_p=radio_delay_p, visible_calls=4, tags=("toy",))
