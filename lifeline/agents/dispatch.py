@@ -211,13 +211,13 @@ class DMEXCLPAgent(ClosestIdleAgent):
             if (best > current + self.margin and best > self.ratio * current
                     and e.ctx.posts[post] != positions[u]):
                 return Relocate(unit=int(u), post=post)
-        # Units parked away from home go back once home is the clearly better place.
+        # Units parked away from home go back as soon as home is at least as valuable
+        # (hysteresis: leaving home needs a clear gain, coming back only no loss).
         home = units[:, -1].astype(np.int64)
         for u in np.flatnonzero((status == IDLE) & (positions != home)):
-            post, best, current = _mexclp_post(e, int(u), positions, free, in_service, mult,
-                                               int(units[u, U_NODE]))
+            current = _gain_at(e, int(u), int(positions[u]), positions, free, in_service, mult)
             at_home = _gain_at(e, int(u), int(home[u]), positions, free, in_service, mult)
-            if at_home > current + self.margin and at_home > self.ratio * current:
+            if at_home >= current:
                 return Relocate(unit=int(u), post=int(np.flatnonzero(e.ctx.posts == home[u])[0]))
         return None
 
