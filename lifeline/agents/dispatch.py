@@ -229,7 +229,9 @@ class BoundAgent(DMEXCLPAgent):
     realised call stream: each real call gets its planned unit when that unit is free and nearly
     as close as the truly closest free unit, otherwise the truly closest (ALS preferred for
     severe calls). It never answers false alarms or ghost calls, sends patients to the nearest
-    hospital that is truly not on divert, and relocates free units by DMEXCLP on true positions.
+    hospital that is truly not on divert, stages an idle unit at the place of a real call that
+    will ring within 15 min when no unit could reach it in the reference time, and otherwise
+    relocates free units like ``dmexclp``.
     """
 
     name = "bound"
@@ -238,12 +240,36 @@ class BoundAgent(DMEXCLPAgent):
         e = _check(env)
         s: DispatchState = state
         obs = e.observe(s)
-        for choose in (self._dispatch_true, self._hospital_true, self._aid_true):
+        for choose in (self._dispatch_true, self._hospital_true, self._aid_true, self._stage):
             action = choose(e, s)
             if action is not None:
                 return action
         action = self._reposition(e, obs)
         return action if action is not None else Hold()
+
+    horizon_min = 15.0
+    """How far ahead the bound looks to stage a unit at a future real call's location."""
+
+    def _stage(self, e: DispatchEnv, s: DispatchState) -> Action | None:
+        """Clairvoyant staging: move a free idle unit to where a real call will ring soon."""
+        upcoming = np.flatnonzero((s.c_time > s.t) & (s.c_time <= s.t + self.horizon_min)
+                                  & (s.c_kind == REAL))
+        post_dist = s.graph.dist[:, e.ctx.posts]
+        for c in upcoming:
+            node = int(s.c_node[c])
+            post = int(np.argmin(post_dist[node]))
+            target = int(e.ctx.posts[post])
+            if np.any(DISPATCHABLE[s.u_obs_status] & (s.u_dest == target)):
+                continue  # someone is already there or on the way
+            idle = np.flatnonzero(s.u_obs_status == IDLE)
+            if idle.size == 0:
+                return None
+            d = s.graph.dist[s.u_node[idle], target] * s.mult
+            u = int(idle[np.argmin(d)])
+            if d.min() <= float(s.c_bound[c]):
+                continue  # a free unit can already make it within the reference time
+            return Relocate(unit=u, post=post)
+        return None
 
     def _true_etas(self, e: DispatchEnv, s: DispatchState, node: int) -> np.ndarray:
         free = DISPATCHABLE[s.u_obs_status]
