@@ -23,17 +23,27 @@ from lifeline.envs.dispatch import dynamics
 from lifeline.envs.dispatch.curriculum import AdversarialDesigner, Curriculum
 from lifeline.envs.dispatch.env import DispatchEnv
 from lifeline.envs.dispatch.generator import generate_calls, generate_events, toy_params
-from lifeline.envs.dispatch.params import scenario_params
+from lifeline.envs.dispatch.params import (
+    BREAKDOWN,
+    CARDIAC,
+    HEATWAVE,
+    MCI,
+    TRAUMA,
+    scenario_params,
+)
 from lifeline.envs.dispatch.types import (
+    AID_INBOUND,
     EN_ROUTE,
     FALSE_ALARM,
     GHOST,
     IDLE,
     ON_SCENE,
+    OUT_OF_SERVICE,
     REAL,
     Dispatch,
     DispatchState,
     Hold,
+    RequestMutualAid,
     Reroute,
 )
 
@@ -178,14 +188,50 @@ class HoldFreeClosest(ClosestIdleAgent):
         return None
 
 
-def test_heatwave_and_mass_casualty_add_calls() -> None:
-    p = scenario_params("warmup")
-    base = generate_events(p, np.random.default_rng(0))
-    assert base.time.size == 0
-    hw = generate_events(replace(p, forced_events=((60.0, 5),)), np.random.default_rng(0))
-    calls = generate_calls(replace(p, forced_events=((60.0, 5),)), hw, 7.0,
-                           *(np.random.default_rng(i) for i in range(3)))
-    assert calls.time.size >= p.calls_per_shift + 4
+def test_heatwave_doubles_cardiac_calls_and_mass_casualty_adds_a_burst() -> None:
+    p = replace(scenario_params("learning"), calls_per_shift=60, event_p=0.0)
+    counts = {}
+    for name, forced in (("none", ()), ("heatwave", ((0.0, HEATWAVE),)), ("mci", ((60.0, MCI),))):
+        q = replace(p, forced_events=forced)
+        cardiac, trauma_at_once = [], []
+        for seed in range(10):
+            rng = [np.random.default_rng([seed, i]) for i in range(4)]
+            calls = generate_calls(q, generate_events(q, rng[0]), 7.0, rng[1], rng[2], rng[3])
+            cardiac.append(np.sum(calls.type == CARDIAC))
+            burst = (calls.time >= 60.0) & (calls.time <= 70.0) & (calls.type == TRAUMA)
+            trauma_at_once.append(np.bincount(calls.node[burst], minlength=1).max()
+                                  if burst.any() else 0)
+        counts[name] = (np.mean(cardiac), np.mean(trauma_at_once))
+    assert counts["heatwave"][0] > 1.6 * counts["none"][0]
+    assert counts["mci"][1] >= 4 > counts["none"][1]
+
+
+def test_mutual_aid_unit_arrives_after_the_delay_and_can_be_dispatched() -> None:
+    env = DispatchEnv("warmup")
+    s = env.reset(1)
+    aid = env.step(s, RequestMutualAid()).info["mutual_aid_unit"]
+    assert s.mutual_aid_left == 1 and s.u_obs_status[aid] == AID_INBOUND
+    t0 = s.t
+    _hold_until(env, s, lambda st: st.u_obs_status[aid] == IDLE)
+    assert s.t == pytest.approx(t0 + env.params.mutual_aid_delay_min)
+    assert s.u_node[aid] == env.params.city.aid_entry
+    _hold_until(env, s, lambda st: st.visible[0] >= 0)
+    assert env.step(s, Dispatch(unit=aid, call=0)).valid
+
+
+def test_breakdown_takes_a_unit_out_and_frees_its_call() -> None:
+    env = DispatchEnv("warmup")
+    s = env.reset(2)
+    _hold_until(env, s, lambda st: st.visible[0] >= 0)
+    c = int(s.visible[0])
+    assert env.step(s, Dispatch(unit=0, call=0)).valid
+    s.e_time, s.e_kind, s.e_a = np.array([s.t + 0.1]), np.array([BREAKDOWN]), np.array([0])
+    s.e_b, s.e_dur, s.next_event = np.array([0]), np.array([45.0]), 0
+    env.step(s, Hold())
+    assert s.u_status[0] == OUT_OF_SERVICE and s.u_obs_status[0] == OUT_OF_SERVICE
+    assert s.c_assigned[c] == 0 and s.u_call[0] == -1
+    assert not env.action_mask(s)[env.encode(Dispatch(unit=0, call=0))]
+    assert env.action_mask(s)[env.encode(Dispatch(unit=1, call=0))]
 
 
 def test_tone_correlates_with_hidden_severity_and_verify_is_informative() -> None:
