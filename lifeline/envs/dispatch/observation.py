@@ -18,7 +18,7 @@ CLOCK_COLUMNS = ("minutes_elapsed", "minutes_left", "traffic_multiplier", "hour_
                  "mutual_aid_left", "open_calls")
 CALL_COLUMNS = ("present", "node", "zone", "reported_type", "tone", "age_min", "units_assigned",
                 "units_needed", "verified", "verify_confidence")
-UNIT_COLUMNS = ("in_service", "als", "reported_status", "reported_node", "reported_destination",
+UNIT_COLUMNS = ("active", "als", "reported_status", "reported_node", "reported_destination",
                 "minutes_since_report", "call_slot_plus1", "hospital_plus1", "home_node")
 HOSPITAL_COLUMNS = ("node", "reported_divert", "minutes_since_report", "ems_beds")
 ZONE_COLUMNS = ("open_calls", "reported_idle_units")
