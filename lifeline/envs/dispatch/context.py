@@ -53,4 +53,9 @@ class Context:
         self.free_graph = RoadGraph(city.n_nodes, city.edges)
         """The road network with no incidents (for reference plans and heuristics' defaults)."""
         self.arange_K = np.arange(self.K)
+        hosp = np.zeros((self.H, 4), dtype=np.float32)
+        hosp[:, 0] = self.hosp_node
+        hosp[:, 3] = np.asarray(city.hospital_beds)
+        self.hospital_columns = hosp
+        """Static columns of the ``hospitals`` observation (node, EMS beds)."""
         self.arange_H = np.arange(self.H)

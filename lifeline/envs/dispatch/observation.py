@@ -41,7 +41,10 @@ def observation_spec(ctx: Context) -> dict[str, ArraySpec]:
 
 
 def observe(s: DispatchState, ctx: Context) -> dict[str, np.ndarray]:
-    """Fresh arrays (no views into the state) matching :func:`observation_spec`."""
+    """Fresh arrays (no views into the state) matching :func:`observation_spec`.
+
+    Filled column by column into preallocated float32 arrays (this runs every step).
+    """
     p = ctx.p
     t = s.t
     clock = np.array([t, max(p.shift_min - t, 0.0), s.mult, (s.start_hour + t / 60.0) % 24.0,
@@ -49,33 +52,45 @@ def observe(s: DispatchState, ctx: Context) -> dict[str, np.ndarray]:
 
     calls = np.zeros((ctx.K, len(CALL_COLUMNS)), dtype=np.float32)
     vis = s.visible
-    present = vis >= 0
-    ids = vis[present]
-    if ids.size:
-        verified = s.c_verify[ids] >= 0
-        calls[present] = np.stack([
-            np.ones(ids.size), s.c_node[ids], ctx.zone_of[s.c_node[ids]], s.c_rtype[ids],
-            s.c_tone[ids], t - s.c_time[ids], s.c_assigned[ids], s.c_needed[ids], verified,
-            np.where(verified, s.c_verify[ids], 0.0),
-        ], axis=1)
+    n_vis = int(np.count_nonzero(vis >= 0))  # visible slots are filled from the front
+    if n_vis:
+        ids = vis[:n_vis]
+        rows = calls[:n_vis]
+        nodes = s.c_node[ids]
+        conf = s.c_verify[ids]
+        rows[:, 0] = 1.0
+        rows[:, 1] = nodes
+        rows[:, 2] = ctx.zone_of[nodes]
+        rows[:, 3] = s.c_rtype[ids]
+        rows[:, 4] = s.c_tone[ids]
+        rows[:, 5] = t - s.c_time[ids]
+        rows[:, 6] = s.c_assigned[ids]
+        rows[:, 7] = s.c_needed[ids]
+        rows[:, 8] = conf >= 0
+        rows[:, 9] = np.maximum(conf, 0.0)
 
-    slot_of = np.full(s.c_time.size + 1, 0, dtype=np.int64)
-    slot_of[ids] = np.flatnonzero(present) + 1
-    units = np.stack([
-        (s.u_obs_status > 0).astype(float), s.u_als, s.u_obs_status, s.u_obs_node, s.u_obs_dest,
-        t - s.u_obs_t, slot_of[s.u_call], s.u_hosp + 1, s.u_home,
-    ], axis=1).astype(np.float32)
+    slot_of = np.zeros(s.c_time.size + 1, dtype=np.int64)  # index −1 (no call) reads 0
+    slot_of[vis[:n_vis]] = np.arange(1, n_vis + 1)
+    units = np.empty((ctx.U, len(UNIT_COLUMNS)), dtype=np.float32)
+    units[:, 0] = s.u_obs_status > 0
+    units[:, 1] = s.u_als
+    units[:, 2] = s.u_obs_status
+    units[:, 3] = s.u_obs_node
+    units[:, 4] = s.u_obs_dest
+    units[:, 5] = t - s.u_obs_t
+    units[:, 6] = slot_of[s.u_call]
+    units[:, 7] = s.u_hosp + 1
+    units[:, 8] = s.u_home
 
-    hosp = np.stack([ctx.hosp_node, s.h_obs_divert, t - s.h_obs_t,
-                     np.asarray(p.city.hospital_beds)], axis=1).astype(np.float32)
+    hosp = ctx.hospital_columns.copy()
+    hosp[:, 1] = s.h_obs_divert
+    hosp[:, 2] = t - s.h_obs_t
 
-    zones = np.zeros((ctx.Z, len(ZONE_COLUMNS)), dtype=np.float32)
-    open_ids = np.flatnonzero(s.c_status == 1)
-    np.add.at(zones[:, 0], ctx.zone_of[s.c_node[open_ids]], 1.0)
-    idle = s.u_obs_status == 1
-    np.add.at(zones[:, 1], ctx.zone_of[s.u_obs_node[idle]], 1.0)
+    zones = np.empty((ctx.Z, len(ZONE_COLUMNS)), dtype=np.float32)
+    open_nodes = s.c_node[vis[:n_vis]] if s.n_open <= ctx.K else s.c_node[s.c_status == 1]
+    zones[:, 0] = np.bincount(ctx.zone_of[open_nodes], minlength=ctx.Z)
+    zones[:, 1] = np.bincount(ctx.zone_of[s.u_obs_node[s.u_obs_status == 1]], minlength=ctx.Z)
 
-    left = np.minimum(s.alert_until, p.shift_min) - t
-    alerts = np.clip(left, 0.0, p.shift_min).astype(np.float32)
+    alerts = np.clip(np.minimum(s.alert_until, p.shift_min) - t, 0.0, p.shift_min)
     return {"clock": clock, "calls": calls, "units": units, "hospitals": hosp, "zones": zones,
-            "alerts": alerts}
+            "alerts": alerts.astype(np.float32)}
