@@ -143,7 +143,7 @@ class DispatchParams:
     """No new calls in the last this-many minutes (they belong to the next shift)."""
     visible_calls: int = 8
     """K: open calls shown (oldest first) and addressable by actions."""
-    actions_per_epoch: int = 4
+    actions_per_epoch: int = 8
     """At most this many non-hold actions per decision epoch; then the clock advances."""
     max_gap_min: float = 6.0
     """The clock never advances more than this many minutes per epoch."""
@@ -227,7 +227,7 @@ def scenario_params(name: str) -> DispatchParams:
 
         city, scale, visible, actions = metro_city(seed=2026), METRO_CALL_SCALE, 16, 8
     else:
-        city, scale, visible, actions = DISPATCHR_20, 1, 8, 4
+        city, scale, visible, actions = DISPATCHR_20, 1, 8, 8
     if base in STRESS:
         return replace(_build(city, "advanced", STRESS[base], scale, visible, actions),
                        tags=("stress",))
