@@ -122,9 +122,10 @@ def test_bad_tool_calls_are_penalised_no_ops(ws: RawWS) -> None:
     pname = with_args.params[0].name
     _invalid_step(ws.step(tool_name=with_args.name, arguments={}), f"missing required "
                   f"argument(s) '{pname}'")
-    _invalid_step(ws.step(tool_name=with_args.name, arguments={pname: "zero"}),
+    valid_args = {p.name: 0 for p in with_args.params}  # multi-argument tools need them all
+    _invalid_step(ws.step(tool_name=with_args.name, arguments=valid_args | {pname: "zero"}),
                   f"argument '{pname}' must be an integer")
-    _invalid_step(ws.step(tool_name=with_args.name, arguments={pname: 0, "extra": 1}),
+    _invalid_step(ws.step(tool_name=with_args.name, arguments=valid_args | {"extra": 1}),
                   "unexpected argument(s) 'extra'")
     _invalid_step(ws.step(tool_name=with_args.name, arguments="{oops"), "not valid JSON")
     _invalid_step(ws.step(tool_name=7), "tool name must be a non-empty string")
