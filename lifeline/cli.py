@@ -124,7 +124,7 @@ def run(env: str,
 
     def show(core: Any, state: Any) -> None:
         console.print(f"[dim]── step {state.steps} ──[/]")
-        console.print(core.render_text(state), markup=False, highlight=False)
+        console.print(core.render_text(state), markup=False, highlight=False, soft_wrap=True)
 
     record = run_episode(Task(env_spec.name, scen, agent, seed),
                          on_step=show if render else None)
