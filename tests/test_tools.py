@@ -76,11 +76,13 @@ def _expand_legal_text(text: str) -> set[tuple[str, str]]:
         line = line.removeprefix("- ")
         if ", N in {" in line:
             call, values = line.split(", N in {")
-            name, key = call.removesuffix("=N)").split("(")
+            name, args = call.removesuffix("=N)").split("(")
+            *fixed, key = args.split(", ")
+            head = {k: int(v) for k, v in (a.split("=") for a in fixed)}
             for part in values.rstrip("}").split(", "):
                 lo, _, hi = part.partition("..")
                 for v in range(int(lo), int(hi or lo) + 1):
-                    out.add((name, json.dumps({key: v})))
+                    out.add((name, json.dumps(head | {key: v}, sort_keys=True)))
         else:
             name, args = line.rstrip(")").split("(")
             parsed = dict(a.split("=") for a in args.split(", ")) if args else {}

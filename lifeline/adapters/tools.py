@@ -239,9 +239,11 @@ class _Call:
 
     call: dict[str, Any]
     text: str
-    group: tuple[str, str] | None = None
-    """(tool, argument) when the call's only argument is an integer (text groups these)."""
+    template: str | None = None
+    """The call with its last (integer) argument written ``N``, e.g. ``relocate(unit=0, post=N)``:
+    consecutive legal calls sharing a template are listed on one line."""
     value: int = 0
+    """The last integer argument (what ``N`` stands for)."""
 
 
 _CALL_TABLES: weakref.WeakKeyDictionary[Environment, list[_Call]] = weakref.WeakKeyDictionary()
@@ -255,12 +257,13 @@ def _call_table(env: Environment) -> list[_Call]:
         for index in range(env.num_actions):
             action = env.decode(index)
             name, args = action_to_call(action)
-            group, value = None, 0
-            if len(args) == 1 and type(next(iter(args.values()))) is int:
-                ((key, value),) = args.items()
-                group = (name, key)
+            template, value = None, 0
+            if args and type(list(args.values())[-1]) is int:
+                *head, (key, value) = args.items()
+                fixed = "".join(f"{k}={v!r}, " for k, v in head)
+                template = f"{name}({fixed}{key}=N)"
             table.append(_Call({"tool_name": name, "arguments": args}, format_call(action),
-                               group, value))
+                               template, value))
         _CALL_TABLES[env] = table
     return table
 
@@ -271,7 +274,7 @@ class LegalView:
     def __init__(self, env: Environment, state: Any, mask: Any = None) -> None:
         table = _call_table(env)
         mask = env.action_mask(state) if mask is None else mask
-        self._calls = [table[int(i)] for i in np.flatnonzero(mask)]
+        self._calls = [table[i] for i in np.flatnonzero(mask).tolist()]
 
     def calls(self) -> list[dict[str, Any]]:
         """``[{"tool_name", "arguments"}, ...]`` (fresh dicts: callers may mutate them)."""
@@ -279,28 +282,30 @@ class LegalView:
                 for c in self._calls]
 
     def lines(self, max_listed: int = 200) -> list[str]:
-        """``Legal actions (n):`` then one line per tool, compact for LLM context windows.
+        """``Legal actions (n):`` then the calls, compact for LLM context windows.
 
-        Calls of a tool whose only argument is an integer are grouped:
-        ``- transfer_to_icu(bed=N), N in {0..4, 7, 9..19}``; other calls get a line each.
+        Consecutive calls that differ only in their last integer argument share a line:
+        ``- transfer_to_icu(bed=N), N in {0..4, 7, 9..19}``,
+        ``- relocate(unit=2, post=N), N in {0..19}``. At most ``max_listed`` lines are listed.
         """
         out = [f"Legal actions ({len(self._calls)}):"]
-        for group, members in itertools.groupby(self._calls[:max_listed], key=_group_key):
+        body: list[str] = []
+        for template, members in itertools.groupby(self._calls, key=_template):
             calls = list(members)
-            if group is None or len(calls) == 1:
-                out += [f"- {c.text}" for c in calls]
+            if template is None or len(calls) == 1:
+                body += [f"- {c.text}" for c in calls]
             else:
-                values = _ranges([c.value for c in calls])
-                out.append(f"- {group[0]}({group[1]}=N), N in {{{values}}}")
-        if len(self._calls) > max_listed:
-            out.append(f"- ... and {len(self._calls) - max_listed} more")
+                body.append(f"- {template}, N in {{{_ranges([c.value for c in calls])}}}")
+        out += body[:max_listed]
+        if len(body) > max_listed:
+            out.append(f"- ... and {len(body) - max_listed} more lines")
         if not self._calls:
             out.append("- none (the episode is over)")
         return out
 
 
-def _group_key(call: _Call) -> tuple[str, str] | None:
-    return call.group
+def _template(call: _Call) -> str | None:
+    return call.template
 
 
 def _ranges(values: list[int]) -> str:
