@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import inspect
-import itertools
 import json
 import math
 import typing
@@ -239,31 +238,48 @@ class _Call:
 
     call: dict[str, Any]
     text: str
-    template: str | None = None
-    """The call with its last (integer) argument written ``N``, e.g. ``relocate(unit=0, post=N)``:
-    consecutive legal calls sharing a template are listed on one line."""
-    value: int = 0
-    """The last integer argument (what ``N`` stands for)."""
 
 
-_CALL_TABLES: weakref.WeakKeyDictionary[Environment, list[_Call]] = weakref.WeakKeyDictionary()
+@dataclass(frozen=True)
+class _CallTable:
+    """Every encoded action of one env as a call, plus what the compact text needs.
+
+    ``template_id[i]`` indexes ``templates`` — the call with its last integer argument written
+    ``N`` (e.g. ``relocate(unit=0, post=N)``), -1 when there is none — and ``value[i]`` is that
+    argument. Consecutive legal calls sharing a template are listed on one line.
+    """
+
+    calls: list[_Call]
+    templates: list[str]
+    template_id: np.ndarray
+    value: np.ndarray
 
 
-def _call_table(env: Environment) -> list[_Call]:
-    """Index -> tool call for every encoded action of ``env`` (built once per env object)."""
+_CALL_TABLES: weakref.WeakKeyDictionary[Environment, _CallTable] = weakref.WeakKeyDictionary()
+
+
+def _call_table(env: Environment) -> _CallTable:
+    """The :class:`_CallTable` of ``env`` (built once per env object)."""
     table = _CALL_TABLES.get(env)
     if table is None:
-        table = []
+        calls: list[_Call] = []
+        templates: dict[str, int] = {}
+        ids: list[int] = []
+        values: list[int] = []
         for index in range(env.num_actions):
             action = env.decode(index)
             name, args = action_to_call(action)
-            template, value = None, 0
+            calls.append(_Call({"tool_name": name, "arguments": args}, format_call(action)))
             if args and type(list(args.values())[-1]) is int:
                 *head, (key, value) = args.items()
                 fixed = "".join(f"{k}={v!r}, " for k, v in head)
-                template = f"{name}({fixed}{key}=N)"
-            table.append(_Call({"tool_name": name, "arguments": args}, format_call(action),
-                               template, value))
+                ids.append(templates.setdefault(f"{name}({fixed}{key}=N)", len(templates)))
+                values.append(value)
+            else:
+                ids.append(-1)
+                values.append(0)
+        table = _CallTable(calls, list(templates), np.array(ids, dtype=np.int64),
+                           np.array(values, dtype=np.int64))
         _CALL_TABLES[env] = table
     return table
 
@@ -272,14 +288,16 @@ class LegalView:
     """The legal actions of one state, computed once and shown as calls and as text lines."""
 
     def __init__(self, env: Environment, state: Any, mask: Any = None) -> None:
-        table = _call_table(env)
+        self._table = _call_table(env)
         mask = env.action_mask(state) if mask is None else mask
-        self._calls = [table[i] for i in np.flatnonzero(mask).tolist()]
+        self._indices = np.flatnonzero(mask)
 
     def calls(self) -> list[dict[str, Any]]:
         """``[{"tool_name", "arguments"}, ...]`` (fresh dicts: callers may mutate them)."""
-        return [{"tool_name": c.call["tool_name"], "arguments": dict(c.call["arguments"])}
-                for c in self._calls]
+        calls = self._table.calls
+        return [{"tool_name": calls[i].call["tool_name"],
+                 "arguments": dict(calls[i].call["arguments"])}
+                for i in self._indices.tolist()]
 
     def lines(self, max_listed: int = 200) -> list[str]:
         """``Legal actions (n):`` then the calls, compact for LLM context windows.
@@ -288,38 +306,35 @@ class LegalView:
         ``- transfer_to_icu(bed=N), N in {0..4, 7, 9..19}``,
         ``- relocate(unit=2, post=N), N in {0..19}``. At most ``max_listed`` lines are listed.
         """
-        out = [f"Legal actions ({len(self._calls)}):"]
+        idx = self._indices
+        out = [f"Legal actions ({idx.size}):"]
+        if idx.size == 0:
+            return [*out, "- none (the episode is over)"]
+        table = self._table
+        tid = table.template_id[idx]
+        # Segments of consecutive legal calls with the same template (vectorised: hot path).
+        starts = np.flatnonzero(np.r_[True, (tid[1:] != tid[:-1]) | (tid[1:] < 0)]).tolist()
+        ends = [*starts[1:], idx.size]
         body: list[str] = []
-        for template, members in itertools.groupby(self._calls, key=_template):
-            calls = list(members)
-            if template is None or len(calls) == 1:
-                body += [f"- {c.text}" for c in calls]
+        for a, b in zip(starts, ends, strict=True):
+            t = int(tid[a])
+            if t < 0 or b - a == 1:
+                body += [f"- {table.calls[i].text}" for i in idx[a:b].tolist()]
             else:
-                body.append(f"- {template}, N in {{{_ranges([c.value for c in calls])}}}")
+                body.append(f"- {table.templates[t]}, N in {{{_ranges(table.value[idx[a:b]])}}}")
         out += body[:max_listed]
         if len(body) > max_listed:
             out.append(f"- ... and {len(body) - max_listed} more lines")
-        if not self._calls:
-            out.append("- none (the episode is over)")
         return out
 
 
-def _template(call: _Call) -> str | None:
-    return call.template
-
-
-def _ranges(values: list[int]) -> str:
+def _ranges(values: np.ndarray) -> str:
     """``[0, 1, 2, 5, 7, 8]`` -> ``"0..2, 5, 7..8"`` (values ascending)."""
-    parts: list[str] = []
-    start = prev = values[0]
-    for v in [*values[1:], None]:
-        if v is not None and v == prev + 1:
-            prev = v
-            continue
-        parts.append(str(start) if start == prev else f"{start}..{prev}")
-        if v is not None:
-            start = prev = v
-    return ", ".join(parts)
+    cuts = (np.flatnonzero(np.diff(values) != 1) + 1).tolist()
+    bounds = zip([0, *cuts], [*cuts, values.size], strict=True)
+    vals = values.tolist()
+    return ", ".join(str(vals[a]) if b - a == 1 else f"{vals[a]}..{vals[b - 1]}"
+                     for a, b in bounds)
 
 
 def legal_calls(env: Environment, state: Any) -> list[dict[str, Any]]:
