@@ -124,7 +124,7 @@ def run(env: str,
 
     def show(core: Any, state: Any) -> None:
         console.print(f"[dim]── step {state.steps} ──[/]")
-        console.print(core.render_text(state), markup=False, highlight=False)
+        console.print(core.render_text(state), markup=False, highlight=False, soft_wrap=True)
 
     record = run_episode(Task(env_spec.name, scen, agent, seed),
                          on_step=show if render else None)
@@ -197,6 +197,16 @@ def leaderboard(
         console.print(_summary_table(res, f"{env_spec.name}: baseline ladder"))
     report = write_leaderboard(all_results, out)
     console.print(f"[bold green]leaderboard written:[/] {report}")
+
+
+def _register_subcommands() -> None:
+    """Commands that live in their own modules (heavy imports stay inside the commands)."""
+    from lifeline import cli_serve
+
+    cli_serve.register(app)
+
+
+_register_subcommands()
 
 
 def main() -> None:

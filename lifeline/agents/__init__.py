@@ -16,6 +16,10 @@ _AGENTS: dict[tuple[str, str], str] = {
     ("*", "random"): "lifeline.agents.base:RandomAgent",
     ("ed", "heuristic"): "lifeline.agents.ed:EDHeuristicAgent",
     ("ed", "bound"): "lifeline.agents.ed:EDBoundAgent",
+    ("dispatch", "hold"): "lifeline.agents.dispatch:HoldAgent",
+    ("dispatch", "closest_idle"): "lifeline.agents.dispatch:ClosestIdleAgent",
+    ("dispatch", "dmexclp"): "lifeline.agents.dispatch:DMEXCLPAgent",
+    ("dispatch", "bound"): "lifeline.agents.dispatch:BoundAgent",
 }
 
 

@@ -12,3 +12,18 @@ register(EnvSpec(
     description="Emergency-department triage and bed/ICU/ventilator allocation over a 24 h shift.",
     agents=("noop", "random", "heuristic", "bound"),
 ))
+
+register(EnvSpec(
+    name="dispatch",
+    gym_id="lifeline/Dispatch-v0",
+    entry_point="lifeline.envs.dispatch.env:DispatchEnv",
+    scenarios=("warmup", "learning", "advanced", "expert", "heatwave", "bridge_collapse",
+               "mass_casualty", "hospital_divert", "metro_warmup", "metro_learning",
+               "metro_advanced", "metro_expert", "metro_heatwave", "metro_bridge_collapse",
+               "metro_mass_casualty", "metro_hospital_divert"),
+    tags=("healthcare", "dispatch", "routing", "road-graph", "event-driven",
+          "partial-observability"),
+    description="Emergency medical dispatch on a city road graph over an 8 h shift "
+                "(dispatchr-20 and a generated metro city).",
+    agents=("hold", "random", "closest_idle", "dmexclp", "bound"),
+))

@@ -37,21 +37,23 @@ def observation_spec(params: EDParams) -> dict[str, ArraySpec]:
 
 
 def _bed_rows(ward: list[Patient | None], hours_per_tick: float) -> np.ndarray:
-    rows = np.zeros((len(ward), 5), dtype=np.float32)
-    for b, p in enumerate(ward):
-        if p is not None:
-            rows[b] = (p.observed_acuity, p.condition + 1,
-                       min(p.ticks_in_bed * hours_per_tick, MAX_HOURS), p.ready, p.ventilated)
-    return rows
+    # One np.array call over Python rows is several times faster than row-wise assignment.
+    empty = (0.0, 0.0, 0.0, 0.0, 0.0)
+    return np.array([empty if p is None else
+                     (p.observed_acuity, p.condition + 1,
+                      min(p.ticks_in_bed * hours_per_tick, MAX_HOURS), p.ready, p.ventilated)
+                     for p in ward], dtype=np.float32).reshape(len(ward), 5)
 
 
 def observe(state: EDState, params: EDParams) -> dict[str, np.ndarray]:
     """The structured observation of ``state``."""
     hpt = params.tick_minutes / 60.0
+    visible = state.waiting[: params.queue_slots]
     queue = np.zeros((params.queue_slots, 3), dtype=np.float32)
-    for slot, p in enumerate(state.waiting[: params.queue_slots]):
-        queue[slot] = (p.observed_acuity, p.condition + 1,
-                       min((state.tick - p.arrival_tick) * hpt, MAX_HOURS))
+    if visible:
+        queue[: len(visible)] = [(p.observed_acuity, p.condition + 1,
+                                  min((state.tick - p.arrival_tick) * hpt, MAX_HOURS))
+                                 for p in visible]
     c = state.counters
     return {
         "general_beds": _bed_rows(state.general, hpt),

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from lifeline.envs.ed.params import CONDITIONS, EDParams
 from lifeline.envs.ed.types import EDState, Patient
+
+_PADDED = tuple(f"{name:<11}" for name in CONDITIONS)
+
+
+@cache
+def _hours(ticks: int, hours_per_tick: float) -> str:
+    """``ticks`` formatted as hours, memoised: float formatting dominated rendering time."""
+    return f"{ticks * hours_per_tick:5.2f}h"
 
 
 def _bed_line(kind: str, b: int, p: Patient | None, hpt: float) -> str:
     if p is None:
         return f"  {kind}{b:<2} empty"
-    flags = " READY" if p.ready else ""
-    flags += " VENT" if p.ventilated else ""
-    return (f"  {kind}{b:<2} ESI{p.observed_acuity} {CONDITIONS[p.condition]:<11} "
-            f"{p.ticks_in_bed * hpt:5.2f}h{flags}")
+    flags = (" READY" if p.ready else "") + (" VENT" if p.ventilated else "")
+    return (f"  {kind}{b:<2} ESI{p.observed_acuity} {_PADDED[p.condition]} "
+            f"{_hours(p.ticks_in_bed, hpt)}{flags}")
 
 
 def render_text(state: EDState, params: EDParams) -> str:
@@ -37,8 +46,8 @@ def render_text(state: EDState, params: EDParams) -> str:
         f"{len(state.waiting)}):",
     ]
     for slot, p in enumerate(state.waiting[: params.queue_slots]):
-        lines.append(f"  slot {slot}: ESI{p.observed_acuity} {CONDITIONS[p.condition]:<11} "
-                     f"waiting {(state.tick - p.arrival_tick) * hpt:.2f}h")
+        lines.append(f"  slot {slot}: ESI{p.observed_acuity} {_PADDED[p.condition]} "
+                     f"waiting {_hours(state.tick - p.arrival_tick, hpt).lstrip()}")
     if not state.waiting:
         lines.append("  (empty)")
     return "\n".join(lines)

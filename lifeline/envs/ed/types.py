@@ -55,7 +55,8 @@ class Patient:
 
     @property
     def observed_acuity(self) -> int:
-        return min(5, max(1, self.true_acuity + self.triage_error))
+        level = self.true_acuity + self.triage_error  # hot path: no min()/max() calls
+        return 1 if level < 1 else 5 if level > 5 else level
 
     @property
     def ready(self) -> bool:

@@ -1,0 +1,74 @@
+"""Dispatch baseline ladder on paired seeds; prints JSON (and a table on stderr).
+
+For each scenario: mean score ± 95% CI per agent over the same seeds, the paired differences
+between neighbouring rungs (mean ± 95% CI of the per-seed difference), and the late-arrival
+ratio closest_idle / bound (the literature reports about 2.7 for closest-idle against the
+offline optimum; Jagtenberg et al., EJOR 2017).
+
+    PYTHONPATH=. python bench/dispatch_ladder.py [--episodes 30] [--scenarios warmup,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+
+import numpy as np
+
+from lifeline.eval.harness import EVAL_SEED_START, evaluate, mean_ci
+
+LADDER = ("hold", "random", "closest_idle", "dmexclp", "bound")
+
+
+def ladder(scenario: str, episodes: int, seed_start: int) -> dict[str, object]:
+    """Scores, paired differences and late ratios of the ladder on one scenario."""
+    res = evaluate("dispatch", LADDER, [scenario], episodes=episodes, seed_start=seed_start)
+    by: dict[str, dict[int, dict]] = {}
+    for r in res["records"]:
+        by.setdefault(r["agent"], {})[r["seed"]] = r
+    seeds = sorted(by[LADDER[0]])
+    out: dict[str, object] = {"scenario": scenario, "episodes": episodes, "agents": {},
+                              "paired": {}}
+    for a in LADDER:
+        scores = [by[a][s]["score"] for s in seeds]
+        mean, lo, hi, _ = mean_ci(scores)
+        late = float(np.mean([by[a][s]["metrics"]["late_fraction"] for s in seeds]))
+        p90 = float(np.mean([by[a][s]["metrics"]["p90_response_min"] for s in seeds]))
+        out["agents"][a] = {"mean": mean, "ci_low": lo, "ci_high": hi, "late_fraction": late,
+                            "p90_response_min": p90}  # type: ignore[index]
+    for lo_a, hi_a in itertools.pairwise(LADDER):
+        diff = [by[hi_a][s]["score"] - by[lo_a][s]["score"] for s in seeds]
+        mean, lo, hi, _ = mean_ci(diff)
+        out["paired"][f"{hi_a}-{lo_a}"] = {"mean": mean, "ci_low": lo, "ci_high": hi}  # type: ignore[index]
+    ag = out["agents"]
+    bound_late = ag["bound"]["late_fraction"]  # type: ignore[index]
+    out["late_ratio_closest_idle_over_bound"] = (
+        ag["closest_idle"]["late_fraction"] / bound_late if bound_late > 0 else None)  # type: ignore[index]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--episodes", type=int, default=30)
+    ap.add_argument("--scenarios", default="warmup,learning,advanced,expert")
+    ap.add_argument("--seed-start", type=int, default=EVAL_SEED_START)
+    args = ap.parse_args()
+    rows = []
+    for sc in args.scenarios.split(","):
+        row = ladder(sc, args.episodes, args.seed_start)
+        rows.append(row)
+        for a, v in row["agents"].items():  # type: ignore[attr-defined]
+            print(f"{sc:22s} {a:13s} {v['mean']:.3f} [{v['ci_low']:.3f}, {v['ci_high']:.3f}] "
+                  f"late {v['late_fraction']:.3f}", file=sys.stderr)
+        for k, v in row["paired"].items():  # type: ignore[attr-defined]
+            print(f"{sc:22s} {k:26s} {v['mean']:+.3f} [{v['ci_low']:+.3f}, {v['ci_high']:+.3f}]",
+                  file=sys.stderr)
+        print(f"{sc:22s} late ratio closest/bound {row['late_ratio_closest_idle_over_bound']}",
+              file=sys.stderr, flush=True)
+    print(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

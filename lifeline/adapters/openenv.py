@@ -1,0 +1,282 @@
+"""The OpenEnv face: any registered environment as an ``openenv`` (0.10) ``Environment``.
+
+One generic class, :class:`LifelineOpenEnv`, wraps a core environment; :func:`openenv_env_class`
+makes a subclass bound to one registry entry (what ``create_app`` / ``HTTPEnvServer`` needs as a
+factory: one instance per WebSocket session). Nothing here is specific to an environment.
+
+The wire models (action, observation, state) live in :mod:`lifeline.adapters.wire`.
+
+Episodes are multi-step, so they run over the WebSocket ``/ws`` (or an MCP session): OpenEnv's
+HTTP ``/reset`` and ``/step`` build a fresh environment per request; ``/step`` therefore answers
+with a clear :class:`NoEpisodeError` instead of pretending to be stateful.
+"""
+
+from __future__ import annotations
+
+import inspect
+import secrets
+import uuid
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from openenv.core.env_server.interfaces import Environment as OEEnvironment
+from openenv.core.env_server.types import EnvironmentMetadata
+
+from lifeline.adapters.tools import (
+    LegalView,
+    ToolCallError,
+    parse_tool_call,
+    text_observation,
+    tool_specs,
+)
+from lifeline.adapters.wire import (
+    DEFAULT_VIEWS,
+    VIEWS,
+    LifelineAction,
+    LifelineObservation,
+    LifelineState,
+    LifelineToolsObservation,
+    camel_name,
+    core_env,
+    env_models,
+    resolve_spec,
+)
+from lifeline.core.env import Action, CoreState, Environment, TimeStep
+from lifeline.core.registry import EnvSpec, resolve_scenario
+
+__all__ = [
+    "DEFAULT_VIEWS", "VIEWS", "LifelineAction", "LifelineObservation", "LifelineOpenEnv",
+    "LifelineState", "LifelineToolsObservation", "NoEpisodeError", "core_env", "env_models",
+    "openenv_env_class", "resolve_spec",
+]
+
+
+class NoEpisodeError(RuntimeError):
+    """A step was requested but no episode is running in this session."""
+
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` with numpy scalars/arrays turned into plain Python (for ``info`` dicts)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+
+class _McpTool:
+    """One action as a tool in the duck-typed shape OpenEnv's MCP handler reads from a server."""
+
+    def __init__(self, name: str, description: str, parameters: dict[str, Any],
+                 fn: Callable[..., dict[str, Any]]) -> None:
+        self.name, self.description, self.parameters, self.fn = name, description, parameters, fn
+
+
+class _McpTools:
+    """What OpenEnv's ``/mcp`` handler expects as ``env.mcp_server``: ``await list_tools()``.
+
+    Each tool's ``fn(**arguments)`` plays one step of *this session's* episode and returns the
+    observation (reward included), so MCP ``tools/call`` is exactly a tool-call step.
+    """
+
+    def __init__(self, session: LifelineOpenEnv) -> None:
+        self._session = session
+
+    async def list_tools(self) -> list[_McpTool]:
+        session = self._session
+
+        def make(name: str) -> Callable[..., dict[str, Any]]:
+            def call(**arguments: Any) -> dict[str, Any]:
+                obs = session.step(LifelineAction(tool_name=name, arguments=arguments))
+                return obs.model_dump()
+            return call
+
+        return [_McpTool(s.name, s.description, s.parameters, make(s.name))
+                for s in tool_specs(session.env_spec.load())]
+
+
+class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, LifelineState]):
+    """One session of one registered environment (subclassed per env by :func:`openenv_env_class`).
+
+    All episode data lives in the core ``State`` held by this instance, and the core environment
+    objects are stateless, so sessions are isolated: ``SUPPORTS_CONCURRENT_SESSIONS = True``.
+    ``reset_async``/``step_async`` run the (fast, CPU-bound) simulation inline instead of hopping
+    to a thread per call, which is where most of the server's per-step overhead would go.
+    """
+
+    SUPPORTS_CONCURRENT_SESSIONS: ClassVar[bool] = True
+    env_spec: ClassVar[EnvSpec]
+    action_model: ClassVar[type[LifelineAction]] = LifelineAction
+    observation_model: ClassVar[type[LifelineObservation]] = LifelineObservation
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._core: Environment | None = None
+        self._state: CoreState | None = None
+        self._seed: int | None = None
+        self._episode_id: str | None = None
+        self._views: frozenset[str] = frozenset(DEFAULT_VIEWS)
+        self.mcp_server = _McpTools(self)
+
+    # ----- OpenEnv API ------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, episode_id: str | None = None,
+              scenario: str | None = None, views: list[str] | None = None,
+              **kwargs: Any) -> LifelineObservation:
+        """Start an episode. ``seed`` None draws one (reported back); ``scenario`` None = default.
+
+        ``views`` chooses the observation's parts among ``text``, ``structured``, ``legal``
+        (default :data:`DEFAULT_VIEWS`). Unknown options are rejected, never silently ignored.
+        """
+        if kwargs:
+            raise ValueError(f"unknown reset option(s): {', '.join(sorted(kwargs))}; "
+                             f"accepted: seed, episode_id, scenario, views")
+        if isinstance(views, str):
+            views = [views]
+        if views is not None and not isinstance(views, (list, tuple)):
+            raise ValueError(f"views must be a list such as ['text'], got {views!r}")
+        chosen = frozenset(DEFAULT_VIEWS if views is None else views)
+        if not chosen <= frozenset(VIEWS):
+            raise ValueError(f"unknown view(s) {sorted(chosen - frozenset(VIEWS))}; "
+                             f"choose from {list(VIEWS)}")
+        core = core_env(self.env_spec, resolve_scenario(self.env_spec, scenario))
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        state = core.reset(seed)  # raises ValueError for a bad seed; session state untouched
+        self._core, self._state, self._seed, self._views = core, state, seed, chosen
+        self._episode_id = episode_id or uuid.uuid4().hex
+        return self._observation(reward=0.0)
+
+    def step(self, action: LifelineAction, timeout_s: float | None = None,
+             **kwargs: Any) -> LifelineObservation | LifelineToolsObservation:
+        """Apply one action. Bad tool calls are invalid no-ops (penalised), never exceptions."""
+        if action.type == "list_tools":
+            return LifelineToolsObservation(
+                tools=[s.to_dict() for s in tool_specs(self.env_spec.load())], reward=0.0,
+                done=bool(self._state is not None and self._state.done))
+        if self._core is None or self._state is None:
+            raise NoEpisodeError(
+                f"no episode is running in this {self.env_spec.name} session: send a reset "
+                f"first (WebSocket message {{'type': 'reset', 'data': {{'seed': 0}}}}); "
+                f"HTTP /step is stateless in OpenEnv, use the WebSocket /ws for episodes")
+        was_done = self._state.done
+        semantic = self._semantic(action)
+        ts = self._core.step(self._state, semantic)
+        if isinstance(semantic, _Rejected) and not was_done:
+            ts.message = semantic.reason  # the parser's precise reason, not the core's generic one
+        return self._observation(reward=ts.reward, ts=ts)
+
+    async def reset_async(self, seed: int | None = None, episode_id: str | None = None,
+                          **kwargs: Any) -> LifelineObservation:
+        return self.reset(seed=seed, episode_id=episode_id, **kwargs)
+
+    async def step_async(self, action: LifelineAction, timeout_s: float | None = None,
+                         **kwargs: Any) -> LifelineObservation | LifelineToolsObservation:
+        return self.step(action, timeout_s=timeout_s, **kwargs)
+
+    @property
+    def state(self) -> LifelineState:
+        st = self._state
+        return LifelineState(
+            episode_id=self._episode_id, step_count=st.steps if st else 0,
+            env=self.env_spec.name, scenario=self._core.scenario if self._core else None,
+            seed=self._seed, done=bool(st and st.done),
+            invalid_actions=st.invalid_actions if st else 0)
+
+    def get_metadata(self) -> EnvironmentMetadata:
+        cls = self.env_spec.load()
+        readme = Path(inspect.getfile(cls)).with_name("README.md")
+        text = readme.read_text(encoding="utf-8") if readme.is_file() else None
+        return EnvironmentMetadata(
+            name=self.env_spec.name, description=self.env_spec.description or self.env_spec.name,
+            version=str(getattr(cls, "version", "0")), readme_content=text,
+            author="Lifeline")
+
+    def close(self) -> None:
+        """Drop the episode (called when the session ends or is reaped for idleness)."""
+        self._state = None
+        self._core = None
+
+    # ----- helpers --------------------------------------------------------------------------
+    def _semantic(self, action: LifelineAction) -> Action | int | _Rejected:
+        """The core action for a wire action, or a :class:`_Rejected` carrying the reason."""
+        assert self._core is not None
+        if action.index is not None:
+            if action.tool_name is not None:
+                return _Rejected("give either 'tool_name' (+ 'arguments') or 'index', not both")
+            return action.index
+        if action.tool_name is None:
+            return _Rejected("a step needs 'tool_name' (+ 'arguments') or 'index'")
+        try:
+            return parse_tool_call(self._core, action.tool_name, action.arguments)
+        except ToolCallError as exc:
+            return _Rejected(str(exc))
+
+    def _observation(self, reward: float, ts: TimeStep | None = None) -> LifelineObservation:
+        core, state = self._core, self._state
+        assert core is not None and state is not None
+        # Every field is given explicitly: pydantic's model_construct inspects the signature of
+        # each default_factory it has to call, which would cost more than the whole step.
+        fields: dict[str, Any] = {
+            "env": self.env_spec.name, "scenario": core.scenario, "seed": self._seed,
+            "step": state.steps, "reward": float(reward), "done": bool(state.done),
+            "metadata": {}, "text": "", "structured": {}, "legal_actions": [], "valid": True,
+            "error": "", "truncated": False, "info": {}, "score": None, "components": None,
+            "metrics": None}
+        if ts is not None:
+            fields.update(valid=ts.valid, truncated=ts.truncated,
+                          error=ts.message if not ts.valid else "",
+                          info=_jsonable(ts.info) if ts.info else {})
+        views = self._views
+        mask = core.action_mask(state)
+        if "structured" in views:
+            structured = {k: v.tolist() for k, v in core.observe(state).items()}
+            structured["action_mask"] = mask.tolist()
+            fields["structured"] = structured
+        if "legal" in views or "text" in views:
+            legal = LegalView(core, state, mask)
+            if "legal" in views:
+                fields["legal_actions"] = legal.calls()
+            if "text" in views:
+                fields["text"] = text_observation(core, state, legal=legal)
+        if state.done:
+            grade = core.grade(state)
+            fields.update(score=float(grade.score), components=dict(grade.components),
+                          metrics=dict(grade.metrics))
+        # Built from trusted values: skip re-validating every nested list (a hot path).
+        return self.observation_model.model_construct(**fields)
+
+
+class _Rejected:
+    """Stand-in for an unparseable call: the core treats it as an invalid action (a penalised
+    no-op that still counts as a step); the reason replaces the core's generic message."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"rejected call ({self.reason})"
+
+
+
+@cache
+def openenv_env_class(env: str | EnvSpec) -> type[LifelineOpenEnv]:
+    """The :class:`LifelineOpenEnv` subclass bound to ``env`` (a name, gym id or spec).
+
+    The class itself is the session factory ``HTTPEnvServer``/``create_app`` wants; its
+    ``action_model``/``observation_model`` are the env's wire models (:func:`env_models`).
+    """
+    env_spec = resolve_spec(env)
+    action, observation = env_models(env_spec)
+    return type(f"{camel_name(env_spec.name)}OpenEnv", (LifelineOpenEnv,), {
+        "env_spec": env_spec, "action_model": action, "observation_model": observation,
+        "__module__": __name__,
+        "__doc__": f"OpenEnv session of the Lifeline '{env_spec.name}' environment."})

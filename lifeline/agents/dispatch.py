@@ -1,0 +1,328 @@
+"""Baseline ladder for ``dispatch``: hold, closest-idle, DMEXCLP and the clairvoyant bound.
+
+``closest_idle`` and ``dmexclp`` see only the observation (reported statuses and positions, the
+visible calls, reported hospital status) plus the static city map; ``bound`` reads the full state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lifeline.agents.base import Agent
+from lifeline.core.env import Action, Environment
+from lifeline.envs.dispatch import dynamics
+from lifeline.envs.dispatch.env import DispatchEnv
+from lifeline.envs.dispatch.reward import untreated_risk
+from lifeline.envs.dispatch.types import (
+    DISPATCHABLE,
+    EN_ROUTE,
+    HOSPITAL_CHOICE,
+    IDLE,
+    REAL,
+    RETURNING,
+    AssignHospital,
+    Dispatch,
+    DispatchState,
+    Hold,
+    Relocate,
+    RequestMutualAid,
+)
+
+# observation column indices (see lifeline/envs/dispatch/observation.py)
+C_PRESENT, C_NODE, C_RTYPE, C_TONE, C_AGE, C_ASSIGNED, C_NEEDED = 0, 1, 3, 4, 5, 6, 7
+U_ALS, U_STATUS, U_NODE, U_DEST, U_SINCE, U_HOSP = 1, 2, 3, 4, 5, 7
+H_DIVERT = 1
+
+
+class HoldAgent(Agent):
+    """Never dispatches anything (``hold`` every step): the floor of the ladder."""
+
+    name = "hold"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        return Hold()
+
+
+def _check(env: Environment) -> DispatchEnv:
+    if not isinstance(env, DispatchEnv):
+        raise TypeError(f"this agent plays dispatch, not {type(env).__name__}")
+    return env
+
+
+class ClosestIdleAgent(Agent):
+    """The industry default: the closest free unit goes to the most urgent unassigned call.
+
+    Urgency is the protocol priority of the reported type plus the caller's tone; ETAs come from
+    the last reported position (interpolated along a reported trip) on the static map. Patients
+    go to the nearest hospital not reported on divert; mutual aid is requested when two or more
+    calls wait with no free unit. Uses only the observation.
+    """
+
+    name = "closest_idle"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _check(env)
+        obs = e.observe(state)
+        for choose in (self._dispatch, self._hospital, self._aid, self._reposition):
+            action = choose(e, obs)
+            if action is not None:
+                return action
+        return Hold()
+
+    # ----- pieces (overridden by subclasses) -------------------------------------------------
+    def _etas(self, e: DispatchEnv, obs: dict[str, np.ndarray], node: int) -> np.ndarray:
+        """Estimated minutes from each unit to ``node`` (inf for units not free by report)."""
+        units = obs["units"]
+        dist = e.ctx.free_graph.dist
+        mult = float(obs["clock"][2])
+        status = units[:, U_STATUS].astype(np.int64)
+        a = units[:, U_NODE].astype(np.int64)
+        b = units[:, U_DEST].astype(np.int64)
+        trip = dist[a, b] * mult
+        frac = np.clip(units[:, U_SINCE] / np.maximum(trip, 1e-9), 0.0, 1.0)
+        frac[status == IDLE] = 0.0
+        eta = ((1.0 - frac) * dist[a, node] + frac * dist[b, node]) * mult
+        return np.where(DISPATCHABLE[status], eta, np.inf)
+
+    def _call_order(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> list[int]:
+        calls = obs["calls"]
+        slots = [k for k in range(e.ctx.K) if calls[k, C_PRESENT] > 0
+                 and calls[k, C_ASSIGNED] < calls[k, C_NEEDED]]
+        urg = e.ctx.urgency
+
+        def key(k: int) -> tuple[float, float]:
+            first = 0.0 if calls[k, C_ASSIGNED] == 0 else -10.0  # second units come last
+            return (-(urg[int(calls[k, C_RTYPE])] + 0.7 * calls[k, C_TONE] + first),
+                    -float(calls[k, C_AGE]))
+
+        return sorted(slots, key=key)
+
+    def _dispatch(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> Action | None:
+        calls = obs["calls"]
+        for k in self._call_order(e, obs):
+            eta = self._etas(e, obs, int(calls[k, C_NODE]))
+            if not np.isfinite(eta).any():
+                return None
+            u = int(np.argmin(eta))
+            if e.ctx.urgency[int(calls[k, C_RTYPE])] >= 2.0 and not obs["units"][u, U_ALS]:
+                als = np.where(obs["units"][:, U_ALS] > 0, eta, np.inf)
+                if np.isfinite(als).any() and als.min() <= eta[u] + 2.0:
+                    u = int(np.argmin(als))
+            return Dispatch(unit=u, call=k)
+        return None
+
+    def _hospital(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> Action | None:
+        units, hosp = obs["units"], obs["hospitals"]
+        dist = e.ctx.free_graph.dist
+        for u in range(e.ctx.U):
+            status = int(units[u, U_STATUS])
+            if not HOSPITAL_CHOICE[status]:
+                continue
+            node = int(units[u, U_DEST]) if status == EN_ROUTE else int(units[u, U_NODE])
+            current = int(units[u, U_HOSP]) - 1
+            if current >= 0 and hosp[current, H_DIVERT] == 0:
+                continue
+            d = dist[node, e.ctx.hosp_node] + np.where(hosp[:, H_DIVERT] > 0, 1e3, 0.0)
+            best = int(np.argmin(d))
+            if best != current and (current < 0 or hosp[best, H_DIVERT] == 0):
+                return AssignHospital(unit=u, hospital=best)
+        return None
+
+    def _aid(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> Action | None:
+        calls, units = obs["calls"], obs["units"]
+        waiting = int(np.sum((calls[:, C_PRESENT] > 0) & (calls[:, C_ASSIGNED] == 0)))
+        free = DISPATCHABLE[units[:, U_STATUS].astype(np.int64)].any()
+        if obs["clock"][4] > 0 and waiting >= 2 and not free:
+            return RequestMutualAid()
+        return None
+
+    def _reposition(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> Action | None:
+        return None
+
+
+def _is_base(e: DispatchEnv) -> np.ndarray:
+    """(P,) True for posts that are some unit's home station."""
+    return np.isin(e.ctx.posts, np.asarray(e.params.city.unit_home))
+
+
+def _gain_at(e: DispatchEnv, u: int, node: int, positions: np.ndarray, free: np.ndarray,
+             in_service: int, mult: float) -> float:
+    """Expected coverage unit ``u`` adds at ``node`` given the other free units (MEXCLP)."""
+    ctx = e.ctx
+    in_range = ctx.free_graph.dist * mult <= ctx.p.coverage_min
+    q = float(np.clip(1.0 - free.sum() / max(in_service, 1), 0.05, 0.95))
+    others = free.copy()
+    others[u] = False
+    k = in_range[positions[others]].sum(axis=0)
+    return float(in_range[node] @ (ctx.demand * (1.0 - q) * q ** k))
+
+
+def _mexclp_post(e: DispatchEnv, u: int, positions: np.ndarray, free: np.ndarray,
+                 in_service: int, mult: float, origin: int) -> tuple[int, float, float]:
+    """DMEXCLP: the post where unit ``u`` adds the most expected coverage.
+
+    Expected coverage of node j with k free units in range is ``d_j (1 − q^k)``, with ``q`` the
+    fleet's busy fraction; adding one unit adds ``d_j (1 − q) q^k``. Returns ``(post, gain at
+    best post, gain at the unit's current destination)``.
+    """
+    ctx = e.ctx
+    dist = ctx.free_graph.dist
+    in_range = dist * mult <= ctx.p.coverage_min
+    q = float(np.clip(1.0 - free.sum() / max(in_service, 1), 0.05, 0.95))
+    others = free.copy()
+    others[u] = False
+    k = in_range[positions[others]].sum(axis=0)
+    marginal = ctx.demand * (1.0 - q) * q ** k
+    gains = in_range[ctx.posts] @ marginal
+    # Candidate posts are the stations (bases) within a 15-min drive, as in DMEXCLP.
+    reach = (dist[origin, ctx.posts] * mult <= 15.0) & _is_base(e)
+    gains = np.where(reach, gains, -1.0)
+    best = int(np.argmax(gains))
+    current = float(in_range[positions[u]] @ marginal)
+    return best, float(gains[best]), current
+
+
+class DMEXCLPAgent(ClosestIdleAgent):
+    """Closest-idle dispatch plus DMEXCLP relocation (Jagtenberg, Bhulai & van der Mei 2015).
+
+    When a unit becomes free (reported returning) it is sent to the station within 15 min where
+    it adds the most expected coverage (MEXCLP with the current busy fraction) if that clearly
+    beats its home station. Uses only the observation.
+    """
+
+    name = "dmexclp"
+    margin = 0.05
+    """Relocate only if the expected-coverage gain improves by this share of total demand..."""
+    ratio = 2.0
+    """...and is at least this many times the gain at home (so the home area stays covered)."""
+
+    def _reposition(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> Action | None:
+        units = obs["units"]
+        status = units[:, U_STATUS].astype(np.int64)
+        free = DISPATCHABLE[status]
+        positions = units[:, U_DEST].astype(np.int64)
+        in_service = int(np.count_nonzero(units[:, 0] > 0))
+        mult = float(obs["clock"][2])
+        for u in np.flatnonzero(status == RETURNING):
+            post, best, current = _mexclp_post(e, int(u), positions, free, in_service, mult,
+                                               int(units[u, U_NODE]))
+            if (best > current + self.margin and best > self.ratio * current
+                    and e.ctx.posts[post] != positions[u]):
+                return Relocate(unit=int(u), post=post)
+        # Units parked away from home go back as soon as home is at least as valuable
+        # (hysteresis: leaving home needs a clear gain, coming back only no loss).
+        home = units[:, -1].astype(np.int64)
+        for u in np.flatnonzero((status == IDLE) & (positions != home)):
+            current = _gain_at(e, int(u), int(positions[u]), positions, free, in_service, mult)
+            at_home = _gain_at(e, int(u), int(home[u]), positions, free, in_service, mult)
+            if at_home >= current:
+                return Relocate(unit=int(u), post=int(np.flatnonzero(e.ctx.posts == home[u])[0]))
+        return None
+
+
+class BoundAgent(DMEXCLPAgent):
+    """Clairvoyant upper bound: reads the full state (true severity, fake calls, true positions).
+
+    Follows the offline MILP reference plan (``scipy.optimize.milp``) computed at reset on the
+    realised call stream: each real call gets its planned unit when that unit is free and nearly
+    as close as the truly closest free unit, otherwise the truly closest (ALS preferred for
+    severe calls). It never answers false alarms or ghost calls, sends patients to the nearest
+    hospital that is truly not on divert, stages an idle unit at the place of a real call that
+    will ring within 15 min when no unit could reach it in the reference time, and otherwise
+    relocates free units like ``dmexclp``.
+    """
+
+    name = "bound"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _check(env)
+        s: DispatchState = state
+        obs = e.observe(s)
+        for choose in (self._dispatch_true, self._hospital_true, self._aid_true, self._stage):
+            action = choose(e, s)
+            if action is not None:
+                return action
+        action = self._reposition(e, obs)
+        return action if action is not None else Hold()
+
+    horizon_min = 15.0
+    """How far ahead the bound looks to stage a unit at a future real call's location."""
+
+    def _stage(self, e: DispatchEnv, s: DispatchState) -> Action | None:
+        """Clairvoyant staging: move a free idle unit to where a real call will ring soon."""
+        upcoming = np.flatnonzero((s.c_time > s.t) & (s.c_time <= s.t + self.horizon_min)
+                                  & (s.c_kind == REAL))
+        post_dist = s.graph.dist[:, e.ctx.posts]
+        for c in upcoming:
+            node = int(s.c_node[c])
+            post = int(np.argmin(post_dist[node]))
+            target = int(e.ctx.posts[post])
+            if np.any(DISPATCHABLE[s.u_obs_status] & (s.u_dest == target)):
+                continue  # someone is already there or on the way
+            idle = np.flatnonzero(s.u_obs_status == IDLE)
+            if idle.size == 0:
+                return None
+            d = s.graph.dist[s.u_node[idle], target] * s.mult
+            u = int(idle[np.argmin(d)])
+            if d.min() <= float(s.c_bound[c]):
+                continue  # a free unit can already make it within the reference time
+            return Relocate(unit=u, post=post)
+        return None
+
+    def _true_etas(self, e: DispatchEnv, s: DispatchState, node: int) -> np.ndarray:
+        free = DISPATCHABLE[s.u_obs_status]
+        eta = np.full(e.ctx.U, np.inf)
+        for u in np.flatnonzero(free):
+            nxt, rem = dynamics.where(s, int(u))
+            eta[u] = rem + s.graph.dist[nxt, node] * s.mult
+        return eta
+
+    def _dispatch_true(self, e: DispatchEnv, s: DispatchState) -> Action | None:
+        slots = [k for k in range(e.ctx.K) if s.visible[k] >= 0]
+        cand = [k for k in slots if s.c_kind[s.visible[k]] == REAL
+                and s.c_assigned[s.visible[k]] < s.c_needed[s.visible[k]]]
+        if not cand:
+            return None
+
+        def key(k: int) -> tuple[float, float]:
+            c = int(s.visible[k])
+            second = 10.0 if s.c_assigned[c] > 0 else 0.0
+            return (second - untreated_risk(e.ctx, int(s.c_type[c]), int(s.c_sev[c])),
+                    float(s.c_time[c]))
+
+        for k in sorted(cand, key=key):
+            c = int(s.visible[k])
+            eta = self._true_etas(e, s, int(s.c_node[c]))
+            if not np.isfinite(eta).any():
+                return None
+            u = int(np.argmin(eta))
+            planned = int(s.c_bound_unit[c])
+            if planned >= 0 and np.isfinite(eta[planned]) and eta[planned] <= eta[u] + 1.0:
+                u = planned
+            elif int(s.c_sev[c]) >= 2 and not s.u_als[u]:
+                als = np.where(s.u_als, eta, np.inf)
+                if np.isfinite(als).any() and als.min() <= eta[u] + 2.0:
+                    u = int(np.argmin(als))
+            return Dispatch(unit=u, call=k)
+        return None
+
+    def _hospital_true(self, e: DispatchEnv, s: DispatchState) -> Action | None:
+        for u in np.flatnonzero(HOSPITAL_CHOICE[s.u_obs_status]):
+            c = int(s.u_call[u])
+            if c < 0 or not s.c_transport[c]:
+                continue
+            div = np.array([dynamics.diverting(s, h) for h in range(e.ctx.H)])
+            d = s.graph.dist[int(s.c_node[c]), e.ctx.hosp_node] + np.where(div, 1e3, 0.0)
+            best = int(np.argmin(d))
+            if best != s.u_hosp[u] and (s.u_hosp[u] < 0 or div[s.u_hosp[u]]):
+                return AssignHospital(unit=int(u), hospital=best)
+        return None
+
+    def _aid_true(self, e: DispatchEnv, s: DispatchState) -> Action | None:
+        waiting = sum(1 for c in s.visible if c >= 0 and s.c_kind[c] == REAL
+                      and s.c_assigned[c] == 0)
+        if s.mutual_aid_left > 0 and waiting >= 2 and not DISPATCHABLE[s.u_obs_status].any():
+            return RequestMutualAid()
+        return None

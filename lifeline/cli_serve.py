@@ -1,0 +1,49 @@
+"""``lifeline serve``: serve environments to OpenEnv / MCP / LLM-agent clients.
+
+Kept apart from ``lifeline.cli`` so the CLI does not import FastAPI/uvicorn unless serving;
+``lifeline.cli`` calls :func:`register` to add the command.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``serve`` command to ``app``."""
+
+    @app.command("serve")
+    def serve_command(
+        envs: Annotated[list[str] | None, typer.Argument(
+            help="Environments to serve (default: all registered). A 'module:ATTR' naming an "
+                 "EnvSpec serves an unregistered one, e.g. "
+                 "lifeline.testing.counter:COUNTER_SPEC.")] = None,
+        host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+        port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+        max_sessions: Annotated[int, typer.Option(
+            help="Concurrent sessions per environment; more get a capacity error.")] = 64,
+        token: Annotated[str | None, typer.Option(
+            envvar="LIFELINE_TOKEN", show_envvar=True,
+            help="Require 'Authorization: Bearer TOKEN' (health checks stay open).")] = None,
+        idle_timeout: Annotated[float, typer.Option(
+            help="Close sessions silent for this many seconds (0 = never).")] = 600.0,
+        max_message_mb: Annotated[float, typer.Option(
+            help="Largest accepted message; larger ones get an error, session intact.")] = 1.0,
+        log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+        ws_compression: Annotated[bool, typer.Option(
+            help="Offer permessage-deflate (saves bandwidth on slow links, costs CPU).")] = False,
+    ) -> None:
+        """Serve environments over HTTP/WebSocket/MCP, each under /<name> (e.g. /ed/ws)."""
+        from lifeline.adapters.server import serve
+
+        try:
+            serve(envs or None, host=host, port=port, max_sessions=max_sessions, token=token,
+                  idle_timeout=idle_timeout or None,
+                  max_message_bytes=int(max_message_mb * 1_000_000), log_level=log_level,
+                  ws_compression=ws_compression)
+        except (ValueError, KeyError, TypeError, ImportError) as exc:
+            message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+            typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+            raise typer.Exit(2) from None

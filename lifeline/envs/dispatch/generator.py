@@ -1,0 +1,278 @@
+"""Seeded generation: the ``metro`` city and each episode's realised call and event stream.
+
+The whole call stream (times, places, types, hidden severity, false alarms, ghosts, tones) and the
+city-event schedule are drawn at ``reset`` from their own streams, before any action is taken, so
+a seed means one stream whatever the policy does (common random numbers across agents), and the
+clairvoyant reference plan can be computed on exactly what will happen.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from lifeline.envs.dispatch.params import (
+    ACCIDENT,
+    BREAKDOWN,
+    BRIDGE,
+    CARDIAC,
+    DIVERT,
+    FIRE,
+    HEATWAVE,
+    MCI,
+    SEVERITY_P,
+    TRANSPORT_P,
+    TRAUMA,
+    UNITS_NEEDED,
+    CityParams,
+    DispatchParams,
+)
+from lifeline.envs.dispatch.types import FALSE_ALARM, GHOST, REAL
+
+N_TYPES = len(UNITS_NEEDED)
+SHIFT_STARTS = (7.0, 15.0, 23.0)
+"""Possible shift start hours (day, evening, night); drawn per episode."""
+
+
+def call_rate(hour_of_day: float) -> float:
+    """Relative call rate by hour of day (night is quiet, afternoon and evening busy)."""
+    h = hour_of_day % 24.0
+    if h < 6.0:
+        return 0.5
+    if h < 12.0:
+        return 1.0
+    if h < 18.0:
+        return 1.2
+    return 1.0
+
+
+@dataclass
+class CallStream:
+    """The realised calls of one episode, sorted by arrival minute (one entry per call)."""
+
+    time: np.ndarray
+    node: np.ndarray
+    type: np.ndarray
+    rtype: np.ndarray
+    sev: np.ndarray
+    kind: np.ndarray
+    tone: np.ndarray
+    transport: np.ndarray
+
+
+@dataclass
+class EventSchedule:
+    """The realised city events of one episode, sorted by start minute."""
+
+    time: np.ndarray
+    kind: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    dur: np.ndarray
+
+
+def _arrival_times(n: int, start_hour: float, t_max: float, rng: np.random.Generator,
+                   t_min: float = 0.0) -> np.ndarray:
+    """``n`` arrival minutes in ``[t_min, t_max)`` with density ∝ the time-of-day call rate.
+
+    (A Poisson process conditioned on its count: fixing the count per shift keeps episode
+    difficulty comparable across seeds.)
+    """
+    out = np.empty(n)
+    k = 0
+    while k < n:
+        t = rng.uniform(t_min, t_max)
+        if rng.random() * 1.2 <= call_rate(start_hour + t / 60.0):
+            out[k] = t
+            k += 1
+    return out
+
+
+def generate_events(p: DispatchParams, rng: np.random.Generator) -> EventSchedule:
+    """City events: each hour of the shift starts one with probability ``event_p``, plus forced."""
+    city = p.city
+    hours = int(p.shift_min // 60)
+    times: list[float] = []
+    kinds: list[int] = []
+    for h in range(hours):
+        if rng.random() < p.event_p:
+            times.append(h * 60.0 + rng.uniform(0.0, 60.0))
+            kinds.append(int(rng.integers(6)))
+    for t, kind in p.forced_events:
+        times.append(float(t))
+        kinds.append(int(kind))
+    a = np.zeros(len(times), np.int64)
+    b = np.zeros(len(times), np.int64)
+    dur = np.zeros(len(times))
+    n_fleet = len(city.unit_home)
+    for i, kind in enumerate(kinds):
+        if kind == BRIDGE:
+            a[i] = rng.integers(len(city.bridges))
+            dur[i] = np.inf
+        elif kind == ACCIDENT:
+            a[i] = rng.integers(len(city.edges))
+            dur[i] = rng.uniform(30.0, 90.0)
+        elif kind == DIVERT:
+            a[i] = rng.integers(len(city.hospitals))
+            dur[i] = rng.uniform(60.0, 180.0)
+        elif kind == HEATWAVE:
+            dur[i] = np.inf
+        elif kind == BREAKDOWN:
+            a[i] = rng.integers(n_fleet)
+            dur[i] = rng.uniform(30.0, 90.0)
+        elif kind == MCI:
+            weights = np.asarray(city.demand) / np.sum(city.demand)
+            a[i] = rng.choice(city.n_nodes, p=weights)
+            b[i] = rng.integers(4, 8)
+            dur[i] = 60.0
+    order = np.argsort(np.asarray(times), kind="stable")
+    return EventSchedule(np.asarray(times, dtype=float)[order], np.asarray(kinds, np.int64)[order],
+                         a[order], b[order], dur[order])
+
+
+def generate_calls(p: DispatchParams, events: EventSchedule, start_hour: float,
+                   rng_calls: np.random.Generator, rng_patients: np.random.Generator,
+                   rng_tone: np.random.Generator) -> CallStream:
+    """The call stream: ordinary calls, heatwave extra cardiac calls and mass-casualty bursts."""
+    city = p.city
+    t_max = p.shift_min - p.arrival_cutoff_min
+    demand = np.asarray(city.demand, dtype=float)
+    if p.zone_weights is not None:
+        demand = demand * np.asarray(p.zone_weights)[np.asarray(city.zone_of)]
+    demand = demand / demand.sum()
+    mix = np.asarray(p.type_mix, dtype=float)
+    mix = mix / mix.sum()
+
+    n = p.calls_per_shift
+    times = [_arrival_times(n, start_hour, t_max, rng_calls)]
+    nodes = [rng_calls.choice(city.n_nodes, size=n, p=demand)]
+    types = [rng_calls.choice(N_TYPES, size=n, p=mix)]
+    mci = [np.zeros(n, bool)]
+    for t0, kind, a, b in zip(events.time, events.kind, events.a, events.b, strict=True):
+        if kind == HEATWAVE and t0 < t_max:
+            extra = int(rng_calls.poisson(n * mix[CARDIAC] * (t_max - t0) / t_max))
+            times.append(_arrival_times(extra, start_hour, t_max, rng_calls, t_min=float(t0)))
+            nodes.append(rng_calls.choice(city.n_nodes, size=extra, p=demand))
+            types.append(np.full(extra, CARDIAC))
+            mci.append(np.zeros(extra, bool))
+        elif kind == MCI and t0 < p.shift_min:
+            times.append(t0 + rng_calls.uniform(0.0, 10.0, size=int(b)))
+            nodes.append(np.full(int(b), int(a)))
+            types.append(np.full(int(b), TRAUMA))
+            mci.append(np.ones(int(b), bool))
+    time = np.concatenate(times)
+    order = np.argsort(time, kind="stable")
+    time = time[order]
+    node = np.concatenate(nodes).astype(np.int64)[order]
+    ctype = np.concatenate(types).astype(np.int64)[order]
+    is_mci = np.concatenate(mci)[order]
+    m = time.size
+
+    # Patients: kind, hidden severity, transport need, dispatcher's reported type.
+    u = rng_patients.random(m)
+    kind = np.where(u < p.ghost_p, GHOST, np.where(u < p.ghost_p + p.false_alarm_p,
+                                                   FALSE_ALARM, REAL)).astype(np.int64)
+    kind[is_mci] = REAL
+    sev = np.array([rng_patients.choice(4, p=SEVERITY_P[c]) for c in ctype], dtype=np.int64)
+    sev[is_mci] = np.maximum(sev[is_mci], 2)
+    sev[kind != REAL] = 0
+    transport = (rng_patients.random(m) < np.asarray(TRANSPORT_P)[sev]) & (kind == REAL)
+    transport |= (ctype == FIRE) & (sev >= 2) & (kind == REAL)
+    wrong = rng_patients.random(m) < 0.1
+    other = (ctype + rng_patients.integers(1, N_TYPES, size=m)) % N_TYPES
+    rtype = np.where(wrong, other, ctype).astype(np.int64)
+
+    # Caller tone 0 calm / 1 agitated / 2 screaming: severity + zone panic bias + noise.
+    panic = rng_tone.uniform(-p.panic_range, p.panic_range, size=len(city.zone_names))
+    latent = 2.0 * sev / 3.0 + panic[np.asarray(city.zone_of)[node]] + rng_tone.normal(0, 0.5, m)
+    latent = np.where(kind == FALSE_ALARM, latent + 0.3, latent)
+    ghost_tone = rng_tone.choice(3, size=m, p=(0.2, 0.3, 0.5))
+    tone = np.where(kind == GHOST, ghost_tone, np.clip(np.rint(latent), 0, 2)).astype(np.int64)
+    return CallStream(time, node, ctype, rtype, sev, kind, tone, transport)
+
+
+# ----- the generated metro city ---------------------------------------------------------------
+@functools.cache
+def metro_city(seed: int = 2026, cols: int = 16, rows: int = 15) -> CityParams:
+    """A seeded ``cols × rows`` jittered-grid city (240 nodes by default).
+
+    12 zones (4 × 3 blocks), a river between the middle columns crossed by four bridges, slower
+    roads downtown, 6 hospitals, 30 units at 20 stations, 40 staging posts, 4 mutual-aid slots.
+    """
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xC17]))
+    n = cols * rows
+    col = np.arange(n) % cols
+    row = np.arange(n) // cols
+    xy = np.stack([col, row], axis=1) + rng.uniform(-0.3, 0.3, size=(n, 2))
+    centre = np.array([(cols - 1) / 2, (rows - 1) / 2])
+    r = np.linalg.norm(xy - centre, axis=1) / np.linalg.norm(centre)
+    slowness = 1.0 + 0.8 * np.exp(-3.0 * r**2)  # minutes per km multiplier, slower downtown
+    river = cols // 2 - 1  # the river runs between column `river` and `river + 1`
+    bridge_rows = {1, rows // 3, 2 * rows // 3, rows - 2}
+
+    def minutes(i: int, j: int) -> float:
+        km = float(np.linalg.norm(xy[i] - xy[j]))
+        return round(max(0.5, 1.5 * km * 0.5 * (slowness[i] + slowness[j])), 2)
+
+    edges: list[tuple[int, int, float]] = []
+    bridges: list[tuple[int, int]] = []
+    for i in range(n):
+        c, rr = int(col[i]), int(row[i])
+        if c + 1 < cols and (c != river or rr in bridge_rows):
+            edges.append((i, i + 1, minutes(i, i + 1)))
+            if c == river:
+                bridges.append((i, i + 1))
+        if rr + 1 < rows:
+            edges.append((i, i + cols, minutes(i, i + cols)))
+        if c + 1 < cols and rr + 1 < rows and c != river and rng.random() < 0.25:
+            edges.append((i, i + cols + 1, minutes(i, i + cols + 1)))
+    zone = (col * 4 // cols) + 4 * (row * 3 // rows)
+    demand = np.round(0.5 + 2.0 * np.exp(-2.0 * r**2) + rng.uniform(0, 0.3, n), 3)
+
+    def node_at(fx: float, fy: float) -> int:
+        return round(fy * (rows - 1)) * cols + round(fx * (cols - 1))
+
+    hospitals = tuple(node_at(fx, fy) for fx, fy in
+                      ((0.2, 0.2), (0.75, 0.2), (0.45, 0.5), (0.2, 0.8), (0.75, 0.8), (0.6, 0.55)))
+    stations = sorted({node_at((i + 0.5) / 5, (j + 0.5) / 4) for i in range(5) for j in range(4)})
+    homes = [stations[k % len(stations)] for k in range(30)]
+    posts = sorted(set(stations) | {node_at((i + 0.5) / 5, j / 3) for i in range(5)
+                                    for j in range(4)})
+    return CityParams(
+        name=f"metro-{seed}",
+        n_nodes=n,
+        edges=tuple(edges),
+        zone_of=tuple(int(z) for z in zone),
+        zone_names=tuple(f"zone-{z}" for z in range(12)),
+        demand=tuple(float(d) for d in demand),
+        hospitals=hospitals,
+        hospital_names=tuple(f"Hospital {chr(65 + k)}" for k in range(len(hospitals))),
+        hospital_beds=(8, 8, 10, 8, 8, 6),
+        unit_home=tuple(homes),
+        unit_als=tuple(k % 2 == 0 for k in range(30)),
+        unit_reliability=tuple(float(x) for x in np.round(rng.uniform(0.85, 0.97, 30), 3)),
+        posts=tuple(posts),
+        bridges=tuple(bridges),
+        aid_entry=node_at(0.0, 0.5),
+        aid_slots=4,
+    )
+
+
+def toy_params(calls_per_shift: int = 2, radio_delay_p: float = 0.0) -> DispatchParams:
+    """A tiny hand-built scenario for unit tests and debugging.
+
+    Four nodes on a line (0 —2— 1 —3— 2 —4— 3 minutes), two zones, one hospital at node 3, two
+    units (an ALS at node 0, a BLS at node 2), one mutual-aid slot, no events, no fake calls.
+    """
+    city = CityParams(
+        name="toy-4", n_nodes=4, edges=((0, 1, 2.0), (1, 2, 3.0), (2, 3, 4.0)),
+        zone_of=(0, 0, 1, 1), zone_names=("west", "east"), demand=(1.0, 1.0, 1.0, 1.0),
+        hospitals=(3,), hospital_names=("Toy General",), hospital_beds=(2,),
+        unit_home=(0, 2), unit_als=(True, False), unit_reliability=(1.0, 1.0),
+        posts=(0, 1, 2, 3), bridges=((1, 2),), aid_entry=0, aid_slots=1,
+    )
+    return DispatchParams(city=city, calls_per_shift=calls_per_shift, false_alarm_p=0.0,
+                          ghost_p=0.0, event_p=0.0, panic_range=0.0,
+                          radio_delay_p=radio_delay_p, visible_calls=4, tags=("toy",))

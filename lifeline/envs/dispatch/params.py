@@ -1,0 +1,234 @@
+"""Parameters of the dispatch environment: call-type tables, cities and named scenarios.
+
+Everything here is frozen and documented with its unit. A scenario is one ``DispatchParams``;
+the city (road graph, stations, hospitals, fleet) is part of it, so ``metro_*`` scenarios are the
+same difficulties on the generated city.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field, replace
+
+# ----- call types -------------------------------------------------------------------------
+CALL_TYPES = ("cardiac", "stroke", "respiratory", "trauma", "fire", "minor")
+"""Call types, in index order (observations carry the index)."""
+CARDIAC, STROKE, RESPIRATORY, TRAUMA, FIRE, MINOR = range(6)
+
+TARGET_MIN = (8.0, 10.0, 10.0, 12.0, 15.0, 20.0)
+"""Response-time target per type (minutes from call to first unit on scene); late if above."""
+SCENE_MIN = (15.0, 15.0, 12.0, 20.0, 25.0, 10.0)
+"""On-scene minutes per type for a full crew complement."""
+UNITS_NEEDED = (1, 1, 1, 1, 2, 1)
+"""Units a call of each type needs on scene (fires take two; only then may two be sent)."""
+TYPE_MIX = (0.15, 0.10, 0.15, 0.20, 0.10, 0.30)
+"""Base probability of each type for a new call."""
+SEVERITY_P = (
+    (0.20, 0.30, 0.30, 0.20),  # cardiac: severity 3 is a cardiac arrest
+    (0.10, 0.30, 0.40, 0.20),
+    (0.20, 0.40, 0.30, 0.10),
+    (0.20, 0.40, 0.25, 0.15),
+    (0.40, 0.30, 0.20, 0.10),
+    (0.70, 0.30, 0.00, 0.00),
+)
+"""P(true severity = 0..3 | type). Severity is hidden from the agent."""
+TRANSPORT_P = (0.30, 0.70, 0.95, 1.00)
+"""P(patient needs a hospital | severity 0..3)."""
+RISK = (0.00, 0.02, 0.10, 0.30)
+"""Death risk of an *untreated* patient by severity (non-arrest calls), scaled by TYPE_RISK."""
+TYPE_RISK = (1.0, 1.0, 1.0, 1.0, 0.5, 0.2)
+DECAY_MIN = (20.0, 30.0, 15.0, 25.0, 20.0, 60.0)
+"""Time constant (minutes) of how fast a delayed response loses its benefit, per type."""
+URGENCY = (3.0, 2.5, 2.0, 2.0, 1.5, 0.0)
+"""Public dispatch-protocol urgency of a *reported* type (used by heuristics, tie-breaks)."""
+
+EVENT_KINDS = ("bridge_collapse", "accident", "hospital_divert", "heatwave", "unit_breakdown",
+               "mass_casualty")
+"""City events, in index order (the observation's ``alerts`` follows it)."""
+BRIDGE, ACCIDENT, DIVERT, HEATWAVE, BREAKDOWN, MCI = range(6)
+
+
+@dataclass(frozen=True)
+class CityParams:
+    """A city: road graph, zones, demand, stations, hospitals and the fleet."""
+
+    name: str
+    n_nodes: int
+    edges: tuple[tuple[int, int, float], ...]
+    """Roads ``(u, v, free-flow minutes)``."""
+    zone_of: tuple[int, ...]
+    """Zone index of every node."""
+    zone_names: tuple[str, ...]
+    demand: tuple[float, ...]
+    """Relative call demand of every node (normalised when sampling)."""
+    hospitals: tuple[int, ...]
+    """Hospital nodes."""
+    hospital_names: tuple[str, ...]
+    hospital_beds: tuple[int, ...]
+    """EMS beds per hospital; a hospital with none free is on divert."""
+    unit_home: tuple[int, ...]
+    """Home station node of every fleet unit."""
+    unit_als: tuple[bool, ...]
+    """True for advanced-life-support units, False for basic."""
+    unit_reliability: tuple[float, ...]
+    """P(no turn-out delay) per unit; otherwise departure is delayed 1–3 min."""
+    posts: tuple[int, ...]
+    """Nodes units may be relocated to (staging posts), in action order."""
+    bridges: tuple[tuple[int, int], ...]
+    """Roads a bridge-collapse event may remove (one is chosen; the graph stays connected)."""
+    aid_entry: int
+    """Node where mutual-aid units enter the city."""
+    aid_slots: int = 2
+    """Unit slots reserved for mutual-aid units (the most that can ever be requested)."""
+
+
+DISPATCHR_20 = CityParams(
+    name="dispatchr-20",
+    n_nodes=20,
+    edges=(
+        (0, 1, 2), (1, 2, 3), (2, 3, 2), (0, 3, 4), (0, 2, 3),
+        (4, 5, 3), (5, 6, 2), (6, 7, 3), (4, 7, 5), (5, 7, 4),
+        (8, 9, 2), (9, 10, 3), (10, 11, 2), (8, 11, 4), (9, 11, 3),
+        (12, 13, 2), (13, 14, 3), (14, 15, 2), (12, 15, 4), (13, 15, 3),
+        (16, 17, 2), (17, 18, 3), (18, 19, 2), (16, 19, 4), (17, 19, 3),
+        (3, 4, 5), (3, 8, 6), (7, 12, 5), (7, 16, 6), (11, 16, 5), (11, 12, 7), (15, 19, 5),
+        (0, 16, 8), (5, 10, 7), (2, 13, 6),
+    ),
+    zone_of=(0,) * 4 + (1,) * 4 + (2,) * 4 + (3,) * 4 + (4,) * 4,
+    zone_names=("downtown", "highway", "hills", "industrial", "suburbs"),
+    demand=(2.0,) * 4 + (1.0,) * 4 + (0.8,) * 4 + (1.0,) * 4 + (1.2,) * 4,
+    hospitals=(1, 14, 17),
+    hospital_names=("County General", "St. Mary's", "City Medical"),
+    hospital_beds=(4, 3, 3),
+    unit_home=(0, 5, 9, 13, 17, 3),
+    unit_als=(True, False, True, False, True, False),
+    unit_reliability=(0.95, 0.90, 0.92, 0.88, 0.93, 0.91),
+    posts=tuple(range(20)),
+    bridges=((3, 8),),
+    aid_entry=4,
+    aid_slots=2,
+)
+"""The seed project's 20-node city (topology and unit placement from its constants)."""
+
+
+@dataclass(frozen=True)
+class DispatchParams:
+    """One scenario: a city plus the call stream, uncertainty and event settings."""
+
+    city: CityParams
+    calls_per_shift: int = 8
+    """Ordinary calls per shift (arrival times follow the time-of-day rate)."""
+    false_alarm_p: float = 0.10
+    """P(a call is a false alarm: a real caller, no emergency)."""
+    ghost_p: float = 0.0
+    """P(a call is an AI-generated ghost call: nobody there)."""
+    event_p: float = 0.10
+    """P(a city event starts in any given hour of the shift)."""
+    panic_range: float = 0.3
+    """Zone panic bias of caller tone is uniform in ±panic_range (tone levels)."""
+    radio_delay_p: float = 0.10
+    """P(a unit status report reaches the dispatcher 2–3 min late)."""
+    forced_events: tuple[tuple[float, int], ...] = ()
+    """Events that always happen: ``(minute, kind index)`` (stress scenarios)."""
+    type_mix: tuple[float, ...] = TYPE_MIX
+    """Call-type probabilities (the adversarial designer reweights them)."""
+    zone_weights: tuple[float, ...] | None = None
+    """Optional per-zone demand multipliers (the adversarial designer sets them)."""
+    traffic: tuple[tuple[float, float], ...] = ((7.0, 1.2), (10.0, 1.0), (16.0, 1.5), (19.0, 0.8))
+    """Time-of-day travel multipliers ``(start hour, multiplier)``: morning, midday, evening,
+    night (each lasts until the next start; the last wraps past midnight)."""
+    shift_min: float = 480.0
+    """Shift length in minutes; the episode ends when the clock reaches it."""
+    arrival_cutoff_min: float = 30.0
+    """No new calls in the last this-many minutes (they belong to the next shift)."""
+    visible_calls: int = 8
+    """K: open calls shown (oldest first) and addressable by actions."""
+    actions_per_epoch: int = 8
+    """At most this many non-hold actions per decision epoch; then the clock advances."""
+    max_gap_min: float = 6.0
+    """The clock never advances more than this many minutes per epoch."""
+    handover_min: float = 30.0
+    """Mean hospital handover minutes (NYC averages about 40)."""
+    divert_extra_min: float = 20.0
+    """Extra handover minutes at a hospital that is on divert."""
+    divert_outcome: float = 0.85
+    """Multiplier on the benefit of the response for a patient taken to a diverting hospital."""
+    bls_outcome: float = 0.8
+    """Multiplier on the benefit for a severe cardiac/stroke/respiratory patient reached by BLS."""
+    bed_stay_min: float = 120.0
+    """Mean minutes a delivered patient occupies an EMS bed."""
+    hospital_report_min: float = 15.0
+    """Minutes between hospital status reports."""
+    hospital_report_noise: float = 0.10
+    """P(a hospital's reported divert flag is wrong)."""
+    mutual_aid_delay_min: float = 20.0
+    """Minutes until a requested mutual-aid unit enters the city."""
+    fake_expiry_min: float = 30.0
+    """An unserved false alarm or ghost call is cancelled after this many minutes."""
+    coverage_min: float = 8.0
+    """Coverage radius in minutes (the 8-min urban standard)."""
+    unplanned_ref_min: float = 60.0
+    """Reference minutes for a call the clairvoyant plan cannot serve with the home fleet."""
+    shaping_per_action: float = 0.0005
+    """Dense reward for each valid non-hold action, capped in total by ``shaping_cap``."""
+    shaping_cap: float = 0.02
+    """Most shaping reward an episode can collect (far below the outcome terms)."""
+    invalid_penalty: float = 0.002
+    """Reward subtracted for an invalid action (it is a no-op)."""
+    tags: tuple[str, ...] = field(default=())
+
+
+DIFFICULTIES: dict[str, dict[str, float]] = {
+    "warmup": dict(calls=3, fa=0.0, ghost=0.0, event=0.0, panic=0.0, radio=0.0),
+    "learning": dict(calls=5, fa=0.10, ghost=0.0, event=0.10, panic=0.3, radio=0.10),
+    "advanced": dict(calls=8, fa=0.15, ghost=0.05, event=0.25, panic=0.6, radio=0.15),
+    "expert": dict(calls=12, fa=0.20, ghost=0.10, event=0.40, panic=1.0, radio=0.20),
+}
+"""Seed settings per difficulty (calls per shift are for dispatchr-20; metro scales them)."""
+
+STRESS: dict[str, tuple[tuple[float, int], ...]] = {
+    "heatwave": ((60.0, HEATWAVE),),
+    "bridge_collapse": ((90.0, BRIDGE), (150.0, ACCIDENT)),
+    "mass_casualty": ((120.0, MCI),),
+    "hospital_divert": ((30.0, DIVERT), (200.0, DIVERT)),
+}
+"""Stress scenarios: the ``advanced`` difficulty plus forced events ``(minute, kind)``."""
+
+METRO_CALL_SCALE = 9
+"""Metro has 5× the fleet; calls per shift are scaled so utilisation is higher (≈ 9×)."""
+
+
+def _build(city: CityParams, difficulty: str, forced: tuple[tuple[float, int], ...],
+           call_scale: int, visible: int, actions: int) -> DispatchParams:
+    d = DIFFICULTIES[difficulty]
+    return DispatchParams(
+        city=city, calls_per_shift=int(d["calls"]) * call_scale, false_alarm_p=d["fa"],
+        ghost_p=d["ghost"], event_p=d["event"], panic_range=d["panic"], radio_delay_p=d["radio"],
+        forced_events=forced, visible_calls=visible, actions_per_epoch=actions,
+    )
+
+
+SCENARIO_NAMES: tuple[str, ...] = (
+    *DIFFICULTIES, *STRESS, *(f"metro_{n}" for n in (*DIFFICULTIES, *STRESS)),
+)
+"""Every named scenario; the first is the default."""
+
+
+@functools.cache
+def scenario_params(name: str) -> DispatchParams:
+    """The parameters of scenario ``name`` (``ValueError`` listing the choices if unknown)."""
+    if name not in SCENARIO_NAMES:
+        raise ValueError(f"unknown scenario {name!r} for dispatch; choose one of: "
+                         f"{', '.join(SCENARIO_NAMES)}")
+    metro = name.startswith("metro_")
+    base = name.removeprefix("metro_")
+    if metro:
+        from lifeline.envs.dispatch.generator import metro_city
+
+        city, scale, visible, actions = metro_city(seed=2026), METRO_CALL_SCALE, 16, 8
+    else:
+        city, scale, visible, actions = DISPATCHR_20, 1, 8, 8
+    if base in STRESS:
+        return replace(_build(city, "advanced", STRESS[base], scale, visible, actions),
+                       tags=("stress",))
+    return _build(city, base, (), scale, visible, actions)

@@ -1,0 +1,160 @@
+"""Patient outcomes, the dense reward terms and the episode grader.
+
+Outcome model (expected values, so scores have low variance):
+
+* A cardiac call of severity 3 is a cardiac arrest; survival against minutes to the first unit is
+  the logistic curve of De Maio et al. (2003), ``1 / (1 + exp(0.679 + 0.262·t))``. An untreated
+  arrest does not survive.
+* Any other patient dies untreated with risk ``RISK[severity]·TYPE_RISK[type]``; a response after
+  ``t`` minutes removes the fraction ``exp(−t / DECAY_MIN[type])`` of that risk.
+* The *benefit* of a response is the expected lives saved compared with no response. It is scaled
+  by ``bls_outcome`` when a basic unit arrives first at a severe cardiac/stroke/respiratory call,
+  and by ``divert_outcome`` when the patient is taken to a hospital on divert.
+
+Grader: ``score = 0.5·response + 0.3·survival + 0.2·coverage`` where, over real calls,
+response is the mean of ``min(1, (b + 2) / (a + 2))`` (``a`` the actual and ``b`` the reference
+plan's minutes to first unit, 2 min of call processing added to both; 0 if never reached),
+survival is ``Σ min(benefit, benefit_ref) / Σ benefit_ref``, and coverage is *readiness* — the
+time-average over the shift of the mean over zones of the demand share within ``coverage_min`` of
+an idle unit — times the fraction of real calls answered (readiness that never answers a call is
+worth nothing; without this factor a do-nothing policy earned 0.2 for parking the fleet).
+The dense reward pays response and survival terms as they happen and readiness as time passes;
+the last step subtracts the readiness paid for the unanswered share (:func:`terminal_correction`),
+so the episode's reward sum equals the score, plus shaping capped at ``shaping_cap``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lifeline.core.env import Grade
+from lifeline.envs.dispatch.context import Context
+from lifeline.envs.dispatch.params import CARDIAC, RESPIRATORY, STROKE
+from lifeline.envs.dispatch.types import REAL, DispatchState
+
+W_RESPONSE, W_SURVIVAL, W_COVERAGE = 0.5, 0.3, 0.2
+
+
+def is_arrest(ctype: int, sev: int) -> bool:
+    """A cardiac call of the highest severity is a cardiac arrest."""
+    return ctype == CARDIAC and sev == 3
+
+
+def untreated_risk(ctx: Context, ctype: int, sev: int) -> float:
+    """Probability of death with no response at all."""
+    return 1.0 if is_arrest(ctype, sev) else float(ctx.risk[ctype, sev])
+
+
+def benefit(ctx: Context, ctype: int, sev: int, minutes: float, als: bool = True,
+            divert: bool = False) -> float:
+    """Expected lives saved by a response reaching the patient after ``minutes``."""
+    if not math.isfinite(minutes):
+        return 0.0
+    if is_arrest(ctype, sev):
+        value = 1.0 / (1.0 + math.exp(0.679 + 0.262 * minutes))
+    else:
+        value = float(ctx.risk[ctype, sev]) * math.exp(-minutes / ctx.decay[ctype])
+    if not als and ctype in (CARDIAC, STROKE, RESPIRATORY) and sev >= 2:
+        value *= ctx.p.bls_outcome
+    if divert:
+        value *= ctx.p.divert_outcome
+    return value
+
+
+PROCESSING_MIN = 2.0
+"""Call processing and turn-out minutes added to both sides of the response ratio (NFPA 1221
+allows 60–90 s to answer and process a call; crews need about a minute to turn out), so that a
+reference response of 0 min (a unit already at the caller's node) does not make every other
+response worthless."""
+
+
+def response_ratio(bound_min: float, actual_min: float) -> float:
+    """Per-call response credit ``min(1, (b + 2) / (a + 2))`` (0 if never reached)."""
+    if not math.isfinite(actual_min):
+        return 0.0
+    return min(1.0, (bound_min + PROCESSING_MIN) / (actual_min + PROCESSING_MIN))
+
+
+def response_credit(state: DispatchState, c: int, actual_min: float) -> float:
+    """Dense reward when the first unit reaches real call ``c``.
+
+    If no call of the episode is life-threatening (the reference saves nobody), survival is
+    graded as response, so its weight is paid here too.
+    """
+    real = state.c_kind == REAL
+    n_real = int(np.count_nonzero(real))
+    weight = W_RESPONSE if state.c_bound_saved[real].sum() > 0 else W_RESPONSE + W_SURVIVAL
+    return weight * response_ratio(float(state.c_bound[c]), actual_min) / max(n_real, 1)
+
+
+def survival_credit(state: DispatchState, c: int, value: float) -> float:
+    """Dense reward when real call ``c``'s outcome becomes final."""
+    total = float(state.c_bound_saved[state.c_kind == REAL].sum())
+    if total <= 0.0:
+        return 0.0
+    return W_SURVIVAL * min(value, float(state.c_bound_saved[c])) / total
+
+
+def terminal_correction(state: DispatchState, ctx: Context) -> float:
+    """Reward on the final step that makes the dense sum equal the coverage component."""
+    real = state.c_kind == REAL
+    if not real.any():
+        return 0.0
+    answered = float(np.mean(np.isfinite(state.c_first[real])))
+    readiness = state.cov_integral / ctx.p.shift_min
+    return W_COVERAGE * readiness * (answered - 1.0)
+
+
+def grade(state: DispatchState, ctx: Context) -> Grade:
+    """Episode grade (meaningful at any time; final once the shift is over)."""
+    p = ctx.p
+    real = state.c_kind == REAL
+    arrived = state.c_time <= state.t
+    n_real = int(np.count_nonzero(real))
+    resp_min = state.c_first - state.c_time
+    ratios = [response_ratio(float(b), float(a))
+              for b, a in zip(state.c_bound[real], resp_min[real], strict=True)]
+    response = float(np.mean(ratios)) if n_real else 1.0
+    ref = float(state.c_bound_saved[real].sum())
+    outcome = np.nan_to_num(state.c_outcome[real], nan=0.0)
+    if ref > 0:
+        survival = float(np.minimum(outcome, state.c_bound_saved[real]).sum() / ref)
+    else:
+        survival = response
+    elapsed = min(state.t, p.shift_min)
+    readiness = state.cov_integral / elapsed if elapsed > 0 else state.cov_now
+    # Coverage is readiness *for answering calls*: it counts in proportion to the share of real
+    # calls answered, so a fleet parked at its stations that answers nothing earns nothing.
+    answered = float(np.mean(np.isfinite(state.c_first[real]))) if n_real else 1.0
+    coverage = readiness * answered
+    score = W_RESPONSE * response + W_SURVIVAL * survival + W_COVERAGE * coverage
+
+    seen = real & arrived
+    censored = np.where(np.isfinite(resp_min), resp_min, state.t - state.c_time)[seen]
+    targets = ctx.target[state.c_type[seen]]
+    deaths = 0.0
+    for c in np.flatnonzero(seen):
+        deaths += untreated_risk(ctx, int(state.c_type[c]), int(state.c_sev[c]))
+        if np.isfinite(state.c_outcome[c]):
+            deaths -= float(state.c_outcome[c])
+    metrics = {
+        "calls": float(np.count_nonzero(arrived)),
+        "real_calls": float(np.count_nonzero(seen)),
+        "mean_response_min": float(censored.mean()) if censored.size else 0.0,
+        "p90_response_min": float(np.percentile(censored, 90)) if censored.size else 0.0,
+        "late_fraction": float(np.mean(censored > targets)) if censored.size else 0.0,
+        "within_8m59_fraction": float(np.mean(censored <= 8.0 + 59 / 60)) if censored.size
+        else 1.0,
+        "unreached_calls": float(np.count_nonzero(seen & ~np.isfinite(state.c_first))),
+        "held_calls": float(np.count_nonzero(state.c_held & seen)),
+        "expected_fatalities": deaths,
+        "fake_calls_served": float(np.count_nonzero(~real & (state.c_arrived > 0))),
+        "invalid_actions": float(state.invalid_actions),
+        "readiness": readiness,
+        "answered_fraction": answered,
+    }
+    return Grade(score=float(np.clip(score, 0.0, 1.0)),
+                 components={"response": response, "survival": survival, "coverage": coverage},
+                 metrics=metrics)

@@ -1,0 +1,196 @@
+"""The one place that decides validity: the integer encoding, the action mask and ``validate``.
+
+Validity is judged on what the dispatcher *knows* (reported unit statuses, visible calls), never on
+hidden truth; the dynamics guarantee that anything valid by report is also physically possible
+(reports that would make it otherwise — on scene, at hospital, breakdown — are never delayed).
+
+Encoding (blocks in this order, U unit slots, K call slots, P posts, H hospitals)::
+
+    dispatch U·K | reroute U·K | relocate U·P | verify K | assign_hospital U·H | aid 1 | hold 1
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lifeline.envs.dispatch.context import Context
+from lifeline.envs.dispatch.types import (
+    AID_INBOUND,
+    DISPATCHABLE,
+    EN_ROUTE,
+    HOSPITAL_CHOICE,
+    INACTIVE,
+    STATUS_NAMES,
+    AssignHospital,
+    Dispatch,
+    DispatchAction,
+    DispatchState,
+    Hold,
+    Relocate,
+    RequestMutualAid,
+    Reroute,
+    Verify,
+)
+
+
+class Layout:
+    """Offsets of the action blocks in the flat encoding."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.U, self.K, self.P, self.H = ctx.U, ctx.K, ctx.P, ctx.H
+        self.dispatch = 0
+        self.reroute = self.dispatch + self.U * self.K
+        self.relocate = self.reroute + self.U * self.K
+        self.verify = self.relocate + self.U * self.P
+        self.hospital = self.verify + self.K
+        self.aid = self.hospital + self.U * self.H
+        self.hold = self.aid + 1
+        self.total = self.hold + 1
+
+    def encode(self, a: DispatchAction) -> int:
+        """Index of a semantic action (``ValueError`` if a field is out of range)."""
+        try:
+            if isinstance(a, Dispatch):
+                return self.dispatch + self._pair(a.unit, self.U, a.call, self.K)
+            if isinstance(a, Reroute):
+                return self.reroute + self._pair(a.unit, self.U, a.call, self.K)
+            if isinstance(a, Relocate):
+                return self.relocate + self._pair(a.unit, self.U, a.post, self.P)
+            if isinstance(a, Verify):
+                return self.verify + self._pair(0, 1, a.call, self.K)
+            if isinstance(a, AssignHospital):
+                return self.hospital + self._pair(a.unit, self.U, a.hospital, self.H)
+        except IndexError as exc:
+            raise ValueError(f"{a!r}: {exc}") from None
+        if isinstance(a, RequestMutualAid):
+            return self.aid
+        if isinstance(a, Hold):
+            return self.hold
+        raise ValueError(f"not a dispatch action: {a!r}")
+
+    @staticmethod
+    def _pair(i: int, n_i: int, j: int, n_j: int) -> int:
+        if not 0 <= i < n_i:
+            raise IndexError(f"index {i} out of range 0..{n_i - 1}")
+        if not 0 <= j < n_j:
+            raise IndexError(f"index {j} out of range 0..{n_j - 1}")
+        return i * n_j + j
+
+    def decode(self, index: int) -> DispatchAction:
+        """Semantic action of an index (``ValueError`` if out of range)."""
+        if not 0 <= index < self.total:
+            raise ValueError(f"action index {index} out of range 0..{self.total - 1}")
+        if index < self.reroute:
+            return Dispatch(*divmod(index - self.dispatch, self.K))
+        if index < self.relocate:
+            return Reroute(*divmod(index - self.reroute, self.K))
+        if index < self.verify:
+            return Relocate(*divmod(index - self.relocate, self.P))
+        if index < self.hospital:
+            return Verify(index - self.verify)
+        if index < self.aid:
+            return AssignHospital(*divmod(index - self.hospital, self.H))
+        if index == self.aid:
+            return RequestMutualAid()
+        return Hold()
+
+
+def action_mask(s: DispatchState, ctx: Context, lay: Layout) -> np.ndarray:
+    """Exactly the actions :func:`validate` accepts, as a boolean vector.
+
+    Written straight into block views of one output array with a handful of vector operations,
+    skipping blocks that are empty (this runs every step).
+    """
+    out = np.zeros(lay.total, dtype=bool)
+    if s.done:
+        return out
+    obs = s.u_obs_status
+    statuses = obs.tolist()  # tiny: Python membership tests beat ndarray.any() here
+    free = DISPATCHABLE[obs]
+    vis = s.visible
+    present = vis >= 0
+    needs = present & (s.c_assigned[vis] < s.c_needed[vis])  # vis = −1 rows are masked anyway
+    U, K = lay.U, lay.K
+    free_col = free[:, None]
+    np.logical_and(free_col, needs, out=out[lay.dispatch:lay.reroute].reshape(U, K))
+    if EN_ROUTE in statuses:
+        np.logical_and((obs == EN_ROUTE)[:, None] & needs, vis != s.u_call[:, None],
+                       out=out[lay.reroute:lay.relocate].reshape(U, K))
+    np.logical_and(free_col, ctx.posts != s.u_dest[:, None],
+                   out=out[lay.relocate:lay.verify].reshape(U, lay.P))
+    np.logical_and(present, s.c_verify[vis] < 0, out=out[lay.verify:lay.hospital])
+    if any(HOSPITAL_CHOICE[x] for x in statuses):
+        np.logical_and(HOSPITAL_CHOICE[obs][:, None], ctx.arange_H != s.u_hosp[:, None],
+                       out=out[lay.hospital:lay.aid].reshape(U, lay.H))
+    out[lay.aid] = s.mutual_aid_left > 0
+    out[lay.hold] = True
+    return out
+
+
+def _unit_msg(s: DispatchState, u: int, U: int) -> str | None:
+    if not 0 <= u < U:
+        return f"unit {u} does not exist (units are 0..{U - 1})"
+    if s.u_obs_status[u] in (INACTIVE, AID_INBOUND):
+        return f"unit {u} is not in service"
+    return None
+
+
+def _call_msg(s: DispatchState, k: int, K: int) -> str | None:
+    if not 0 <= k < K:
+        return f"call slot {k} does not exist (slots are 0..{K - 1})"
+    if s.visible[k] < 0:
+        return f"call slot {k} is empty"
+    return None
+
+
+def validate(s: DispatchState, ctx: Context, a: DispatchAction) -> str | None:
+    """``None`` if ``a`` is legal now, else a message saying why not (for agents and LLMs)."""
+    if isinstance(a, Hold):
+        return None
+    if isinstance(a, RequestMutualAid):
+        return None if s.mutual_aid_left > 0 else "no mutual aid left this shift"
+    if isinstance(a, Verify):
+        msg = _call_msg(s, a.call, ctx.K)
+        if msg is None and s.c_verify[s.visible[a.call]] >= 0:
+            msg = f"call slot {a.call} was already verified"
+        return msg
+    if not isinstance(a, (Dispatch, Reroute, Relocate, AssignHospital)):
+        return f"unknown action {a!r}"
+    msg = _unit_msg(s, a.unit, ctx.U)
+    if msg is not None:
+        return msg
+    status = STATUS_NAMES[int(s.u_obs_status[a.unit])]
+    if isinstance(a, (Dispatch, Reroute)):
+        msg = _call_msg(s, a.call, ctx.K)
+        if msg is not None:
+            return msg
+        c = int(s.visible[a.call])
+        if s.c_assigned[c] >= s.c_needed[c]:
+            return (f"call slot {a.call} already has the {int(s.c_needed[c])} unit(s) it needs; "
+                    "reroute or wait")
+        if isinstance(a, Dispatch):
+            if not DISPATCHABLE[s.u_obs_status[a.unit]]:
+                return (f"unit {a.unit} is {status} (by its last report); only idle, relocating "
+                        "or returning units can be dispatched")
+            return None
+        if s.u_obs_status[a.unit] != EN_ROUTE:
+            return f"unit {a.unit} is {status}; only en-route units can be rerouted"
+        if s.u_call[a.unit] == c:
+            return f"unit {a.unit} is already heading to call slot {a.call}"
+        return None
+    if isinstance(a, Relocate):
+        if not 0 <= a.post < ctx.P:
+            return f"post {a.post} does not exist (posts are 0..{ctx.P - 1})"
+        if not DISPATCHABLE[s.u_obs_status[a.unit]]:
+            return f"unit {a.unit} is {status}; only free units can be relocated"
+        if s.u_dest[a.unit] == ctx.posts[a.post]:
+            return f"unit {a.unit} is already at or heading to post {a.post}"
+        return None
+    if not 0 <= a.hospital < ctx.H:
+        return f"hospital {a.hospital} does not exist (hospitals are 0..{ctx.H - 1})"
+    if not HOSPITAL_CHOICE[s.u_obs_status[a.unit]]:
+        return (f"unit {a.unit} is {status}; a hospital can be chosen only while en route, "
+                "on scene or transporting")
+    if s.u_hosp[a.unit] == a.hospital:
+        return f"unit {a.unit} is already bound for hospital {a.hospital}"
+    return None
