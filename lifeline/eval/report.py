@@ -6,8 +6,9 @@
 plots next to it. Per environment it shows:
 
 * mean score ± bootstrap 95% CI per scenario × agent (bars and table);
-* the normalised score ``(agent − heuristic) / (bound − heuristic)`` where both exist;
-* paired differences versus the heuristic on common seeds, with CI, Wilcoxon and t-test p-values;
+* the normalised score ``(agent − reference) / (bound − reference)`` where both exist;
+* paired differences versus the reference baseline (the env's strongest non-bound baseline, e.g.
+  ``heuristic`` for ed) on common seeds, with CI, Wilcoxon and t-test p-values;
 * score distributions, mean grader components, and learning curves of PPO runs whose training
   log (``learning_curve.csv`` beside the model) can be found.
 
@@ -36,13 +37,32 @@ from lifeline.eval.stats import (
 ResultsSource = str | Path | Mapping[str, Any]
 
 LADDER_ORDER = ("noop", "random", "heuristic")
-"""Agents listed first, in this order; others follow in first-seen order, ``bound`` last."""
+"""Fallback ladder when the environment is not registered: listed first, in this order; other
+agents follow in first-seen order, ``bound`` last."""
 
 KEY_METRICS = ("deaths", "lwbs", "avg_wait_h", "early_discharges", "returns")
 """Raw metrics shown in the per-component comparison when an environment reports them."""
 
 REFERENCE_AGENT = "heuristic"
+"""Fallback reference; a registered env's reference is its strongest non-bound baseline."""
 BOUND_AGENT = "bound"
+
+
+def env_ladder(env: str) -> tuple[tuple[str, ...], str]:
+    """``(baseline ladder without the bound, reference agent)`` for ``env``.
+
+    The reference is the last (strongest) non-bound baseline of the registered ladder, e.g.
+    ``heuristic`` for ed and ``dmexclp`` for dispatch; unknown envs fall back to the defaults.
+    """
+    try:
+        from lifeline.core.registry import spec
+
+        agents = tuple(a for a in spec(env).agents if a != BOUND_AGENT)
+    except KeyError:
+        agents = ()
+    if not agents:
+        return LADDER_ORDER, REFERENCE_AGENT
+    return agents, agents[-1]
 CURVE_FILE = "learning_curve.csv"
 VALIDATION_FILE = "validation_curve.csv"
 
@@ -103,9 +123,9 @@ def relabel(records: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], di
     return out, mapping
 
 
-def _ordered(names: Sequence[str]) -> list[str]:
+def _ordered(names: Sequence[str], ladder: Sequence[str] = LADDER_ORDER) -> list[str]:
     seen = list(dict.fromkeys(names))
-    first = [n for n in LADDER_ORDER if n in seen]
+    first = [n for n in ladder if n in seen]
     last = [BOUND_AGENT] if BOUND_AGENT in seen else []
     middle = [n for n in seen if n not in first and n not in last]
     return first + middle + last
@@ -231,8 +251,9 @@ def write_report(
         "confidence intervals (10,000 resamples of episodes, seeded). Agents are evaluated on the "
         "same held-out seeds (common random numbers), so differences are computed per seed; their "
         "CI resamples seeds, keeping pairs together. p-values are two-sided (Wilcoxon signed-rank, "
-        "paired t-test). Normalised score = (agent − heuristic) / (bound − heuristic): 0 is the "
-        "heuristic, 1 the upper bound.", "",
+        "paired t-test). Normalised score = (agent − reference) / (bound − reference), where the "
+        "reference is the environment's strongest non-bound baseline: 0 is the reference, 1 the "
+        "upper bound.", "",
     ]
     path = out / "report.md"
     path.write_text("\n".join(lines))
@@ -256,7 +277,8 @@ def _env_section(
     curves: Mapping[tuple[str, str], Path],
 ) -> list[str]:
     scenarios = list(dict.fromkeys(r["scenario"] for r in records))
-    agents = _ordered([r["agent"] for r in records])
+    ladder, ref_agent = env_ladder(env)
+    agents = _ordered([r["agent"] for r in records], ladder)
     by_seed = {(s, a): scores_by_seed(records, env, s, a) for s in scenarios for a in agents}
     by_seed = {k: v for k, v in by_seed.items() if v}
     cells: dict[str, dict[str, MeanCI]] = {s: {} for s in scenarios}
@@ -275,13 +297,13 @@ def _env_section(
         out / f"{env}_distributions.png")
     lines += ["", f"![scores]({bars.name})", "", f"![distributions]({dist.name})", ""]
 
-    others = [a for a in agents if a != REFERENCE_AGENT]
-    if any((s, REFERENCE_AGENT) in by_seed for s in scenarios):
-        lines += _paired_section(env, scenarios, others, by_seed, out)
+    others = [a for a in agents if a != ref_agent]
+    if any((s, ref_agent) in by_seed for s in scenarios):
+        lines += _paired_section(env, scenarios, others, by_seed, out, ref_agent)
     lines += _components_section(env, records, scenarios, agents)
-    focus = [a for a in others if a not in (*LADDER_ORDER, BOUND_AGENT)]
-    if focus and any((s, REFERENCE_AGENT) in by_seed for s in scenarios):
-        lines += _component_diffs_section(env, records, scenarios, focus)
+    focus = [a for a in others if a not in (*ladder, BOUND_AGENT)]
+    if focus and any((s, ref_agent) in by_seed for s in scenarios):
+        lines += _component_diffs_section(env, records, scenarios, focus, ref_agent)
 
     env_curves = {s: curves[(env, s)] for s in scenarios if (env, s) in curves}
     if env_curves:
@@ -293,30 +315,30 @@ def _env_section(
             val = read_validation(p)
             if val is not None:
                 checks[s] = val
-            if column == "ep_score_mean" and s in cells and REFERENCE_AGENT in cells[s]:
-                refs[s] = cells[s][REFERENCE_AGENT].mean
+            if column == "ep_score_mean" and s in cells and ref_agent in cells[s]:
+                refs[s] = cells[s][ref_agent].mean
         ylabel = "training episode score" if column == "ep_score_mean" else "episode return"
         img = plots.learning_curves(
-            series, refs, f"{env}: PPO learning curves (dashed: heuristic on held-out seeds)",
+            series, refs, f"{env}: PPO learning curves (dashed: {ref_agent} on held-out seeds)",
             ylabel, out / f"{env}_learning_curves.png", points=checks)
         lines += ["### PPO learning curves", "",
                   "Training-episode score (training seeds, stochastic policy) against environment "
                   "steps; dots are validation checks of the deterministic policy (validation "
-                  "seeds, used to pick the checkpoint); dashed lines are the heuristic's held-out "
-                  "mean on the same scenario.", "",
+                  "seeds, used to pick the checkpoint); dashed lines are the reference baseline's "
+                  "held-out mean on the same scenario.", "",
                   f"![learning curves]({img.name})", ""]
     return lines
 
 
 def _paired_section(
     env: str, scenarios: Sequence[str], others: Sequence[str],
-    by_seed: Mapping[tuple[str, str], dict[int, float]], out: Path,
+    by_seed: Mapping[tuple[str, str], dict[int, float]], out: Path, ref_agent: str,
 ) -> list[str]:
     comparisons: dict[str, dict[str, PairedComparison]] = {s: {} for s in scenarios}
     rows = []
     norm_rows = []
     for s in scenarios:
-        ref = by_seed.get((s, REFERENCE_AGENT))
+        ref = by_seed.get((s, ref_agent))
         if not ref:
             continue
         for a in others:
@@ -331,23 +353,23 @@ def _paired_section(
             bound = by_seed.get((s, BOUND_AGENT))
             if bound and a != BOUND_AGENT and set(mine) & set(ref) & set(bound):
                 v, lo, hi = normalised_score_ci(mine, ref, bound)
-                text = "n/a (bound ≤ heuristic)" if math.isnan(v) else (
+                text = f"n/a (bound ≤ {ref_agent})" if math.isnan(v) else (
                     f"{v:+.3f} [{lo:+.3f}, {hi:+.3f}]")
                 norm_rows.append([s, a, text])
     lines: list[str] = []
     if rows:
-        lines += [f"### Paired differences vs `{REFERENCE_AGENT}`", "",
-                  "Per-seed score difference (agent − heuristic) on common seeds.", ""]
+        lines += [f"### Paired differences vs `{ref_agent}`", "",
+                  f"Per-seed score difference (agent − {ref_agent}) on common seeds.", ""]
         lines += _table(["scenario", "agent", "n", "Δ mean", "95% CI", "wins/losses",
                          "Wilcoxon p", "t-test p", "verdict"], rows)
-        img = plots.paired_differences(comparisons, scenarios, list(others), REFERENCE_AGENT,
-                                       f"{env}: paired difference vs {REFERENCE_AGENT}",
+        img = plots.paired_differences(comparisons, scenarios, list(others), ref_agent,
+                                       f"{env}: paired difference vs {ref_agent}",
                                        out / f"{env}_paired.png")
         lines += ["", f"![paired differences]({img.name})", ""]
     if norm_rows:
         lines += ["### Normalised score", "",
-                  "(agent − heuristic) / (bound − heuristic) of mean scores, paired bootstrap "
-                  "95% CI: 0 = heuristic, 1 = upper bound.", ""]
+                  f"(agent − {ref_agent}) / (bound − {ref_agent}) of mean scores, paired "
+                  f"bootstrap 95% CI: 0 = {ref_agent}, 1 = upper bound.", ""]
         lines += _table(["scenario", "agent", "normalised [95% CI]"], norm_rows)
         lines.append("")
     return lines
@@ -375,7 +397,7 @@ def _components_section(
 
 def _component_diffs_section(
     env: str, records: Sequence[Mapping[str, Any]], scenarios: Sequence[str],
-    agents: Sequence[str],
+    agents: Sequence[str], ref_agent: str,
 ) -> list[str]:
     """Where a non-baseline agent's score difference comes from: paired per-component deltas.
 
@@ -395,7 +417,7 @@ def _component_diffs_section(
             for key, where in [*((c, "components") for c in comps),
                                *((m, "metrics") for m in mets)]:
                 mine = _values_by_seed(records, s, a, where, key)
-                ref = _values_by_seed(records, s, REFERENCE_AGENT, where, key)
+                ref = _values_by_seed(records, s, ref_agent, where, key)
                 if not mine or not set(mine) & set(ref):
                     cells.append("—")
                     continue
@@ -406,7 +428,7 @@ def _component_diffs_section(
                 rows.append([s, a, *cells])
     if not rows:
         return []
-    return [f"### Where the difference comes from (paired, agent − {REFERENCE_AGENT})", "",
+    return [f"### Where the difference comes from (paired, agent − {ref_agent})", "",
             "Grader components (higher is better) and raw metrics per episode (for deaths, "
             "LWBS, waits, early discharges and returns lower is better); 95% bootstrap CI, "
             "(ns) = CI includes 0.", "", *_table(header, rows), ""]
