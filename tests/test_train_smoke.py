@@ -167,3 +167,18 @@ def test_death_penalty_is_charged_per_reported_death() -> None:
         assert r2 == pytest.approx(r1 - 7.0 * info.get("deaths", 0))
         done = term or trunc
     assert deaths > 0
+
+
+def test_training_is_reproducible(tmp_path: Path) -> None:
+    from sb3_contrib import MaskablePPO
+
+    cfg = ppo.PPOConfig(n_envs=2, n_steps=64, batch_size=64, n_epochs=1, bc_episodes=1,
+                        bc_epochs=1, reward="grader")
+    params = []
+    for i in range(2):
+        result = ppo.train_ppo("ed", "night_shift", 128, tmp_path / str(i), seed=7, config=cfg,
+                               progress_bar=False)
+        model = MaskablePPO.load(result.model_path, device="cpu")
+        params.append(np.concatenate([p.detach().numpy().ravel()
+                                      for p in model.policy.parameters()]))
+    np.testing.assert_array_equal(params[0], params[1])
