@@ -17,7 +17,9 @@ import sys
 
 import numpy as np
 
-from lifeline.eval.harness import EVAL_SEED_START, evaluate, mean_ci
+from lifeline.eval.harness import evaluate
+from lifeline.eval.seeds import EVAL_SEED_BASE
+from lifeline.eval.stats import mean_ci, paired_compare
 
 LADDER = ("hold", "random", "closest_idle", "dmexclp", "bound")
 
@@ -32,16 +34,16 @@ def ladder(scenario: str, episodes: int, seed_start: int) -> dict[str, object]:
     out: dict[str, object] = {"scenario": scenario, "episodes": episodes, "agents": {},
                               "paired": {}}
     for a in LADDER:
-        scores = [by[a][s]["score"] for s in seeds]
-        mean, lo, hi, _ = mean_ci(scores)
+        m = mean_ci([by[a][s]["score"] for s in seeds])
         late = float(np.mean([by[a][s]["metrics"]["late_fraction"] for s in seeds]))
         p90 = float(np.mean([by[a][s]["metrics"]["p90_response_min"] for s in seeds]))
-        out["agents"][a] = {"mean": mean, "ci_low": lo, "ci_high": hi, "late_fraction": late,
-                            "p90_response_min": p90}  # type: ignore[index]
+        out["agents"][a] = {"mean": m.mean, "ci_low": m.ci_low, "ci_high": m.ci_high,
+                            "late_fraction": late, "p90_response_min": p90}  # type: ignore[index]
     for lo_a, hi_a in itertools.pairwise(LADDER):
-        diff = [by[hi_a][s]["score"] - by[lo_a][s]["score"] for s in seeds]
-        mean, lo, hi, _ = mean_ci(diff)
-        out["paired"][f"{hi_a}-{lo_a}"] = {"mean": mean, "ci_low": lo, "ci_high": hi}  # type: ignore[index]
+        c = paired_compare({s: by[hi_a][s]["score"] for s in seeds},
+                           {s: by[lo_a][s]["score"] for s in seeds})
+        out["paired"][f"{hi_a}-{lo_a}"] = {"mean": c.mean_diff, "ci_low": c.ci_low,  # type: ignore[index]
+                                           "ci_high": c.ci_high, "wilcoxon_p": c.wilcoxon_p}
     ag = out["agents"]
     bound_late = ag["bound"]["late_fraction"]  # type: ignore[index]
     out["late_ratio_closest_idle_over_bound"] = (
@@ -53,7 +55,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--episodes", type=int, default=30)
     ap.add_argument("--scenarios", default="warmup,learning,advanced,expert")
-    ap.add_argument("--seed-start", type=int, default=EVAL_SEED_START)
+    ap.add_argument("--seed-start", type=int, default=EVAL_SEED_BASE)
     args = ap.parse_args()
     rows = []
     for sc in args.scenarios.split(","):

@@ -1,4 +1,4 @@
-"""The ``lifeline`` command line: list / run / eval / compare / leaderboard (thin over the API).
+"""The ``lifeline`` command line: list, run, eval, compare, leaderboard, report, train, serve.
 
 Bad input (unknown environment, scenario or agent, a negative seed, ...) prints one clear
 error line and exits with status 2 — never a traceback.
@@ -18,7 +18,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from lifeline.core.registry import all_specs, spec
-from lifeline.eval.harness import EVAL_SEED_START, Task, evaluate, run_episode
+from lifeline.eval.harness import Task, evaluate, run_episode
+from lifeline.eval.seeds import EVAL_SEED_BASE
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Lifeline: RL environments for the operations that keep people alive.")
@@ -144,7 +145,7 @@ def eval_cmd(env: str,
              agent: Annotated[str, typer.Option(help="Agent name or ppo:PATH.")],
              scenario: ScenarioOpt = "all",
              episodes: EpisodesOpt = 30,
-             seed_start: SeedStartOpt = EVAL_SEED_START,
+             seed_start: SeedStartOpt = EVAL_SEED_BASE,
              workers: WorkersOpt = 1,
              json_path: JsonOutOpt = None,
              ) -> None:
@@ -160,7 +161,7 @@ def compare(env: str,
             agents: Annotated[str, typer.Option(help="Comma-separated agent names.")],
             scenario: ScenarioOpt = "all",
             episodes: EpisodesOpt = 30,
-            seed_start: SeedStartOpt = EVAL_SEED_START,
+            seed_start: SeedStartOpt = EVAL_SEED_BASE,
             workers: WorkersOpt = 1,
             json_path: JsonOutOpt = None,
             ) -> None:
@@ -181,29 +182,29 @@ def leaderboard(
         workers: WorkersOpt = 1,
         env: Annotated[list[str] | None, typer.Option(help="Restrict to these envs.")] = None,
         ) -> None:
-    """Run every environment's baseline ladder and write results JSON + a Markdown report."""
-    from lifeline.eval.leaderboard import write_leaderboard
+    """Run every environment's baseline ladder; write results JSON, a Markdown report and plots."""
+    from lifeline.eval.report import write_report
 
-    all_results: dict[str, Any] = {"records": [], "summary": [], "meta": {}}
-    for env_spec in all_specs():
-        if env and env_spec.name not in env:
-            continue
-        res = _run_with_progress(env_spec.name, list(env_spec.agents), "all", episodes,
-                                 EVAL_SEED_START, workers)
-        all_results["records"] += res["records"]
-        all_results["summary"] += res["summary"]
-        all_results["meta"] = res["meta"] | {"env_versions": {
-            **all_results["meta"].get("env_versions", {}), **res["meta"]["env_versions"]}}
-        console.print(_summary_table(res, f"{env_spec.name}: baseline ladder"))
-    report = write_leaderboard(all_results, out)
+    specs = [s for s in all_specs() if not env or s.name in env]
+    if not specs:
+        raise ValueError(f"no registered environment among {env}")
+    results = [_run_with_progress(s.name, list(s.agents), "all", episodes, EVAL_SEED_BASE,
+                                  workers) for s in specs]
+    for s, res in zip(specs, results, strict=True):
+        console.print(_summary_table(res, f"{s.name}: baseline ladder"))
+    out.mkdir(parents=True, exist_ok=True)
+    for s, res in zip(specs, results, strict=True):
+        _write_json(res, out / f"{s.name}.json")
+    report = write_report(results, out, title="Lifeline baseline leaderboard")
     console.print(f"[bold green]leaderboard written:[/] {report}")
 
 
 def _register_subcommands() -> None:
     """Commands that live in their own modules (heavy imports stay inside the commands)."""
-    from lifeline import cli_serve
+    from lifeline import cli_serve, cli_train
 
     cli_serve.register(app)
+    cli_train.register(app)
 
 
 _register_subcommands()

@@ -51,8 +51,9 @@ def test_leaderboard(tmp_path: Path) -> None:
     result = runner.invoke(app, ["leaderboard", "--episodes", "2", "--out", str(tmp_path),
                                  "--env", "ed"])
     assert result.exit_code == 0, result.output
-    text = (tmp_path / "leaderboard.md").read_text()
-    assert "## ed" in text and "icu_boarding" in text
+    text = (tmp_path / "report.md").read_text()
+    assert "Environment `ed`" in text and "icu_boarding" in text
+    assert (tmp_path / "ed.json").exists() and list(tmp_path.glob("*.png"))
 
 
 def test_bad_input_gives_clear_errors() -> None:

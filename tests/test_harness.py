@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from lifeline.eval.harness import EVAL_SEED_START, evaluate, plan
+from lifeline.eval.harness import evaluate, plan
+from lifeline.eval.seeds import EVAL_SEED_BASE
 
 
 def test_records_have_the_documented_fields() -> None:
@@ -12,7 +13,7 @@ def test_records_have_the_documented_fields() -> None:
                 "return", "invalid"):
         assert key in rec
     assert 0 <= rec["score"] <= 1
-    assert {r["seed"] for r in res["records"]} == {EVAL_SEED_START, EVAL_SEED_START + 1}
+    assert {r["seed"] for r in res["records"]} == {EVAL_SEED_BASE, EVAL_SEED_BASE + 1}
     assert res["meta"]["env_versions"] == {"ed": 0}
     assert [r["agent"] for r in res["summary"]] == ["noop", "heuristic"]
 

@@ -8,7 +8,6 @@ process per worker) returns records identical to serial evaluation, in the same 
 from __future__ import annotations
 
 import datetime as _dt
-import math
 import platform
 import subprocess
 import time
@@ -22,9 +21,8 @@ from typing import Any
 from lifeline.agents import Agent, make_agent
 from lifeline.core.registry import make, resolve_scenario, spec
 from lifeline.core.rng import check_seed
-
-EVAL_SEED_START = 1_000_000
-"""Held-out evaluation seeds are ``EVAL_SEED_START + i``; training never uses seeds >= this."""
+from lifeline.eval.seeds import EVAL_SEED_BASE
+from lifeline.eval.stats import summarise
 
 
 @dataclass(frozen=True)
@@ -103,28 +101,6 @@ def run_tasks(tasks: Sequence[Task], workers: int = 1,
     return records
 
 
-def mean_ci(values: Sequence[float]) -> tuple[float, float, float, float]:
-    """Mean, normal-approximation 95% CI (low, high) and sample SD of ``values``."""
-    n = len(values)
-    mean = sum(values) / n
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
-    half = 1.96 * sd / math.sqrt(n) if n > 1 else 0.0
-    return mean, mean - half, mean + half, sd
-
-
-def summarize(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per (env, scenario, agent): n, mean score, 95% CI, SD — in first-appearance order."""
-    groups: dict[tuple[str, str, str], list[float]] = {}
-    for r in records:
-        groups.setdefault((r["env"], r["scenario"], r["agent"]), []).append(r["score"])
-    rows = []
-    for (env, scenario, agent), scores in groups.items():
-        mean, low, high, sd = mean_ci(scores)
-        rows.append({"env": env, "scenario": scenario, "agent": agent, "n": len(scores),
-                     "mean": mean, "ci_low": low, "ci_high": high, "sd": sd})
-    return rows
-
-
 def git_commit() -> str | None:
     """The current git commit of the source tree, if it is a git checkout."""
     root = Path(__file__).resolve().parents[2]
@@ -151,14 +127,18 @@ def meta(envs: Sequence[str], wall_s: float | None = None) -> dict[str, Any]:
 
 
 def evaluate(env: str, agents: Sequence[str], scenarios: Sequence[str] | None = None,
-             episodes: int = 30, seed_start: int = EVAL_SEED_START, workers: int = 1,
+             episodes: int = 30, seed_start: int = EVAL_SEED_BASE, workers: int = 1,
              on_record: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
-    """Evaluate ``agents`` on paired seeds ``seed_start .. seed_start+episodes-1``."""
+    """Evaluate ``agents`` on paired seeds ``seed_start .. seed_start+episodes-1``.
+
+    The default start is the held-out evaluation set (:mod:`lifeline.eval.seeds`); the summary
+    has bootstrap 95% CIs (:func:`lifeline.eval.stats.summarise`).
+    """
     if episodes < 1:
         raise ValueError(f"episodes must be >= 1, got {episodes}")
     seeds = range(check_seed(seed_start), seed_start + episodes)
     tasks = plan(env, agents, scenarios, seeds)
     start = time.perf_counter()
     records = run_tasks(tasks, workers=workers, on_record=on_record)
-    return {"records": records, "summary": summarize(records),
+    return {"records": records, "summary": summarise(records),
             "meta": meta([tasks[0].env], time.perf_counter() - start)}
