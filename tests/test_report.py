@@ -164,3 +164,21 @@ def test_cli_report_command(tmp_path: Path) -> None:
     assert bad.exit_code != 0 and "no such file" in bad.output
     bad = CliRunner().invoke(app, ["train", "ppo", "nosuchenv", "--timesteps", "10"])
     assert bad.exit_code != 0 and "unknown environment" in bad.output
+
+
+def test_cli_train_ppo_command(tmp_path: Path) -> None:
+    import typer
+    from typer.testing import CliRunner
+
+    from lifeline.cli_train import register
+
+    app = typer.Typer()
+    register(app)
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["train", "ppo", "ed", "--scenario", "night_shift",
+                                      "--timesteps", "64", "--out", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert f"ppo:{out}" in result.output
+    assert (out / "model.zip").is_file() and (out / "metadata.json").is_file()
+    bad = CliRunner().invoke(app, ["train", "ppo", "ed", "--scenario", "nope"])
+    assert bad.exit_code != 0 and "unknown scenario" in bad.output

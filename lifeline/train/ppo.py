@@ -448,6 +448,7 @@ def train_ppo(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
+    commit = git_commit()  # at the start: the code that trains, not whatever is checked in later
 
     def factory(rank: int) -> Any:
         # One independent training-seed stream per vectorised copy (disjoint SeedSequence keys).
@@ -522,7 +523,7 @@ def train_ppo(
                      "transform": "log1p(max(x, 0)) of the concatenated observation arrays"},
         "num_actions": core.num_actions,
         "package_version": lifeline.__version__,
-        "git_commit": git_commit(),
+        "git_commit": commit,
         "versions": {"python": platform.python_version(), "torch": torch.__version__,
                      "sb3_contrib": sb3_contrib.__version__,
                      "stable_baselines3": stable_baselines3.__version__,
