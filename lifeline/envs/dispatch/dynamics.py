@@ -106,6 +106,16 @@ def report(s: DispatchState, ctx: Context, u: int, immediate: bool = False) -> b
     return False
 
 
+def _send_home(s: DispatchState, ctx: Context, u: int) -> bool:
+    """Clear the unit's call and hospital and start it driving back to its home station."""
+    s.u_call[u] = -1
+    s.u_carrier[u] = False
+    s.u_hosp[u] = -1
+    s.u_status[u] = RETURNING
+    start_trip(s, u, int(s.u_home[u]))
+    return report(s, ctx, u)
+
+
 def commanded(s: DispatchState, u: int) -> None:
     """The dispatcher knows the effect of its own command: refresh its view, drop stale reports."""
     s.u_obs_status[u] = s.u_status[u]
@@ -209,12 +219,7 @@ def _unit_transition(s: DispatchState, ctx: Context, u: int) -> bool:
             return report(s, ctx, u)
         if s.u_carrier[u]:
             finalize(s, ctx, c, divert=False)
-        s.u_call[u] = -1
-        s.u_carrier[u] = False
-        s.u_hosp[u] = -1
-        s.u_status[u] = RETURNING
-        start_trip(s, u, int(s.u_home[u]))
-        return report(s, ctx, u)
+        return _send_home(s, ctx, u)
     if st == TRANSPORTING:
         c = int(s.u_call[u])
         h = int(s.u_hosp[u])
@@ -229,12 +234,7 @@ def _unit_transition(s: DispatchState, ctx: Context, u: int) -> bool:
         finalize(s, ctx, c, divert=div)
         return report(s, ctx, u, immediate=True)
     if st in (AT_HOSPITAL, OUT_OF_SERVICE):
-        s.u_call[u] = -1
-        s.u_carrier[u] = False
-        s.u_hosp[u] = -1
-        s.u_status[u] = RETURNING
-        start_trip(s, u, int(s.u_home[u]))
-        return report(s, ctx, u)
+        return _send_home(s, ctx, u)
     if st == AID_INBOUND:
         s.u_status[u] = IDLE
         s.u_node[u] = s.u_dest[u] = p.city.aid_entry
