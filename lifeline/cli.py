@@ -1,4 +1,5 @@
-"""The ``lifeline`` command line: list, run, eval, compare, leaderboard, report, train, serve.
+"""The ``lifeline`` command line: list, run, eval, compare, leaderboard, report, train, serve,
+bench.
 
 Bad input (unknown environment, scenario or agent, a negative seed, ...) prints one clear
 error line and exits with status 2 — never a traceback.
@@ -197,6 +198,19 @@ def leaderboard(
         _write_json(res, out / f"{s.name}.json")
     report = write_report(results, out, title="Lifeline baseline leaderboard")
     console.print(f"[bold green]leaderboard written:[/] {report}")
+
+
+@app.command()
+@friendly_errors
+def bench(
+        steps: Annotated[int, typer.Option(help="Steps per measurement.")] = 20_000,
+        env: Annotated[list[str] | None, typer.Option(help="Only these envs.")] = None,
+        all_scenarios: Annotated[bool, typer.Option(help="Every scenario, not the first.")] = False,
+        ) -> None:
+    """Throughput benchmark (JSON): core/Gymnasium steps/s and reset time under masked random."""
+    from lifeline.bench.throughput import run as run_bench
+
+    print(json.dumps(run_bench(steps, env, all_scenarios), indent=1))
 
 
 def _register_subcommands() -> None:

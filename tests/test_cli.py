@@ -56,6 +56,13 @@ def test_leaderboard(tmp_path: Path) -> None:
     assert (tmp_path / "ed.json").exists() and list(tmp_path.glob("*.png"))
 
 
+def test_bench_prints_json() -> None:
+    result = runner.invoke(app, ["bench", "--steps", "200", "--env", "ed"])
+    assert result.exit_code == 0, result.output
+    row = json.loads(result.stdout)["results"][0]
+    assert row["env"] == "ed" and row["core_steps_per_s"] > 0 and row["reset_ms"] > 0
+
+
 def test_bad_input_gives_clear_errors() -> None:
     cases = {
         ("run", "ed", "--scenario", "bogus"): "unknown scenario 'bogus'",
@@ -64,6 +71,8 @@ def test_bad_input_gives_clear_errors() -> None:
         ("run", "ed", "--agent", "oracle"): "unknown agent 'oracle'",
         ("eval", "ed", "--agent", "noop", "--episodes", "0"): "episodes must be >= 1",
         ("compare", "ed", "--agents", ","): "at least one agent",
+        ("bench", "--env", "nope"): "unknown environment 'nope'",
+        ("bench", "--steps", "0"): "steps must be >= 1",
     }
     for args, message in cases.items():
         result = runner.invoke(app, list(args))

@@ -1,0 +1,1 @@
+"""Benchmarks that print JSON (``lifeline bench``; ``bench/*.py`` are thin scripts over these)."""

@@ -1,0 +1,91 @@
+"""Throughput benchmark: prints JSON.
+
+For each registered environment (and scenario, with ``--all-scenarios``): core steps/s under the
+masked-random policy (each step = ``action_mask`` + sampling + ``step``), the same through the
+Gymnasium face, and mean ``reset`` time. Numbers from one run on one machine are comparable with
+each other; across machines, compare ratios.
+
+    lifeline bench [--steps 20000] [--env ed] [--all-scenarios]
+    python bench/throughput.py [same options]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+
+import numpy as np
+
+import lifeline
+from lifeline.adapters.gymnasium import LifelineGymEnv
+
+
+def core_steps_per_s(env_name: str, scenario: str, steps: int) -> float:
+    env = lifeline.make(env_name, scenario)
+    rng = np.random.default_rng(0)
+    seed = 0
+    state = env.reset(seed)
+    start = time.perf_counter()
+    for _ in range(steps):
+        if state.done:
+            seed += 1
+            state = env.reset(seed)
+        legal = np.flatnonzero(env.action_mask(state))
+        env.step(state, int(legal[rng.integers(legal.size)]))
+    return steps / (time.perf_counter() - start)
+
+
+def gym_steps_per_s(env_name: str, scenario: str, steps: int) -> float:
+    env = LifelineGymEnv(env_name, scenario)
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=0)
+    start = time.perf_counter()
+    for _ in range(steps):
+        legal = np.flatnonzero(obs["action_mask"])
+        obs, _, terminated, truncated, _ = env.step(int(legal[rng.integers(legal.size)]))
+        if terminated or truncated:
+            obs, _ = env.reset()
+    return steps / (time.perf_counter() - start)
+
+
+def reset_ms(env_name: str, scenario: str, count: int = 50) -> float:
+    env = lifeline.make(env_name, scenario)
+    start = time.perf_counter()
+    for seed in range(count):
+        env.reset(seed)
+    return 1000.0 * (time.perf_counter() - start) / count
+
+
+def run(steps: int = 20_000, envs: list[str] | None = None,
+        all_scenarios: bool = False) -> dict[str, object]:
+    """Measure every selected env (first scenario, or all); return the JSON-ready result."""
+    if steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}")
+    specs = [lifeline.spec(e) for e in envs] if envs else lifeline.all_specs()
+    rows = []
+    for spec in specs:
+        for scenario in spec.scenarios if all_scenarios else spec.scenarios[:1]:
+            rows.append({
+                "env": spec.name, "scenario": scenario,
+                "core_steps_per_s": round(core_steps_per_s(spec.name, scenario, steps)),
+                "gym_steps_per_s": round(gym_steps_per_s(spec.name, scenario,
+                                                         max(1, steps // 2))),
+                "reset_ms": round(reset_ms(spec.name, scenario), 3),
+            })
+    return {"benchmark": "throughput", "policy": "masked_random",
+            "python": platform.python_version(), "machine": platform.machine(), "results": rows}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--steps", type=int, default=20_000)
+    parser.add_argument("--env", action="append", help="Only these envs (repeatable).")
+    parser.add_argument("--all-scenarios", action="store_true")
+    args = parser.parse_args()
+    print(json.dumps(run(args.steps, args.env, args.all_scenarios), indent=1))
+
+
+if __name__ == "__main__":
+    main()
