@@ -51,7 +51,8 @@ def friendly_errors(fn: F) -> F:
     return cast(F, wrapper)
 
 
-def _scenarios(env: str, scenario: str | None) -> list[str] | None:
+def _scenarios(scenario: str | None) -> list[str] | None:
+    """``None`` (every scenario) for ``None``/``"all"``, else the one named scenario."""
     return None if scenario is None or scenario == "all" else [scenario]
 
 
@@ -63,10 +64,11 @@ def _progress() -> Progress:
 def _run_with_progress(env: str, agents: list[str], scenario: str | None, episodes: int,
                        seed_start: int, workers: int) -> dict[str, Any]:
     env_spec = spec(env)
-    n_scen = len(env_spec.scenarios) if scenario in (None, "all") else 1
+    scenarios = _scenarios(scenario)
+    n_scen = len(env_spec.scenarios) if scenarios is None else 1
     with _progress() as progress:
         bar = progress.add_task(f"{env_spec.name}", total=n_scen * len(agents) * episodes)
-        return evaluate(env_spec.name, agents, _scenarios(env, scenario), episodes, seed_start,
+        return evaluate(env_spec.name, agents, scenarios, episodes, seed_start,
                         workers, on_record=lambda _: progress.advance(bar))
 
 

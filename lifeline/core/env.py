@@ -201,8 +201,3 @@ class Environment(ABC, Generic[StateT, ActionT]):
     def legal_actions(self, state: StateT) -> list[ActionT]:
         """All legal semantic actions right now, in encoding order."""
         return [self.decode(int(i)) for i in np.flatnonzero(self.action_mask(state))]
-
-    def describe(self) -> dict[str, Any]:
-        """Static metadata for listings and result files."""
-        return {"env": self.name, "version": self.version, "scenario": self.scenario,
-                "num_actions": self.num_actions}

@@ -12,7 +12,7 @@ from lifeline.core.specs import ArraySpec
 from lifeline.envs.ed import dynamics, observation, render, reward, rules
 from lifeline.envs.ed.generator import generate_schedule, initial_icu
 from lifeline.envs.ed.params import SCENARIOS, EDParams
-from lifeline.envs.ed.types import ACTION_TYPES, EDAction, EDState, Patient, Wait
+from lifeline.envs.ed.types import ACTION_TYPES, EDAction, EDState, Wait
 
 STREAMS = ("arrivals", "patients", "deterioration", "returns")
 """Named random streams, one per stochastic process (order is part of determinism)."""
@@ -105,7 +105,3 @@ class EDEnv(Environment[EDState, EDAction]):
 
     def grade(self, state: EDState) -> Grade:
         return reward.grade(state, self.params)
-
-    def waiting_patients(self, state: EDState) -> list[Patient]:
-        """The whole waiting room in queue order (for clairvoyant bounds and debugging)."""
-        return list(state.waiting)

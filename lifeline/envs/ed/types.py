@@ -62,10 +62,6 @@ class Patient:
     def ready(self) -> bool:
         return self.progress_ticks >= self.treatment_ticks
 
-    def wait_ticks(self, now: int) -> int:
-        end = self.admitted_tick if self.admitted_tick >= 0 else now
-        return max(0, end - self.arrival_tick)
-
 
 @dataclass
 class EDCounters:
