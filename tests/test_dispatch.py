@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from lifeline.agents.base import RandomAgent
-from lifeline.agents.dispatch import BoundAgent, ClosestIdleAgent, DMEXCLPAgent, HoldAgent
 from lifeline.core.graph import RoadGraph, TrafficProfile
 from lifeline.envs.dispatch import dynamics
+from lifeline.envs.dispatch.baselines import BoundAgent, ClosestIdleAgent, DMEXCLPAgent, HoldAgent
 from lifeline.envs.dispatch.curriculum import AdversarialDesigner, Curriculum
 from lifeline.envs.dispatch.env import DispatchEnv
 from lifeline.envs.dispatch.generator import generate_calls, generate_events, toy_params
@@ -46,6 +46,7 @@ from lifeline.envs.dispatch.types import (
     RequestMutualAid,
     Reroute,
 )
+from lifeline.testing.checker import after_invalid_turn, world_bytes
 
 
 def _run(env: DispatchEnv, agent: object, seed: int) -> tuple[DispatchState, float]:
@@ -269,12 +270,15 @@ def test_mask_equals_validate_and_invalid_is_a_noop(scenario: str) -> None:
                 rng.choice(env.num_actions, 300, replace=False)
             for i in idx:
                 assert mask[i] == (env.validate(s, env.decode(int(i))) is None), env.decode(int(i))
-            bad = np.flatnonzero(~mask)[:5]
-            for i in bad:
-                before = pickle.dumps((s.t, s.u_status, s.c_assigned, s.u_dest, s.visible))
+            for k in range(5):  # each invalid action uses the turn, so re-mask every time
+                illegal = np.flatnonzero(~env.action_mask(s))
+                if s.done or not illegal.size:
+                    break
+                i = illegal[k % illegal.size]
+                expected = after_invalid_turn(env, s)  # the turn is used, nothing else happens
                 ts = env.step(s, int(i))
                 assert not ts.valid and ts.message
-                assert pickle.dumps((s.t, s.u_status, s.c_assigned, s.u_dest, s.visible)) == before
+                assert world_bytes(s) == expected
         env.step(s, agent.act(env, s))
         for name, spec in env.observation_spec().items():
             assert spec.validate(name, env.observe(s)[name]) is None
@@ -343,7 +347,7 @@ def test_bad_inputs_give_clear_errors() -> None:
 
 def test_same_seed_same_episode_in_another_process() -> None:
     code = ("import hashlib,pickle; from lifeline.envs.dispatch.env import DispatchEnv;"
-            "from lifeline.agents.dispatch import DMEXCLPAgent; e=DispatchEnv('expert');"
+            "from lifeline.envs.dispatch.baselines import DMEXCLPAgent; e=DispatchEnv('expert');"
             "s=e.reset(21); a=DMEXCLPAgent(); h=hashlib.sha256();\n"
             "while not s.done:\n"
             " r=e.step(s,a.act(e,s)); h.update(pickle.dumps((r.reward, e.observe(s))))\n"

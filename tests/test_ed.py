@@ -83,9 +83,12 @@ def test_wait_advances_one_tick_and_kth_action_too() -> None:
 def test_invalid_action_is_noop_with_message_and_penalty() -> None:
     env = ed()
     state = env.reset(2)
+    waited = env.reset(2)
+    wait_reward = env.step(waited, env.noop_action()).reward
     ts = env.step(state, DischargeICU(bed=0))
-    assert not ts.valid and "empty" in ts.message and ts.reward == -1.0
-    assert state.invalid_actions == 1 and state.tick == 0
+    assert not ts.valid and "empty" in ts.message
+    assert ts.reward == pytest.approx(wait_reward - 1.0)  # the turn it used, plus the penalty
+    assert state.invalid_actions == 1 and state.tick == waited.tick == 1
     ts = env.step(state, 999)
     assert not ts.valid and "out of range" in ts.message
 

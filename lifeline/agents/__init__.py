@@ -1,36 +1,50 @@
-"""Agents by name: generic baselines plus each environment's ladder.
+"""Agents by name: the environment-agnostic baselines plus each environment's own ladder.
 
-``make_agent("heuristic", "ed")`` resolves the environment-specific class; ``"noop"`` and
-``"random"`` work for every environment; ``"ppo:PATH"`` loads a trained MaskablePPO model.
+Environment-specific agents (heuristics, bounds, exploit policies) live in
+``lifeline/envs/<env>/baselines.py`` and are found through the env's :class:`EnvSpec`
+(``baselines`` names the module, whose ``AGENTS`` dict maps names to classes), so adding an
+environment touches only its own folder and one ``register`` call.
+
+``make_agent("heuristic", "ed")`` resolves the environment's class; ``noop``, ``random`` and
+``invalid_spam`` work for every environment; ``same:K`` always sends encoded action ``K``;
+``ppo:PATH`` loads a trained MaskablePPO model.
 """
 
 from __future__ import annotations
 
 import importlib
 
-from lifeline.agents.base import Agent, NoopAgent, RandomAgent
+from lifeline.agents.base import Agent, AlwaysSameAgent, InvalidSpamAgent, NoopAgent, RandomAgent
+from lifeline.core.registry import spec
 
-# (env name or "*", agent name) -> "module:Class". Environment-specific entries win.
-_AGENTS: dict[tuple[str, str], str] = {
-    ("*", "noop"): "lifeline.agents.base:NoopAgent",
-    ("*", "random"): "lifeline.agents.base:RandomAgent",
-    ("ed", "heuristic"): "lifeline.agents.ed:EDHeuristicAgent",
-    ("ed", "bound"): "lifeline.agents.ed:EDBoundAgent",
-    ("dispatch", "hold"): "lifeline.agents.dispatch:HoldAgent",
-    ("dispatch", "closest_idle"): "lifeline.agents.dispatch:ClosestIdleAgent",
-    ("dispatch", "dmexclp"): "lifeline.agents.dispatch:DMEXCLPAgent",
-    ("dispatch", "bound"): "lifeline.agents.dispatch:BoundAgent",
+GENERIC_AGENTS: dict[str, type[Agent]] = {
+    "noop": NoopAgent,
+    "random": RandomAgent,
+    "invalid_spam": InvalidSpamAgent,
 }
+"""Agents that play any environment."""
+
+# Extra agents registered at run time (e.g. by a user for their own env): (env or "*", name).
+_EXTRA: dict[tuple[str, str], str] = {}
 
 
 def register_agent(env_name: str, agent_name: str, entry_point: str) -> None:
     """Register ``module:Class`` as agent ``agent_name`` for ``env_name`` (``"*"`` = every env)."""
-    _AGENTS[(env_name, agent_name)] = entry_point
+    _EXTRA[(env_name, agent_name)] = entry_point
+
+
+def _env_agents(env_name: str) -> dict[str, type[Agent]]:
+    try:
+        return spec(env_name).agent_classes()
+    except KeyError:
+        return {}
 
 
 def agent_names(env_name: str) -> list[str]:
     """Agent names usable with ``env_name``."""
-    return sorted({a for (e, a) in _AGENTS if e in ("*", env_name)})
+    names = set(GENERIC_AGENTS) | set(_env_agents(env_name))
+    names |= {a for (e, a) in _EXTRA if e in ("*", env_name)}
+    return sorted(names)
 
 
 def make_agent(name: str, env_name: str) -> Agent:
@@ -39,14 +53,22 @@ def make_agent(name: str, env_name: str) -> Agent:
         module = importlib.import_module("lifeline.agents.ppo")
         agent: Agent = module.PPOAgent(name.removeprefix("ppo:"))
         return agent
-    entry = _AGENTS.get((env_name, name)) or _AGENTS.get(("*", name))
-    if entry is None:
-        choices = ", ".join([*agent_names(env_name), "ppo:PATH"])
+    if name.startswith("same:"):
+        index = name.removeprefix("same:")
+        if not index.isdigit():
+            raise ValueError(f"agent {name!r}: expected same:K with K an action index")
+        return AlwaysSameAgent(int(index))
+    entry = _EXTRA.get((env_name, name)) or _EXTRA.get(("*", name))
+    if entry is not None:
+        module_name, _, cls_name = entry.partition(":")
+        made: Agent = getattr(importlib.import_module(module_name), cls_name)()
+        return made
+    cls = _env_agents(env_name).get(name) or GENERIC_AGENTS.get(name)
+    if cls is None:
+        choices = ", ".join([*agent_names(env_name), "same:K", "ppo:PATH"])
         raise ValueError(f"unknown agent {name!r} for {env_name}; choose one of: {choices}")
-    module_name, _, cls_name = entry.partition(":")
-    cls = getattr(importlib.import_module(module_name), cls_name)
-    made: Agent = cls()
-    return made
+    return cls()
 
 
-__all__ = ["Agent", "NoopAgent", "RandomAgent", "agent_names", "make_agent", "register_agent"]
+__all__ = ["Agent", "AlwaysSameAgent", "InvalidSpamAgent", "NoopAgent", "RandomAgent",
+           "agent_names", "make_agent", "register_agent"]

@@ -60,3 +60,43 @@ class RandomAgent(Agent):
         if legal.size == 0:
             return env.noop_action()
         return int(legal[self._rng.integers(legal.size)])
+
+
+class InvalidSpamAgent(Agent):
+    """Sends only invalid or malformed actions (an exploit probe: it must never beat ``noop``).
+
+    Cycles through a masked-out index (when one exists), an out-of-range index and a value that is
+    not an action at all, so every path that rejects an action is exercised.
+    """
+
+    name = "invalid_spam"
+
+    def __init__(self) -> None:
+        self._turn = 0
+
+    def reset(self, env: Environment, seed: int) -> None:
+        self._turn = 0
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        self._turn += 1
+        kind = self._turn % 3
+        if kind == 0:
+            illegal = np.flatnonzero(~env.action_mask(state))
+            if illegal.size:
+                return int(illegal[self._turn % illegal.size])
+        if kind == 1:
+            return env.num_actions + self._turn % 7
+        return -1
+
+
+class AlwaysSameAgent(Agent):
+    """Always sends encoded action ``index``, legal or not (the 'always-the-same-action' probe)."""
+
+    name = "same"
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.name = f"same:{index}"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        return self.index

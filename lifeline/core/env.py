@@ -9,8 +9,10 @@ concurrently without any hidden coupling.
 Actions are typed semantic objects (frozen dataclasses subclassing :class:`Action`). Every
 environment also has an exact integer encoding (``encode``/``decode``) for the Gymnasium face and
 a boolean mask over it. Validity is decided in one place per environment (its ``rules.py``):
-an invalid action is a no-op that only bumps bookkeeping counters, is penalised, and is reported
-with a message — it never raises and never half-applies.
+an invalid action never raises and never half-applies; it is penalised, reported with a message,
+and *still uses the agent's turn* (:meth:`Environment._apply_invalid`: by default exactly what the
+do-nothing action does), so time moves whatever the agent sends and no step budget can end an
+episode with the world frozen in a good state.
 """
 
 from __future__ import annotations
@@ -149,7 +151,22 @@ class Environment(ABC, Generic[StateT, ActionT]):
 
     @abstractmethod
     def invalid_penalty(self) -> float:
-        """Reward given for an invalid action."""
+        """Reward added for an invalid action (on top of what the turn it used produced)."""
+
+    @abstractmethod
+    def progress(self, state: StateT) -> float:
+        """Fraction of the simulated horizon elapsed, in [0, 1] (1 at the natural end).
+
+        The exploit suite uses it to prove that time advances whatever the agent sends.
+        """
+
+    def _apply_invalid(self, state: StateT) -> tuple[float, dict[str, Any]]:
+        """What an invalid action does to the world: it uses the agent's turn.
+
+        The default applies the do-nothing action. Environments with several decisions per clock
+        tick override it to consume one decision slot instead. The action itself is never applied.
+        """
+        return self._apply(state, self.noop_action())
 
     @abstractmethod
     def observe(self, state: StateT) -> dict[str, np.ndarray]:
@@ -175,8 +192,9 @@ class Environment(ABC, Generic[StateT, ActionT]):
         state.steps += 1
         if message is not None or semantic is None:
             state.invalid_actions += 1
-            info: dict[str, Any] = {}
-            reward, valid = self.invalid_penalty(), False
+            reward, info = self._apply_invalid(state)
+            reward += self.invalid_penalty()
+            valid = False
         else:
             reward, info = self._apply(state, semantic)
             valid, message = True, ""

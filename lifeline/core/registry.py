@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from lifeline.agents.base import Agent
     from lifeline.core.env import Environment
 
 
@@ -30,10 +31,29 @@ class EnvSpec:
     description: str = ""
     agents: tuple[str, ...] = field(default=())
     """Baseline ladder, weakest first (names resolvable by :func:`lifeline.agents.make_agent`)."""
+    baselines: str = ""
+    """Import path of the env's ``baselines`` module: its ``AGENTS`` dict maps names to agent
+    classes (the ladder and the exploit policies live with the environment, not in ``agents/``)."""
+    reference: str = ""
+    """The operations-standard baseline every exploit is compared with (e.g. ``"heuristic"``)."""
+    bound: str = ""
+    """The upper-bound baseline (no policy may beat it on a bounded component), if any."""
+    exploits: tuple[str, ...] = field(default=())
+    """Env-specific exploit policies (in ``AGENTS``) that the exploit suite proves lose."""
+    harm_metric: str = "deaths"
+    """Grade metric counting harm (deaths, expected deaths, unmet critical need): no policy may
+    score significantly higher than ``reference`` while causing significantly more of it."""
 
     @property
     def default_scenario(self) -> str:
         return self.scenarios[0]
+
+    def agent_classes(self) -> dict[str, type[Agent]]:
+        """The env's own agents (ladder and exploits) from its ``baselines`` module."""
+        if not self.baselines:
+            return {}
+        classes: dict[str, type[Agent]] = importlib.import_module(self.baselines).AGENTS
+        return dict(classes)
 
     def load(self) -> type[Environment]:
         module_name, _, cls_name = self.entry_point.partition(":")

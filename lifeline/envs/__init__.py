@@ -11,6 +11,11 @@ register(EnvSpec(
     tags=("healthcare", "triage", "allocation", "discrete-time"),
     description="Emergency-department triage and bed/ICU/ventilator allocation over a 24 h shift.",
     agents=("noop", "random", "heuristic", "bound"),
+    baselines="lifeline.envs.ed.baselines",
+    reference="heuristic",
+    bound="bound",
+    exploits=(),
+    harm_metric="deaths",
 ))
 
 register(EnvSpec(
@@ -26,4 +31,9 @@ register(EnvSpec(
     description="Emergency medical dispatch on a city road graph over an 8 h shift "
                 "(dispatchr-20 and a generated metro city).",
     agents=("hold", "random", "closest_idle", "dmexclp", "bound"),
+    baselines="lifeline.envs.dispatch.baselines",
+    reference="closest_idle",
+    bound="bound",
+    exploits=(),
+    harm_metric="expected_fatalities",
 ))

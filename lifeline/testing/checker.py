@@ -49,6 +49,13 @@ def canonical_bytes(obj: Any) -> bytes:
     return pickle.dumps(pickle.loads(pickle.dumps(obj, protocol=4)), protocol=4)
 
 
+def after_invalid_turn(env: Environment, state: Any) -> bytes:
+    """World bytes of ``state`` after the turn an invalid action uses (and nothing else)."""
+    expected = copy.deepcopy(state)
+    env._apply_invalid(expected)
+    return world_bytes(expected)
+
+
 def world_bytes(state: Any) -> bytes:
     """Canonical bytes of ``state`` with bookkeeping zeroed: what an invalid action must keep."""
     clone = copy.copy(state)
@@ -183,20 +190,23 @@ class _Checks:
                 msg = env.validate(state, env.decode(int(i)))
                 assert isinstance(msg, str) and msg, f"masked-out action {i} passed validate"
                 trial = copy.deepcopy(state)
-                before = world_bytes(trial)
+                expected = after_invalid_turn(env, trial)
                 ts = env.step(trial, int(i))
                 assert not ts.valid and ts.message, f"masked-out action {i} not reported invalid"
-                assert world_bytes(trial) == before, f"invalid action {i} changed the state"
+                assert world_bytes(trial) == expected, (
+                    f"invalid action {i} did more than use the turn (half-applied?)")
                 assert trial.invalid_actions == state.invalid_actions + 1, "invalid not counted"
 
     def bad_input_is_noop(self) -> None:
         env = self.env
         state = env.reset(self.seed)
         for bad in (-1, env.num_actions, 10**9, "wait", None, 3.5):
-            before = world_bytes(state)
+            if state.done:
+                break
+            expected = after_invalid_turn(env, state)
             ts = env.step(state, bad)
             assert not ts.valid and ts.message, f"bad action {bad!r} was not reported invalid"
-            assert world_bytes(state) == before, f"bad action {bad!r} changed the state"
+            assert world_bytes(state) == expected, f"bad action {bad!r} did more than use the turn"
 
     def observations_conform(self) -> None:
         env = self.env

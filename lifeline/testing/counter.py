@@ -130,6 +130,10 @@ class CounterEnv(Environment[CounterState, Action]):
     def noop_action(self) -> Action:
         return Hold()
 
+    def progress(self, state: CounterState) -> float:
+        # No simulated clock: the step budget is the horizon.
+        return 1.0 if self.is_terminal(state) else min(1.0, state.steps / self.max_steps)
+
     def invalid_penalty(self) -> float:
         return -1.0
 

@@ -194,6 +194,9 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
     def is_terminal(self, state: DispatchState) -> bool:
         return state.t >= self.params.shift_min
 
+    def progress(self, state: DispatchState) -> float:
+        return min(1.0, float(state.t) / self.params.shift_min)
+
     def noop_action(self) -> DispatchAction:
         return Hold()
 

@@ -79,6 +79,9 @@ class EDEnv(Environment[EDState, EDAction]):
     def decode(self, index: int) -> EDAction:
         return self.layout.decode(index)
 
+    def progress(self, state: EDState) -> float:
+        return min(1.0, state.tick / self.params.horizon_ticks)
+
     def noop_action(self) -> EDAction:
         return Wait()
 

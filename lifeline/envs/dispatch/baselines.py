@@ -326,3 +326,18 @@ class BoundAgent(DMEXCLPAgent):
         if s.mutual_aid_left > 0 and waiting >= 2 and not DISPATCHABLE[s.u_obs_status].any():
             return RequestMutualAid()
         return None
+
+
+AGENTS: dict[str, type[Agent]] = {
+    "hold": HoldAgent,
+    "closest_idle": ClosestIdleAgent,
+    "dmexclp": DMEXCLPAgent,
+    "bound": BoundAgent,
+}
+"""The dispatch ladder's own agents (``random`` is generic) and its exploit policies."""
+
+BOUNDED_COMPONENTS: tuple[str, ...] = ("response", "survival")
+"""Components no policy may push above the bound's (exploit suite). ``coverage`` is left out in
+v0 because it counts late answers (a unit sent to one call all shift keeps every other unit home
+and scores full readiness): dispatch v1 (issue 9) makes coverage count only calls answered within
+target, after which it joins this list."""

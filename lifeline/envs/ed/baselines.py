@@ -1,4 +1,5 @@
-"""ED baselines: the acuity-first triage heuristic and the capacity-unconstrained upper bound."""
+"""ED baselines, found through the env's ``EnvSpec``: the acuity-first triage heuristic and the
+capacity-unconstrained upper bound (``AGENTS`` at the end names them)."""
 
 from __future__ import annotations
 
@@ -129,3 +130,10 @@ class EDBoundAgent(Agent):
         if s.waiting:
             return AdmitICU(slot=0) if s.waiting[0].needs_icu else AdmitGeneral(slot=0)
         return Wait()
+
+
+AGENTS: dict[str, type[Agent]] = {
+    "heuristic": EDHeuristicAgent,
+    "bound": EDBoundAgent,
+}
+"""The ed ladder's own agents (``noop``/``random`` are generic) and its exploit policies."""
