@@ -176,6 +176,15 @@ class Environment(ABC, Generic[StateT, ActionT]):
     def render_text(self, state: StateT) -> str:
         """Human/LLM-readable view of what the agent may observe."""
 
+    def frame(self, state: StateT) -> dict[str, Any]:
+        """A JSON-ready picture of this moment, for replays and the web viewer.
+
+        Environments override it (in their ``frame.py``) with what a picture needs: positions,
+        statuses, queues, levels, events. The default is the text view and the progress clock.
+        Values must be plain JSON types (no numpy scalars or arrays) and must not alias the state.
+        """
+        return {"progress": self.progress(state), "text": self.render_text(state)}
+
     @abstractmethod
     def grade(self, state: StateT) -> Grade:
         """Episode grader: score in [0, 1] with components (final at the end of the episode)."""
