@@ -323,14 +323,16 @@ def collect_heuristic(env_name: str, scenario: str, episodes: int, seeds: Iterat
                       reward_scale: float, gamma: float, reward: str = "dense",
                       death_penalty: float = 0.0,
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[float]]:
-    """Roll out the heuristic on training seeds: ``(features, actions, masks, returns, scores)``.
+    """Roll out the env's reference baseline (``EnvSpec.reference``: its operations heuristic) on
+    training seeds: ``(features, actions, masks, returns, scores)``.
 
     ``returns`` are discounted, scaled rewards-to-go (value-head targets).
     """
     from lifeline.agents import make_agent
+    from lifeline.core.registry import spec
 
     core = make_core(env_name, scenario)
-    agent = make_agent("heuristic", env_name)
+    agent = make_agent(spec(env_name).reference or "heuristic", env_name)
     play = agent.prepare(core)
     if play is not core:
         raise ValueError("behaviour cloning needs an agent that plays the unmodified env")
