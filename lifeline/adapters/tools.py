@@ -299,18 +299,30 @@ class LegalView:
                  "arguments": dict(calls[i].call["arguments"])}
                 for i in self._indices.tolist()]
 
-    def lines(self, max_listed: int = 200) -> list[str]:
+    def lines(self, max_listed: int = 200, explicit: bool = False) -> list[str]:
         """``Legal actions (n):`` then the calls, compact for LLM context windows.
+
+        Grammar (one item per line, after the header)::
+
+            line    := "- " call | "- " template ", N in {" ranges "}"
+            call    := name "(" [arg "=" literal {", " arg "=" literal}] ")"
+            template:= a call whose last argument is written "N"
+            ranges  := (int | int ".." int) {", " (int | int ".." int)}
 
         Consecutive calls that differ only in their last integer argument share a line:
         ``- transfer_to_icu(bed=N), N in {0..4, 7, 9..19}``,
-        ``- relocate(unit=2, post=N), N in {0..19}``. At most ``max_listed`` lines are listed.
+        ``- relocate(unit=2, post=N), N in {0..19}``. ``explicit=True`` writes one call per line
+        instead (for parsers that cannot read ranges). At most ``max_listed`` lines are listed.
         """
         idx = self._indices
         out = [f"Legal actions ({idx.size}):"]
         if idx.size == 0:
             return [*out, "- none (the episode is over)"]
         table = self._table
+        if explicit:
+            each = [f"- {table.calls[i].text}" for i in idx.tolist()]
+            more = [f"- ... and {len(each) - max_listed} more"] if len(each) > max_listed else []
+            return [*out, *each[:max_listed], *more]
         tid = table.template_id[idx]
         # Segments of consecutive legal calls with the same template (vectorised: hot path).
         starts = np.flatnonzero(np.r_[True, (tid[1:] != tid[:-1]) | (tid[1:] < 0)]).tolist()
@@ -343,7 +355,8 @@ def legal_calls(env: Environment, state: Any) -> list[dict[str, Any]]:
 
 
 def text_observation(env: Environment, state: Any, max_listed: int = 200,
-                     legal: LegalView | None = None) -> str:
-    """``render_text`` followed by the legal actions, written as calls an agent can copy."""
+                     legal: LegalView | None = None, explicit: bool = False) -> str:
+    """``render_text`` followed by the legal actions, written as calls an agent can copy
+    (grammar: :meth:`LegalView.lines`)."""
     legal = legal if legal is not None else LegalView(env, state)
-    return "\n".join([env.render_text(state).rstrip(), "", *legal.lines(max_listed)])
+    return "\n".join([env.render_text(state).rstrip(), "", *legal.lines(max_listed, explicit)])

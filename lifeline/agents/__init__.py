@@ -7,7 +7,8 @@ environment touches only its own folder and one ``register`` call.
 
 ``make_agent("heuristic", "ed")`` resolves the environment's class; ``noop``, ``random`` and
 ``invalid_spam`` work for every environment; ``same:K`` always sends encoded action ``K``;
-``ppo:PATH`` loads a trained MaskablePPO model.
+``ppo:PATH`` loads a trained MaskablePPO model; ``llm:MODEL`` plays through an OpenAI-compatible
+endpoint and ``hf:PATH`` through a local transformers model (:mod:`lifeline.agents.llm`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ def agent_names(env_name: str) -> list[str]:
 
 def make_agent(name: str, env_name: str) -> Agent:
     """Build agent ``name`` for ``env_name``, or raise ``ValueError`` listing the choices."""
+    if name.startswith(("llm:", "hf:")):
+        from lifeline.agents.llm import make_llm_agent
+
+        return make_llm_agent(name)
     if name.startswith("ppo:"):
         module = importlib.import_module("lifeline.agents.ppo")
         agent: Agent = module.PPOAgent(name.removeprefix("ppo:"))
@@ -65,7 +70,8 @@ def make_agent(name: str, env_name: str) -> Agent:
         return made
     cls = _env_agents(env_name).get(name) or GENERIC_AGENTS.get(name)
     if cls is None:
-        choices = ", ".join([*agent_names(env_name), "same:K", "ppo:PATH"])
+        choices = ", ".join([*agent_names(env_name), "same:K", "ppo:PATH", "llm:MODEL",
+                             "hf:PATH"])
         raise ValueError(f"unknown agent {name!r} for {env_name}; choose one of: {choices}")
     return cls()
 

@@ -33,6 +33,14 @@ class Agent(ABC):
     def act(self, env: Environment, state: Any) -> Action | int:
         """The action to take in ``state`` (semantic or encoded)."""
 
+    def set_trial(self, trial: int) -> None:  # noqa: B027 - optional hook
+        """Called after :meth:`reset` when a seed is played several times (``--trials``):
+        stochastic agents draw a different stream per trial (trial 0 = the plain seed)."""
+
+    def episode_metrics(self) -> dict[str, float]:
+        """Agent-side metrics of the episode just played (merged into the record's metrics)."""
+        return {}
+
 
 class NoopAgent(Agent):
     """Always does nothing (``wait``/``hold``): the floor of every ladder."""
@@ -50,10 +58,16 @@ class RandomAgent(Agent):
 
     def __init__(self) -> None:
         self._rng = np.random.default_rng(0)
+        self._seed = 0
 
     def reset(self, env: Environment, seed: int) -> None:
         # A stream of its own, disjoint from the environment's streams for the same seed.
         self._rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5EED]))
+        self._seed = seed
+
+    def set_trial(self, trial: int) -> None:
+        if trial:
+            self._rng = np.random.default_rng(np.random.SeedSequence([self._seed, 0x5EED, trial]))
 
     def act(self, env: Environment, state: Any) -> Action | int:
         legal = np.flatnonzero(env.action_mask(state))

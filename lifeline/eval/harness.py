@@ -22,7 +22,7 @@ from lifeline.agents import Agent, make_agent
 from lifeline.core.registry import make, resolve_scenario, spec
 from lifeline.core.rng import check_seed
 from lifeline.eval.seeds import EVAL_SEED_BASE
-from lifeline.eval.stats import summarise
+from lifeline.eval.stats import pass_hat_k, summarise
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,8 @@ class Task:
     scenario: str
     agent: str
     seed: int
+    trial: int = 0
+    """Attempt number on this seed (``--trials k`` plays each seed k times: 0 .. k-1)."""
 
 
 def run_episode(task: Task, agent: Agent | None = None,
@@ -43,6 +45,7 @@ def run_episode(task: Task, agent: Agent | None = None,
     env = agent.prepare(base)
     state = env.reset(task.seed)
     agent.reset(env, task.seed)
+    agent.set_trial(task.trial)
     total = 0.0
     if on_step is not None:
         on_step(env, state)
@@ -52,12 +55,15 @@ def run_episode(task: Task, agent: Agent | None = None,
         if on_step is not None:
             on_step(env, state)
     grade = env.grade(state)
-    return {
+    record = {
         "env": task.env, "scenario": task.scenario, "agent": task.agent, "seed": task.seed,
         "score": grade.score, "components": dict(grade.components),
-        "metrics": dict(grade.metrics), "steps": state.steps, "return": total,
-        "invalid": state.invalid_actions,
+        "metrics": {**grade.metrics, **agent.episode_metrics()}, "steps": state.steps,
+        "return": total, "invalid": state.invalid_actions,
     }
+    if task.trial:
+        record["trial"] = task.trial
+    return record
 
 
 @lru_cache(maxsize=32)
@@ -70,15 +76,18 @@ def _run_task(task: Task) -> dict[str, Any]:
 
 
 def plan(env: str, agents: Sequence[str], scenarios: Sequence[str] | None,
-         seeds: Sequence[int]) -> list[Task]:
-    """Validated task list: every agent × scenario × seed (``None`` scenarios = all)."""
+         seeds: Sequence[int], trials: int = 1) -> list[Task]:
+    """Validated task list: every agent × scenario × seed × trial (``None`` scenarios = all)."""
+    if trials < 1:
+        raise ValueError(f"trials must be >= 1, got {trials}")
     env_spec = spec(env)
     names = list(scenarios) if scenarios else list(env_spec.scenarios)
     names = [resolve_scenario(env_spec, s) for s in names]
     for a in agents:
         make_agent(a, env_spec.name)  # fail fast with a clear message
     seeds = [check_seed(s) for s in seeds]
-    return [Task(env_spec.name, s, a, seed) for s in names for a in agents for seed in seeds]
+    return [Task(env_spec.name, s, a, seed, t) for s in names for a in agents for seed in seeds
+            for t in range(trials)]
 
 
 def run_tasks(tasks: Sequence[Task], workers: int = 1,
@@ -128,17 +137,38 @@ def meta(envs: Sequence[str], wall_s: float | None = None) -> dict[str, Any]:
 
 def evaluate(env: str, agents: Sequence[str], scenarios: Sequence[str] | None = None,
              episodes: int = 30, seed_start: int = EVAL_SEED_BASE, workers: int = 1,
-             on_record: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+             on_record: Callable[[dict[str, Any]], None] | None = None, trials: int = 1,
+             pass_threshold: float | None = None) -> dict[str, Any]:
     """Evaluate ``agents`` on paired seeds ``seed_start .. seed_start+episodes-1``.
 
     The default start is the held-out evaluation set (:mod:`lifeline.eval.seeds`); the summary
-    has bootstrap 95% CIs (:func:`lifeline.eval.stats.summarise`).
+    has bootstrap 95% CIs (:func:`lifeline.eval.stats.summarise`). With ``trials > 1`` every
+    seed is played ``trials`` times and the result gains ``pass_k``
+    (:func:`lifeline.eval.stats.pass_hat_k` at ``pass_threshold``, default: the env's
+    ``PASS_THRESHOLD`` from its baselines module).
     """
     if episodes < 1:
         raise ValueError(f"episodes must be >= 1, got {episodes}")
     seeds = range(check_seed(seed_start), seed_start + episodes)
-    tasks = plan(env, agents, scenarios, seeds)
+    tasks = plan(env, agents, scenarios, seeds, trials)
+    threshold = 0.0
+    if trials > 1:  # fail before the work starts when no threshold is known
+        threshold = pass_threshold if pass_threshold is not None else env_pass_threshold(env)
     start = time.perf_counter()
     records = run_tasks(tasks, workers=workers, on_record=on_record)
-    return {"records": records, "summary": summarise(records),
-            "meta": meta([tasks[0].env], time.perf_counter() - start)}
+    result = {"records": records, "summary": summarise(records),
+              "meta": meta([tasks[0].env], time.perf_counter() - start)}
+    if trials > 1:
+        result["pass_k"] = pass_hat_k(records, threshold)
+    return result
+
+
+def env_pass_threshold(env: str) -> float:
+    """The score an episode must reach to 'pass' (pass^k): the env's ``PASS_THRESHOLD``."""
+    import importlib
+
+    module = spec(env).baselines
+    value = getattr(importlib.import_module(module), "PASS_THRESHOLD", None) if module else None
+    if value is None:
+        raise ValueError(f"{env} defines no PASS_THRESHOLD; pass one explicitly")
+    return float(value)

@@ -231,18 +231,44 @@ def scores_by_seed(
     """``seed -> records[key]`` for one (env, scenario, agent) from harness result records.
 
     ``key`` may also name a grader component (looked up in ``record["components"]``).
-    A seed that appears twice is an error: pairing would be ambiguous.
+    Several attempts on one seed (``--trials``: records with distinct ``trial``) are averaged;
+    a seed that appears twice with the same trial is an error: pairing would be ambiguous.
     """
-    out: dict[int, float] = {}
+    values: dict[int, dict[int, float]] = {}
     for rec in records:
         if rec["env"] != env or rec["scenario"] != scenario or rec["agent"] != agent:
             continue
-        seed = int(rec["seed"])
-        if seed in out:
+        seed, trial = int(rec["seed"]), int(rec.get("trial", 0))
+        if trial in values.setdefault(seed, {}):
             raise ValueError(f"duplicate record for {env}/{scenario}/{agent} seed {seed}")
         value = rec[key] if key in rec else rec.get("components", {})[key]
-        out[seed] = float(value)
-    return out
+        values[seed][trial] = float(value)
+    return {seed: float(np.mean(list(by_trial.values()))) for seed, by_trial in values.items()}
+
+
+def pass_hat_k(
+    records: Sequence[Mapping[str, Any]], threshold: float, confidence: float = 0.95,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """pass^k per (env, scenario, agent): the share of seeds on which *every* one of the k
+    attempts scored at least ``threshold`` (a reliability measure for stochastic agents such as
+    LLMs; k = the number of trials per seed, the smallest if they differ), with a bootstrap CI
+    over seeds, plus pass@1 (the share of single attempts that pass)."""
+    groups: dict[tuple[str, str, str], dict[int, list[float]]] = {}
+    for rec in records:
+        key = (rec["env"], rec["scenario"], rec["agent"])
+        groups.setdefault(key, {}).setdefault(int(rec["seed"]), []).append(float(rec["score"]))
+    rows = []
+    for (env, scenario, agent), by_seed in groups.items():
+        k = min(len(v) for v in by_seed.values())
+        all_pass = [float(all(s >= threshold for s in v)) for v in by_seed.values()]
+        single = [float(s >= threshold) for v in by_seed.values() for s in v]
+        low, high = bootstrap_ci(all_pass, confidence, seed=seed)
+        rows.append({"env": env, "scenario": scenario, "agent": agent, "k": k,
+                     "seeds": len(by_seed), "threshold": threshold,
+                     "pass_k": float(np.mean(all_pass)), "ci_low": low, "ci_high": high,
+                     "pass_1": float(np.mean(single))})
+    return rows
 
 
 def summarise(
