@@ -73,4 +73,7 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"trained {meta['timesteps']} steps in {meta['wall_s']:.0f} s; "
                    f"model: {result.model_path}; use --agent ppo:{result.out_dir}")
 
+    from lifeline.cli_llm import register_grpo
+
+    register_grpo(train_app)
     app.add_typer(train_app, name="train")

@@ -42,7 +42,7 @@ class FakeLLM:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 fake.bodies.append(body)
                 mode = fake.script[min(fake.requests, len(fake.script) - 1)]
@@ -59,7 +59,7 @@ class FakeLLM:
                 if mode == "garbage":
                     payload = b"<html>not json"
                 else:
-                    user = [m for m in body["messages"] if m["role"] == "user"][0]["content"]
+                    user = next(m for m in body["messages"] if m["role"] == "user")["content"]
                     name, args = first_legal_call(user)
                     message: dict[str, Any] = {"role": "assistant", "content": ""}
                     if mode == "legal":
