@@ -106,11 +106,13 @@ def test_cli_train_grpo_rejects_bad_input_clearly(tmp_path: Path) -> None:
     from lifeline.cli import app
 
     runner = CliRunner()
-    result = runner.invoke(app, ["train", "grpo", "ed", "--model", str(tmp_path / "nope")])
-    assert result.exit_code == 2 and "not a directory" in result.output
-    result = runner.invoke(app, ["train", "grpo", "ed,dispatch", "--model", str(tmp_path),
-                                 "--scenario", "surge"])
-    assert result.exit_code == 2 and "exactly one environment" in result.output
-    result = runner.invoke(app, ["train", "grpo", "ed", "--model", str(tmp_path),
-                                 "--set", "steps"])
-    assert result.exit_code == 2 and "key=value" in result.output
+
+    def error(*args: str) -> str:
+        result = runner.invoke(app, ["train", "grpo", *args], env={"COLUMNS": "300"})
+        assert result.exit_code == 2
+        return " ".join(result.output.replace("│", " ").split())
+
+    assert "not a directory" in error("ed", "--model", str(tmp_path / "nope"))
+    assert "exactly one environment" in error("ed,dispatch", "--model", str(tmp_path),
+                                              "--scenario", "surge")
+    assert "key=value" in error("ed", "--model", str(tmp_path), "--set", "steps")
