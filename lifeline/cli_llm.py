@@ -119,9 +119,8 @@ def register_grpo(train_app: typer.Typer) -> None:
 
                 from lifeline.train.grpo import train
             except ImportError:
-                raise ValueError("train grpo needs the 'train' and 'llm' extras plus TRL: "
-                                 "pip install 'lifeline-gym[train,llm]' 'trl>=1.16' "
-                                 "'transformers>=5.2'") from None
+                raise ValueError("train grpo needs the 'grpo' extra: "
+                                 "pip install 'lifeline-gym[grpo]'") from None
             tokenizer = AutoTokenizer.from_pretrained(model, local_files_only=True)
             lm = AutoModelForCausalLM.from_pretrained(model, local_files_only=True)
         except (KeyError, ValueError, OSError) as exc:
