@@ -128,9 +128,13 @@ def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
     start = time.perf_counter()
     with progress() as bar:
         task = bar.add_task(env_spec.name, total=len(tasks))
+
+        def keep(record: dict[str, Any]) -> None:
+            records.append(record)
+            bar.advance(task)
+
         try:
-            run_tasks(tasks, workers=workers,
-                      on_record=lambda r: (records.append(r), bar.advance(task)))
+            run_tasks(tasks, workers=workers, on_record=keep)
         except KeyboardInterrupt:
             interrupted = True
     info = meta([env_spec.name], time.perf_counter() - start)

@@ -18,7 +18,6 @@ from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -168,7 +167,7 @@ class LifelineGroup(TyperGroup):
     ``eval --json PATH`` everywhere, and the bare form keeps working.
     """
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         return super().parse_args(ctx, normalise_json_flag(args))
 
 

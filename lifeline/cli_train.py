@@ -11,7 +11,7 @@ a missing extra is one ``Error:`` line naming it, checked before any work.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -28,7 +28,7 @@ from lifeline.cli_common import (
 )
 
 
-class OnConflict(str, Enum):
+class OnConflict(StrEnum):
     """What ``lifeline report`` does with differing records for one env/scenario/agent/seed."""
 
     error = "error"

@@ -28,7 +28,7 @@ def _out(result: Any) -> str:
     return " ".join(result.output.split())
 
 
-# ----- CLI ---------------------------------------------------------------------------------
+# ----- CLI ------------------------------------------
 
 
 def test_version_short_help_and_eval_seed_constant() -> None:
@@ -149,12 +149,13 @@ def test_bench_shows_progress_and_writes_json(tmp_path: Path) -> None:
     assert json.loads(out.read_text())["results"][0]["env"] == "ed"
 
 
-# ----- report --------------------------------------------------------------------------------
+# ----- report ------------------------------------------
 
 
 def _records(agent: str, seeds_: range, score: float = 0.5) -> list[dict[str, Any]]:
-    return [{"env": "ed", "scenario": "surge", "agent": agent, "seed": s, "score": score + s * 1e-3,
-             "components": {"c": 0.5}, "metrics": {}, "steps": 1, "return": 0.0, "invalid": 0}
+    return [{"env": "ed", "scenario": "surge", "agent": agent, "seed": s,
+             "score": score + s * 1e-3, "components": {"c": 0.5}, "metrics": {}, "steps": 1,
+             "return": 0.0, "invalid": 0}
             for s in seeds_]
 
 
@@ -169,7 +170,8 @@ def test_report_merges_overlaps_and_names_conflicts(tmp_path: Path) -> None:
     b.write_text(json.dumps({"records": _records("noop", range(2, 5))}))
     merged = load_results([a, b])
     assert len(merged["records"]) == 8 and merged["duplicates"] == 1
-    assert "identical duplicate records merged: 1" in write_report([a, b], tmp_path / "r").read_text()
+    text = write_report([a, b], tmp_path / "r").read_text()
+    assert "identical duplicate records merged: 1" in text
     c = tmp_path / "c.json"
     c.write_text(json.dumps({"records": _records("noop", range(1), score=0.9)}))
     with pytest.raises(ResultsConflict, match=r"a\.json and .*c\.json differ in score"):
@@ -198,7 +200,8 @@ def test_plots_wrap_into_a_readable_grid(tmp_path: Path) -> None:
     rng = np.random.default_rng(0)
     vals = {s: {a: list(rng.uniform(0, 1, 5)) for a in agents} for s in scenarios}
     cells = {s: {a: mean_ci(v) for a, v in d.items()} for s, d in vals.items()}
-    comps = {s: {a: paired_compare(dict(enumerate(vals[s][a])), dict(enumerate(vals[s]["dmexclp"])))
+    comps = {s: {a: paired_compare(dict(enumerate(vals[s][a])),
+                                   dict(enumerate(vals[s]["dmexclp"])))
                  for a in agents if a != "dmexclp"} for s in scenarios}
     paths = [plots.bar_means(cells, scenarios, agents, "t", tmp_path / "a.png"),
              plots.distributions(vals, scenarios, agents, "t", tmp_path / "b.png"),
@@ -213,11 +216,11 @@ def test_plots_wrap_into_a_readable_grid(tmp_path: Path) -> None:
     assert colours == plots.agent_colours(agents) and len(set(colours.values())) == len(agents)
 
 
-# ----- Gymnasium ---------------------------------------------------------------------------------
+# ----- Gymnasium ------------------------------------------
 
 
 def test_gym_ids_reject_unknown_kwargs_and_keep_the_checker() -> None:
-    with pytest.raises(TypeError, match="unexpected keyword argument.*env"):
+    with pytest.raises(TypeError, match=r"unexpected keyword argument.*env"):
         gym.make("lifeline/ED-v0", env="dispatch")
     env = gym.make("lifeline/ED-v0", scenario="surge")
     assert "PassiveEnvChecker" in str(env) and env.unwrapped.core.name == "ed"
@@ -245,7 +248,7 @@ def test_evaluate_masked_uses_masks() -> None:
     assert 0.0 <= result.mean_score <= 1.0
 
 
-# ----- training config ------------------------------------------------------------------------------
+# ----- training config ------------------------------------------
 
 
 def test_hyperparameter_overrides(tmp_path: Path) -> None:
@@ -263,7 +266,7 @@ def test_hyperparameter_overrides(tmp_path: Path) -> None:
     assert planned_timesteps(3000, PPOConfig()) == 4096  # whole rollouts, said up front
 
 
-# ----- packaging -------------------------------------------------------------------------------------
+# ----- packaging ------------------------------------------
 
 INSTRUCTIONS = {"FROM", "ARG", "ENV", "WORKDIR", "COPY", "ADD", "RUN", "USER", "EXPOSE",
                 "HEALTHCHECK", "CMD", "ENTRYPOINT", "LABEL", "VOLUME", "STOPSIGNAL", "SHELL"}
@@ -283,7 +286,7 @@ def _dockerfile_instructions() -> list[tuple[str, str]]:
 def test_dockerfile_lints() -> None:
     instructions = _dockerfile_instructions()
     assert {w for w, _ in instructions} <= INSTRUCTIONS
-    assert [w for w, _ in instructions if w != "ARG"][0] == "FROM"
+    assert next(w for w, _ in instructions if w != "ARG") == "FROM"
     for word, rest in instructions:
         if word in ("CMD", "ENTRYPOINT"):
             cmd = json.loads(rest)  # exec form

@@ -163,8 +163,8 @@ def make_vector_env(num_envs: int = 1, lifeline_env: str = "ed", scenario: str |
     fns = [partial(RegisteredGymEnv, lifeline_env, scenario, render_mode)
            for _ in range(num_envs)]
     if asynchronous:
-        return gym.vector.AsyncVectorEnv(fns)  # type: ignore[arg-type]
-    return gym.vector.SyncVectorEnv(fns)  # type: ignore[arg-type]
+        return gym.vector.AsyncVectorEnv(fns)
+    return gym.vector.SyncVectorEnv(fns)
 
 
 def register_all() -> None:

@@ -33,7 +33,7 @@ WIDTH_IN = 9.0
 """Figure width in inches: 990 px at ``_DPI``, readable at 1,000 px without scaling."""
 MAX_COLS = 4
 """Panels per row before a grid wraps."""
-PANEL_H = 2.6
+PANEL_H = 2.3
 """Height of one grid row, inches."""
 
 
@@ -131,10 +131,11 @@ def distributions(
             d = np.asarray(values.get(scenario, {}).get(agent, []), dtype=float)
             if d.size == 0:
                 continue
-            ax.boxplot([d], positions=[i], widths=0.6, showfliers=False,
+            ax.boxplot([d], positions=[i], widths=0.7, showfliers=False, patch_artist=True,
+                       boxprops={"facecolor": colours[agent], "alpha": 0.55},
                        medianprops={"color": "black"})
-            ax.scatter(i + jitter.uniform(-0.15, 0.15, d.size), d, s=5, alpha=0.6,
-                       color=colours[agent])
+            ax.scatter(i + jitter.uniform(-0.15, 0.15, d.size), d, s=5, alpha=0.8,
+                       color="black", zorder=3)
         ax.set_xticks([])
         ax.set_xlim(0.4, len(agents) + 0.6)
         ax.set_title(_short(scenario, 26), fontsize=9)
@@ -196,23 +197,30 @@ def learning_curves(
     fig, axes = _panels(len(labels), height=2.8, max_cols=3, sharey=False)
     for ax, label in zip(axes, labels, strict=True):
         xs, ys = (list(v) for v in curves.get(label, ([], [])))
-        ax.plot(xs, ys, color="C0", alpha=0.25, lw=0.8, marker="o" if len(xs) < 3 else None,
-                ms=5)
         k = min(9, len(ys))  # centred moving average: the trend without the episode noise
-        if k > 1:
+        if len(ys) < 3:  # too short to smooth: show the points themselves
+            ax.plot(xs, ys, color="C0", marker="o", ms=6)
+        else:
+            ax.plot(xs, ys, color="C0", alpha=0.25, lw=0.8)
             smooth = np.convolve(ys, np.ones(k) / k, mode="valid")
-            ax.plot(xs[k // 2: k // 2 + smooth.size], smooth, color="C0", label="training")
+            ax.plot(xs[k // 2: k // 2 + smooth.size], smooth, color="C0")
         if label in references:
-            ax.axhline(references[label], color="C3", ls="--", lw=1, label="reference")
+            ax.axhline(references[label], color="C3", ls="--", lw=1)
         if points and label in points and len(points[label][0]):
-            ax.plot(*points[label], color="C2", marker="o", ls=":", ms=4, label="validation")
+            ax.plot(*points[label], color="C2", marker="o", ls=":", ms=4)
         ax.set_title(_short(label, 30), fontsize=9)
+        ax.set_xlabel("environment steps", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.xaxis.get_offset_text().set_fontsize(7)
         ax.grid(alpha=0.3)
-    fig.supxlabel("environment steps", fontsize=9)
     fig.supylabel(ylabel, fontsize=9)
     _title(fig, title)
-    if curves:
-        axes[0].legend(fontsize=7)
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color="C0", label="training (moving average)"),
+               Line2D([], [], color="C3", ls="--", label="reference")]
+    if points:
+        handles.append(Line2D([], [], color="C2", ls=":", marker="o", label="validation"))
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8,
+               frameon=False)
     return _save(fig, path)

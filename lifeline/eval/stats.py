@@ -3,9 +3,10 @@
 Pure functions over plain numbers (numpy/scipy only, no plotting, no I/O) so they are easy to
 test and reuse. Why these choices:
 
-* **Bootstrap CIs** (percentile method over episodes, ``scipy.stats.bootstrap``) make no normality assumption — episode
-  scores are bounded in [0, 1] and often skewed. Resampling is seeded, so the same inputs always
-  give the same interval (a report regenerated from the same JSON is byte-identical).
+* **Bootstrap CIs** (percentile method over episodes, ``scipy.stats.bootstrap``) make no
+  normality assumption — episode scores are bounded in [0, 1] and often skewed. Resampling is
+  seeded, so the same inputs always give the same interval (a report regenerated from the same
+  JSON is byte-identical).
 * **Paired comparisons.** Agents are evaluated on the *same* seeds (common random numbers), so the
   per-seed difference removes the episode-to-episode variance that both agents share; its CI is
   far tighter than comparing two independent CIs. We report a bootstrap CI of the mean difference,

@@ -264,7 +264,7 @@ def _make_logging_callback(start: float, max_seconds: float | None) -> Any:
             return max_seconds is None or time.perf_counter() - start < max_seconds
 
         def _on_rollout_end(self) -> None:
-            scores = [ep["score"] for ep in self.model.ep_info_buffer if "score" in ep]
+            scores = [ep["score"] for ep in self.model.ep_info_buffer or () if "score" in ep]
             if scores:
                 self.logger.record("rollout/ep_score_mean", float(np.mean(scores)))
             self.logger.record("time/wall_s", round(time.perf_counter() - start, 1))
