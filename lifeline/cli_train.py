@@ -127,11 +127,17 @@ def register(app: typer.Typer) -> None:
             PPOConfig,
             TrainingInterrupted,
             planned_timesteps,
+            resume_config,
             rollout_size,
             train_ppo,
         )
 
         cfg = build_config(PPOConfig(bc_episodes=bc_episodes), config, sets or [])
+        if resume:  # the saved model's hyperparameters decide the rollout size
+            if sets or config:
+                raise UserError("--resume continues with the saved run's hyperparameters; "
+                                "drop --set/--config")
+            cfg = resume_config(run_dir, spec_.name, scen, cfg)[1]
         planned = planned_timesteps(timesteps, cfg)
         if planned != timesteps:
             note(f"training {planned:,} steps: {timesteps:,} rounded up to whole rollouts of "

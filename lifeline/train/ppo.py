@@ -479,16 +479,9 @@ def train_ppo(
     out = Path(out_dir)
     previous: dict[str, Any] = {}
     if resume:
-        if not (out / MODEL_FILE).is_file() or not (out / METADATA_FILE).is_file():
-            raise FileNotFoundError(f"nothing to resume in {out}: no {MODEL_FILE} and "
-                                    f"{METADATA_FILE} (train without --resume first)")
-        previous = json.loads((out / METADATA_FILE).read_text())
-        if (previous.get("env"), previous.get("scenario")) != (env_name, scenario):
-            raise ValueError(f"{out} holds a run on {previous.get('env')}/"
-                             f"{previous.get('scenario')}, not {env_name}/{scenario}")
-        cfg = PPOConfig(**{**asdict(cfg), **{k: tuple(v) if k == "net_arch" else v
-                                             for k, v in previous["config"].items()
-                                             if k in asdict(cfg)}})
+        previous, cfg = resume_config(out, env_name, scenario, cfg)
+        if (out / CURVE_FILE).is_file():  # SB3's CSV logger truncates: keep the earlier rows
+            (out / CURVE_FILE).replace(out / _EARLIER_CURVE)
     torch.set_num_threads(cfg.torch_threads)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
@@ -504,8 +497,9 @@ def train_ppo(
                                          cfg.reward_scale, cfg.reward, cfg.death_penalty)
 
     # SB3's VecMonitor keeps the per-episode statistics (and the grader score from info).
+    monitor = MONITOR_FILE if part == 0 else f"part{part}.{MONITOR_FILE}"  # SB3 wants *monitor.csv
     venv = VecMonitor(DummyVecEnv([factory(i) for i in range(cfg.n_envs)]),
-                      filename=str(out / MONITOR_FILE), info_keywords=("score",))
+                      filename=str(out / monitor), info_keywords=("score",))
     venv.seed(seed)
     if resume:
         model = MaskablePPO.load(out / MODEL_FILE, env=venv, device="cpu")
@@ -567,6 +561,7 @@ def train_ppo(
     model_path = out / MODEL_FILE
     model.save(model_path)
     logger.close()
+    _join_curves(out)
 
     import sb3_contrib
     import stable_baselines3
@@ -610,6 +605,42 @@ def train_ppo(
     if interrupted:
         raise TrainingInterrupted(TrainResult(out, model_path, metadata))
     return TrainResult(out, model_path, metadata)
+
+
+_EARLIER_CURVE = "progress.earlier.csv"
+
+
+def resume_config(out: Path, env_name: str, scenario: str, cfg: PPOConfig,
+                  ) -> tuple[dict[str, Any], PPOConfig]:
+    """``(previous metadata, the config the saved model was trained with)`` for ``--resume``."""
+    if not (out / MODEL_FILE).is_file() or not (out / METADATA_FILE).is_file():
+        raise FileNotFoundError(f"nothing to resume in {out}: no {MODEL_FILE} and "
+                                f"{METADATA_FILE} (train without --resume first)")
+    previous: dict[str, Any] = json.loads((out / METADATA_FILE).read_text())
+    if (previous.get("env"), previous.get("scenario")) != (env_name, scenario):
+        raise ValueError(f"{out} holds a run on {previous.get('env')}/"
+                         f"{previous.get('scenario')}, not {env_name}/{scenario}")
+    saved = {k: tuple(v) if k == "net_arch" else v for k, v in previous["config"].items()
+             if k in asdict(cfg)}
+    return previous, PPOConfig(**{**asdict(cfg), **saved})
+
+
+def _join_curves(out: Path) -> None:
+    """Prepend the rows of earlier parts (kept aside on resume) to this part's progress.csv."""
+    earlier = out / _EARLIER_CURVE
+    if not earlier.is_file():
+        return
+    rows: list[dict[str, str]] = []
+    for path in (earlier, out / CURVE_FILE):
+        if path.is_file():
+            with path.open(newline="") as fh:
+                rows += list(csv.DictReader(fh))
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    with (out / CURVE_FILE).open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    earlier.unlink()
 
 
 class TrainingInterrupted(KeyboardInterrupt):
