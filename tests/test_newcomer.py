@@ -322,3 +322,43 @@ def test_openenv_manifest_parses_and_its_app_resolves() -> None:
     asgi = getattr(__import__(module, fromlist=[attr]), attr)
     with TestClient(asgi) as client:
         assert client.get("/health").status_code == 200
+
+
+def test_train_interrupt_saves_and_resume_continues(tmp_path: Path, monkeypatch: Any) -> None:
+    pytest.importorskip("sb3_contrib")
+    import csv
+
+    from lifeline.train import ppo
+
+    real = ppo._make_logging_callback
+
+    def stop_after_two_rollouts(start: float, max_seconds: float | None) -> Any:
+        callback = real(start, max_seconds)
+        original = callback._on_step
+
+        def on_step() -> bool:
+            if callback.num_timesteps >= 128:
+                raise KeyboardInterrupt
+            return bool(original())
+
+        callback._on_step = on_step
+        return callback
+
+    cfg = ppo.PPOConfig(n_envs=1, n_steps=64, batch_size=64, n_epochs=1)
+    out = tmp_path / "run"
+    monkeypatch.setattr(ppo, "_make_logging_callback", stop_after_two_rollouts)
+    with pytest.raises(ppo.TrainingInterrupted) as stop:
+        ppo.train_ppo("ed", "surge", 1000, out, config=cfg, progress_bar=False)
+    meta = stop.value.result.metadata
+    assert meta["interrupted"] and meta["timesteps"] == 128 and (out / ppo.MODEL_FILE).is_file()
+    monkeypatch.setattr(ppo, "_make_logging_callback", real)
+    result = ppo.train_ppo("ed", "surge", 256, out, config=ppo.PPOConfig(n_envs=4),
+                           progress_bar=False, resume=True)
+    meta = result.metadata
+    assert meta["timesteps"] == 256 and meta["parts"] == 2 and not meta["interrupted"]
+    assert meta["config"]["n_envs"] == 1  # the saved run's hyperparameters
+    with (out / ppo.CURVE_FILE).open() as fh:
+        steps = [int(float(r["time/total_timesteps"])) for r in csv.DictReader(fh)]
+    assert steps == [64, 192, 256]  # part 1 (interrupted in its 2nd rollout), then part 2
+    with pytest.raises(ValueError, match="already trained"):
+        ppo.train_ppo("ed", "surge", 200, out, config=cfg, progress_bar=False, resume=True)
