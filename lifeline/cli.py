@@ -1,54 +1,85 @@
-"""The ``lifeline`` command line: list, run, eval, compare, leaderboard, report, train, serve,
-bench.
+"""The ``lifeline`` command line: list, run, eval, compare, leaderboard, report, check, train,
+serve, bench.
 
-Bad input (unknown environment, scenario or agent, a negative seed, ...) prints one clear
-error line and exits with status 2 — never a traceback.
+Bad input (unknown environment, scenario or agent, a negative seed, an unwritable output path,
+a missing optional extra, ...) prints one ``Error:`` line and exits with status 2 — never a
+traceback — and is caught *before* any work starts. Ctrl-C during ``eval``/``compare``/
+``leaderboard`` writes the results finished so far (and says so); exit status 130.
+
+Imports are lazy (scipy, matplotlib, torch, FastAPI load inside the commands that need them), so
+``lifeline --help`` stays fast. Commands living in other modules (``cli_train``, ``cli_serve``,
+...) add themselves through their ``register(app)``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from functools import wraps
+import time
 from pathlib import Path
-from typing import Annotated, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from lifeline.core.registry import all_specs, spec
-from lifeline.eval.harness import Task, evaluate, run_episode
-from lifeline.eval.seeds import EVAL_SEED_BASE
+from lifeline import __version__
+from lifeline.cli_common import (
+    INTERRUPTED,
+    LifelineGroup,
+    UserError,
+    check_out_dir,
+    check_out_file,
+    complete_env,
+    env_help,
+    fail,
+    friendly_errors,
+    note,
+    progress,
+    split_names,
+)
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Lifeline: RL environments for the operations that keep people alive.")
-console = Console()
-err_console = Console(stderr=True)
-F = TypeVar("F", bound=Callable[..., Any])
+if TYPE_CHECKING:
+    from rich.table import Table
+
+EVAL_SEED_BASE = 1_000_000
+"""The held-out evaluation seeds (``lifeline.eval.seeds.EVAL_SEED_BASE``, asserted in tests);
+repeated here so ``--help`` does not import the evaluation stack."""
+
+app = typer.Typer(
+    cls=LifelineGroup, add_completion=False, no_args_is_help=True,
+    # Plain click formatting: one error style ("Error: ..." lines) for click's own usage errors
+    # and ours, and no rich import on the --help path.
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="Lifeline: RL environments for the operations that keep people alive.")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"lifeline {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option(
+        "--version", "-V", callback=_version, is_eager=True,
+        help="Print the version and exit.")] = False) -> None:
+    """Lifeline: RL environments for the operations that keep people alive."""
+
 
 # Options shared by several commands.
-ScenarioOpt = Annotated[str, typer.Option(help="Scenario name or 'all'.")]
-EpisodesOpt = Annotated[int, typer.Option(help="Episodes per scenario and agent.")]
+EnvArg = Annotated[str, typer.Argument(help=env_help(),
+                                       autocompletion=complete_env)]
+ScenarioOpt = Annotated[str, typer.Option(
+    "--scenario", "-s", help="Scenario name or 'all' (scenarios: `lifeline list`).")]
+AgentsOpt = Annotated[str | None, typer.Option(
+    "--agents", "-a", help="Comma-separated agents: a ladder name (`lifeline list`), same:K or "
+                           "ppo:RUN_DIR.")]
+AgentAlias = Annotated[str | None, typer.Option("--agent", hidden=True,
+                                                help="Old name of --agents.")]
+EpisodesOpt = Annotated[int, typer.Option(help="Episodes per scenario and agent (>= 1).")]
 SeedStartOpt = Annotated[int, typer.Option(help="First seed (default: the held-out set).")]
-WorkersOpt = Annotated[int, typer.Option(help="Worker processes.")]
-JsonOutOpt = Annotated[Path | None, typer.Option("--json", help="Write results JSON here.")]
-
-
-def friendly_errors(fn: F) -> F:
-    """Turn user errors into one red line and exit status 2."""
-
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except (ValueError, KeyError, FileNotFoundError) as exc:
-            message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-            err_console.print(f"[bold red]error:[/] {message}")
-            raise typer.Exit(2) from None
-
-    return cast(F, wrapper)
+WorkersOpt = Annotated[int, typer.Option(help="Worker processes (>= 1).")]
+JsonOutOpt = Annotated[Path | None, typer.Option(
+    "--json", metavar="PATH", help="Write the results JSON to PATH ('-' or no value: stdout).")]
 
 
 def _scenarios(scenario: str | None) -> list[str] | None:
@@ -56,23 +87,67 @@ def _scenarios(scenario: str | None) -> list[str] | None:
     return None if scenario is None or scenario == "all" else [scenario]
 
 
-def _progress() -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=err_console, transient=True)
+def _agents(agents: str | None, alias: str | None, required: bool = True) -> list[str]:
+    names = split_names(agents, alias)
+    if required and not names:
+        raise UserError("--agents needs at least one agent name")
+    return names
 
 
-def _run_with_progress(env: str, agents: list[str], scenario: str | None, episodes: int,
-                       seed_start: int, workers: int) -> dict[str, Any]:
+def _check_agents(names: list[str]) -> None:
+    from lifeline.extras import require
+
+    if any(n.startswith("ppo:") for n in names):
+        require("train", "a ppo:PATH agent")
+
+
+class _Interrupted(Exception):
+    """Raised after partial results were saved, to exit with status 130."""
+
+
+def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
+              seed_start: int, workers: int) -> tuple[dict[str, Any], bool]:
+    """Results of a paired evaluation with a progress bar; ``(results, interrupted)``.
+
+    On Ctrl-C the records finished so far come back (with ``meta.interrupted``), never nothing.
+    """
+    from lifeline.core.registry import spec
+    from lifeline.eval.harness import meta, plan, run_tasks
+    from lifeline.eval.stats import summarise
+
     env_spec = spec(env)
-    scenarios = _scenarios(scenario)
-    n_scen = len(env_spec.scenarios) if scenarios is None else 1
-    with _progress() as progress:
-        bar = progress.add_task(f"{env_spec.name}", total=n_scen * len(agents) * episodes)
-        return evaluate(env_spec.name, agents, scenarios, episodes, seed_start,
-                        workers, on_record=lambda _: progress.advance(bar))
+    _check_agents(agents)
+    if episodes < 1:
+        raise UserError(f"episodes must be >= 1, got {episodes}")
+    from lifeline.core.rng import check_seed
+
+    seeds = range(check_seed(seed_start), seed_start + episodes)
+    tasks = plan(env_spec.name, agents, _scenarios(scenario), seeds)
+    records: list[dict[str, Any]] = []
+    interrupted = False
+    start = time.perf_counter()
+    with progress() as bar:
+        task = bar.add_task(env_spec.name, total=len(tasks))
+
+        def keep(record: dict[str, Any]) -> None:
+            records.append(record)
+            bar.advance(task)
+
+        try:
+            run_tasks(tasks, workers=workers, on_record=keep)
+        except KeyboardInterrupt:
+            interrupted = True
+    info = meta([env_spec.name], time.perf_counter() - start)
+    if interrupted:
+        info.update(interrupted=True, completed=len(records), planned=len(tasks))
+    results = {"records": records, "summary": summarise(records) if records else [],
+               "meta": info}
+    return results, interrupted
 
 
 def _summary_table(results: dict[str, Any], title: str) -> Table:
+    from rich.table import Table
+
     table = Table(title=title)
     for col in ("env", "scenario", "agent", "n", "score (mean ± 95% CI)"):
         table.add_column(col, justify="right" if col in ("n",) else "left")
@@ -83,85 +158,135 @@ def _summary_table(results: dict[str, Any], title: str) -> Table:
     return table
 
 
-def _write_json(results: dict[str, Any], path: Path | None) -> None:
+def _print(renderable: Any, to_stderr: bool = False) -> None:
+    from rich.console import Console
+
+    Console(stderr=to_stderr).print(renderable)
+
+
+def _write_json(results: Any, path: Path | None) -> None:
     if path is None:
         return
+    text = json.dumps(results, indent=1)
+    if str(path) == "-":
+        typer.echo(text)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results, indent=1))
-    err_console.print(f"wrote {path}")
+    path.write_text(text)
+    note(f"wrote {path}")
+
+
+def _finish(results: dict[str, Any], interrupted: bool, title: str, json_path: Path | None
+            ) -> None:
+    """Show the table, write the JSON and, after Ctrl-C, say what was kept and exit 130."""
+    if results["records"]:
+        _print(_summary_table(results, title), to_stderr=str(json_path) == "-")
+    _write_json(results, json_path)
+    if interrupted:
+        m = results["meta"]
+        where = f" written to {json_path}" if json_path and str(json_path) != "-" else (
+            " shown above (add --json PATH to keep them)" if json_path is None else "")
+        note(f"interrupted: partial results ({m['completed']} of {m['planned']} episodes)"
+             f"{where}")
+        raise typer.Exit(INTERRUPTED)
 
 
 @app.command("list")
 @friendly_errors
-def list_envs(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+def list_envs(json_path: JsonOutOpt = None) -> None:
     """List registered environments, their scenarios, tags and baseline agents."""
+    from lifeline.core.registry import all_specs
+
+    check_out_file(json_path)
     rows: list[dict[str, Any]] = [
         {"name": s.name, "gym_id": s.gym_id, "scenarios": list(s.scenarios),
          "tags": list(s.tags), "agents": list(s.agents), "description": s.description}
         for s in all_specs()]
-    if as_json:
-        print(json.dumps(rows, indent=1))
+    if json_path is not None:
+        _write_json(rows, json_path)
         return
+    from rich.table import Table
+
     table = Table(title="Lifeline environments")
     for col in ("name", "gym id", "scenarios", "tags", "ladder"):
         table.add_column(col)
     for r in rows:
         table.add_row(str(r["name"]), str(r["gym_id"]), ", ".join(r["scenarios"]),
                       ", ".join(r["tags"]), " < ".join(r["agents"]))
-    console.print(table)
+    _print(table)
 
 
 @app.command()
 @friendly_errors
-def run(env: str,
-        scenario: Annotated[str | None, typer.Option(help="Scenario (default: first).")] = None,
-        agent: Annotated[str | None, typer.Option(
-            help="Agent name or ppo:PATH (default: the env's best non-bound baseline).")] = None,
+def run(env: EnvArg,
+        scenario: Annotated[str | None, typer.Option(
+            "--scenario", "-s", help="Scenario (default: the env's first; `lifeline list`).")
+        ] = None,
+        agents: Annotated[str | None, typer.Option(
+            "--agents", "-a", help="One agent: a ladder name, same:K or ppo:RUN_DIR (default: "
+                                   "the env's best non-bound baseline).")] = None,
+        agent: AgentAlias = None,
         seed: Annotated[int, typer.Option(help="Episode seed (>= 0).")] = 0,
         render: Annotated[bool, typer.Option(help="Print a text frame after every step.")] = False,
-        as_json: Annotated[bool, typer.Option("--json", help="Print the record as JSON.")] = False,
+        json_path: JsonOutOpt = None,
         ) -> None:
     """Run one episode and print its grade (and text frames with --render)."""
+    from lifeline.core.registry import spec
+    from lifeline.eval.harness import Task, run_episode
+
     env_spec = spec(env)
+    check_out_file(json_path)
     scen = scenario or env_spec.default_scenario
-    agent = agent or (env_spec.agents[-2] if len(env_spec.agents) > 1 else "random")
+    names = _agents(agents, agent, required=False)
+    if len(names) > 1:
+        raise UserError(f"run plays one agent, got {len(names)}: use `lifeline compare` for more")
+    name = names[0] if names else (env_spec.agents[-2] if len(env_spec.agents) > 1 else "random")
+    _check_agents([name])
+
+    from rich.console import Console
+
+    console = Console()
 
     def show(core: Any, state: Any) -> None:
         console.print(f"[dim]── step {state.steps} ──[/]")
         console.print(core.render_text(state), markup=False, highlight=False, soft_wrap=True)
 
-    record = run_episode(Task(env_spec.name, scen, agent, seed),
+    record = run_episode(Task(env_spec.name, scen, name, seed),
                          on_step=show if render else None)
-    if as_json:
-        print(json.dumps(record, indent=1))
-        return
-    console.print(f"[bold]{env_spec.name}/{scen}[/] agent={agent} seed={seed}: "
+    if json_path is not None:
+        _write_json(record, json_path)
+        if str(json_path) == "-":
+            return
+    console.print(f"[bold]{env_spec.name}/{scen}[/] agent={name} seed={seed}: "
                   f"score [bold]{record['score']:.3f}[/] in {record['steps']} steps "
                   f"(return {record['return']:.1f}, invalid {record['invalid']})")
-    for name, value in record["components"].items():
-        console.print(f"  {name:<20} {value:.3f}")
+    for key, value in record["components"].items():
+        console.print(f"  {key:<20} {value:.3f}")
 
 
 @app.command("eval")
 @friendly_errors
-def eval_cmd(env: str,
-             agent: Annotated[str, typer.Option(help="Agent name or ppo:PATH.")],
+def eval_cmd(env: EnvArg,
+             agents: AgentsOpt = None,
+             agent: AgentAlias = None,
              scenario: ScenarioOpt = "all",
              episodes: EpisodesOpt = 30,
              seed_start: SeedStartOpt = EVAL_SEED_BASE,
              workers: WorkersOpt = 1,
              json_path: JsonOutOpt = None,
              ) -> None:
-    """Evaluate one agent over scenarios and seeds; print mean ± 95% CI."""
-    results = _run_with_progress(env, [agent], scenario, episodes, seed_start, workers)
-    console.print(_summary_table(results, f"{env}: {agent}"))
-    _write_json(results, json_path)
+    """Evaluate agents over scenarios and seeds; print mean ± 95% CI."""
+    names = _agents(agents, agent)
+    check_out_file(json_path)
+    results, interrupted = _evaluate(env, names, scenario, episodes, seed_start, workers)
+    _finish(results, interrupted, f"{env}: {', '.join(names)}", json_path)
 
 
 @app.command()
 @friendly_errors
-def compare(env: str,
-            agents: Annotated[str, typer.Option(help="Comma-separated agent names.")],
+def compare(env: EnvArg,
+            agents: AgentsOpt = None,
+            agent: AgentAlias = None,
             scenario: ScenarioOpt = "all",
             episodes: EpisodesOpt = 30,
             seed_start: SeedStartOpt = EVAL_SEED_BASE,
@@ -169,50 +294,112 @@ def compare(env: str,
             json_path: JsonOutOpt = None,
             ) -> None:
     """Compare agents on paired seeds (every agent sees the same seeds)."""
-    names = [a.strip() for a in agents.split(",") if a.strip()]
-    if not names:
-        raise ValueError("--agents needs at least one agent name")
-    results = _run_with_progress(env, names, scenario, episodes, seed_start, workers)
-    console.print(_summary_table(results, f"{env}: paired comparison"))
-    _write_json(results, json_path)
+    names = _agents(agents, agent)
+    check_out_file(json_path)
+    results, interrupted = _evaluate(env, names, scenario, episodes, seed_start, workers)
+    _finish(results, interrupted, f"{env}: paired comparison", json_path)
 
 
 @app.command()
 @friendly_errors
 def leaderboard(
         episodes: EpisodesOpt = 10,
-        out: Annotated[Path, typer.Option(help="Output directory.")] = Path("reports/leaderboard"),
+        out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")
+                       ] = Path("reports/leaderboard"),
         workers: WorkersOpt = 1,
-        env: Annotated[list[str] | None, typer.Option(help="Restrict to these envs.")] = None,
+        env: Annotated[list[str] | None, typer.Option(
+            "--env", help="Restrict to this env (repeatable; default: every registered env).",
+            autocompletion=complete_env)] = None,
         ) -> None:
     """Run every environment's baseline ladder; write results JSON, a Markdown report and plots."""
-    from lifeline.eval.report import write_report
+    from lifeline.core.registry import all_specs
+    from lifeline.extras import require
 
+    require("viz", "lifeline leaderboard")
+    check_out_dir(out)
     specs = [s for s in all_specs() if not env or s.name in env]
     if not specs:
-        raise ValueError(f"no registered environment among {env}")
-    results = [_run_with_progress(s.name, list(s.agents), "all", episodes, EVAL_SEED_BASE,
-                                  workers) for s in specs]
-    for s, res in zip(specs, results, strict=True):
-        console.print(_summary_table(res, f"{s.name}: baseline ladder"))
+        raise UserError(f"no registered environment among {env}")
+    results: list[dict[str, Any]] = []
+    interrupted = False
+    for s in specs:
+        res, interrupted = _evaluate(s.name, list(s.agents), "all", episodes, EVAL_SEED_BASE,
+                                     workers)
+        if res["records"]:
+            results.append(res)
+        if interrupted:
+            break
     out.mkdir(parents=True, exist_ok=True)
-    for s, res in zip(specs, results, strict=True):
-        _write_json(res, out / f"{s.name}.json")
-    report = write_report(results, out, title="Lifeline baseline leaderboard")
-    console.print(f"[bold green]leaderboard written:[/] {report}")
+    for res in results:
+        name = res["records"][0]["env"]
+        _print(_summary_table(res, f"{name}: baseline ladder"))
+        _write_json(res, out / f"{name}.json")
+    if results:
+        from lifeline.eval.report import write_report
+
+        report = write_report(results, out, title="Lifeline baseline leaderboard" + (
+            " (partial: interrupted)" if interrupted else ""))
+        note(f"leaderboard written: {report}")
+    if interrupted:
+        note(f"interrupted: partial leaderboard ({sum(len(r['records']) for r in results)} "
+             f"episodes) written to {out}")
+        raise typer.Exit(INTERRUPTED)
+
+
+@app.command()
+@friendly_errors
+def check(env: EnvArg,
+          scenario: Annotated[str | None, typer.Option(
+              "--scenario", "-s", help="Scenario or 'all' (default: the env's first).")] = None,
+          seed: Annotated[int, typer.Option(help="Seed of the checked episodes (>= 0).")] = 7,
+          subprocess_check: Annotated[bool, typer.Option(
+              "--subprocess/--no-subprocess",
+              help="Also replay in another process under another PYTHONHASHSEED.")] = True,
+          json_path: JsonOutOpt = None,
+          ) -> None:
+    """Run the conformance checker (determinism, exact mask, invalid actions, ...) on ENV."""
+    from lifeline.core.registry import resolve_scenario, spec
+    from lifeline.testing.checker import check_env
+
+    env_spec = spec(env)
+    check_out_file(json_path)
+    names = list(env_spec.scenarios) if scenario == "all" else [
+        resolve_scenario(env_spec, scenario)]
+    reports = []
+    for name in names:
+        report = check_env(env_spec.name, name, seed, subprocess_check=subprocess_check,
+                           raise_on_failure=False)
+        reports.append(report)
+        if json_path is None or str(json_path) != "-":
+            typer.echo(report.summary())
+    _write_json([r.to_dict() for r in reports], json_path)
+    if not all(r.passed for r in reports):
+        raise typer.Exit(1)
 
 
 @app.command()
 @friendly_errors
 def bench(
         steps: Annotated[int, typer.Option(help="Steps per measurement.")] = 20_000,
-        env: Annotated[list[str] | None, typer.Option(help="Only these envs.")] = None,
+        env: Annotated[list[str] | None, typer.Option(
+            help="Only this env (repeatable).", autocompletion=complete_env)] = None,
         all_scenarios: Annotated[bool, typer.Option(help="Every scenario, not the first.")] = False,
+        json_path: JsonOutOpt = None,
         ) -> None:
     """Throughput benchmark (JSON): core/Gymnasium steps/s and reset time under masked random."""
+    from lifeline.bench.throughput import plan as bench_plan
     from lifeline.bench.throughput import run as run_bench
 
-    print(json.dumps(run_bench(steps, env, all_scenarios), indent=1))
+    check_out_file(json_path)
+    jobs = bench_plan(env, all_scenarios)
+    with progress() as bar:
+        task = bar.add_task("bench", total=len(jobs))
+
+        def advance(env_name: str, scenario: str) -> None:
+            bar.update(task, advance=1, description=f"bench {env_name}/{scenario}")
+
+        result = run_bench(steps, env, all_scenarios, on_done=advance)
+    _write_json(result, json_path or Path("-"))
 
 
 def _register_subcommands() -> None:
@@ -230,6 +417,8 @@ def main() -> None:
     """Entry point that also works as ``python -m lifeline``."""
     app(prog_name="lifeline")
 
+
+__all__ = ["UserError", "app", "fail", "main"]
 
 if __name__ == "__main__":
     main()

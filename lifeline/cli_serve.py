@@ -39,14 +39,17 @@ def register(app: typer.Typer) -> None:
                  "the session cap holds in total.")] = 1,
     ) -> None:
         """Serve environments over HTTP/WebSocket/MCP, each under /<name> (e.g. /ed/ws)."""
-        from lifeline.adapters.server import serve
+        from lifeline.extras import require
 
         try:
+            require("server", "lifeline serve")
+            from lifeline.adapters.server import serve
+
             serve(envs or None, host=host, port=port, max_sessions=max_sessions, token=token,
                   idle_timeout=idle_timeout or None,
                   max_message_bytes=int(max_message_mb * 1_000_000), log_level=log_level,
                   ws_compression=ws_compression, workers=workers)
-        except (ValueError, KeyError, TypeError, ImportError) as exc:
+        except (ValueError, KeyError, TypeError, ImportError) as exc:  # MissingExtra too
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-            typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+            typer.echo(f"Error: {message}", err=True)  # the CLI's one error style
             raise typer.Exit(2) from None

@@ -1,77 +1,160 @@
 """CLI commands for training and reporting; ``lifeline.cli`` calls :func:`register` to add them.
 
-* ``lifeline report RESULTS.json [MORE.json ...] [--out DIR]`` — Markdown report + PNG plots.
-* ``lifeline train ppo ENV --scenario S --timesteps N [--seed K] [--out DIR]`` — MaskablePPO.
+* ``lifeline report RESULTS.json [MORE.json ...] [--out DIR]`` — Markdown report + PNG plots
+  (needs the ``viz`` extra); overlapping inputs are merged.
+* ``lifeline train ppo ENV --scenario S --timesteps N [--seed K] [--out DIR] [--set k=v]
+  [--config FILE] [--resume] [--tensorboard DIR]`` — MaskablePPO (needs the ``train`` extra).
 
-Heavy imports (torch, sb3, matplotlib) happen inside the commands so ``lifeline --help`` is fast.
+Heavy imports (torch, sb3, matplotlib) happen inside the commands so ``lifeline --help`` is fast;
+a missing extra is one ``Error:`` line naming it, checked before any work.
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
 import typer
+
+from lifeline.cli_common import (
+    INTERRUPTED,
+    UserError,
+    check_out_dir,
+    complete_env,
+    env_help,
+    friendly_errors,
+    note,
+)
+
+
+class OnConflict(StrEnum):
+    """What ``lifeline report`` does with differing records for one env/scenario/agent/seed."""
+
+    error = "error"
+    first = "first"
+    last = "last"
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``report`` command and the ``train`` command group to ``app``."""
     train_app = typer.Typer(help="Train agents (MaskablePPO) on training seeds only.",
-                            no_args_is_help=True)
+                            no_args_is_help=True, rich_markup_mode=None,
+                            context_settings={"help_option_names": ["-h", "--help"]})
 
     @app.command("report")
+    @friendly_errors
     def report_cmd(
-        results: list[Path] = typer.Argument(..., help="Results JSON file(s) from eval/compare."),
-        out: Path = typer.Option(Path("report"), "--out", "-o", help="Output directory."),
-        runs: Path = typer.Option(None, "--runs", help="Directory of training runs "
-                                  "(metadata.json + learning_curve.csv) for learning curves; "
-                                  "default: beside the ppo:PATH models in the results."),
+        results: Annotated[list[Path], typer.Argument(
+            help="Results JSON file(s) from eval/compare/leaderboard; overlapping files are "
+                 "merged (identical records kept once).")],
+        out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")
+                       ] = Path("report"),
+        runs: Annotated[Path | None, typer.Option(
+            "--runs", help="Directory of training runs (metadata.json + progress.csv) for "
+                           "learning curves; default: beside the ppo:PATH models in the "
+                           "results.")] = None,
+        on_conflict: Annotated[OnConflict, typer.Option(
+            "--on-conflict",
+            help="Two inputs with different records for the same env/scenario/agent/seed: "
+                 "stop (error) or keep the first/last input's record and list the conflicts "
+                 "in the report.")] = OnConflict.error,
     ) -> None:
         """Write a Markdown report with CIs, paired differences and plots from results JSON."""
-        from lifeline.eval.report import find_curves_in, write_report
+        from lifeline.extras import require
 
+        require("viz", "lifeline report")
         missing = [str(p) for p in [*results, *([runs] if runs else [])] if not p.exists()]
         if missing:
-            raise typer.BadParameter(f"no such file: {', '.join(missing)}")
-        try:
-            path = write_report(results, out, curves=find_curves_in(runs) if runs else None)
-        except ValueError as exc:
-            raise typer.BadParameter(str(exc)) from exc
+            raise UserError(f"no such file: {', '.join(missing)}")
+        check_out_dir(out)
+        from lifeline.eval.report import find_curves_in, write_report
+
+        path = write_report(results, out, curves=find_curves_in(runs) if runs else None,
+                            on_conflict=on_conflict.value)
         typer.echo(f"report written to {path}")
 
     @train_app.command("ppo")
+    @friendly_errors
     def train_ppo_cmd(
-        env: str = typer.Argument(..., help="Environment id, e.g. 'ed'."),
-        scenario: str = typer.Option(None, "--scenario", "-s", help="Scenario (default: first)."),
-        timesteps: int = typer.Option(100_000, "--timesteps", "-n", help="Environment steps."),
-        seed: int = typer.Option(0, "--seed", help="Run seed (a training seed, 0..999999)."),
-        out: Path = typer.Option(None, "--out", "-o", help="Run directory "
-                                 "(default: runs/ppo/ENV-SCENARIO-sSEED)."),
-        bc_episodes: int = typer.Option(0, "--bc-episodes", help="Warm-start by behaviour "
-                                        "cloning of the heuristic on this many training episodes."),
-        max_minutes: float = typer.Option(None, "--max-minutes", help="Stop after this much "
-                                          "wall time."),
-        progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar."),
+        env: Annotated[str, typer.Argument(help=env_help(), autocompletion=complete_env)],
+        scenario: Annotated[str | None, typer.Option(
+            "--scenario", "-s", help="Scenario (default: the env's first; `lifeline list`).")
+        ] = None,
+        timesteps: Annotated[int, typer.Option(
+            "--timesteps", "-n", help="Environment steps (rounded up to whole rollouts of "
+                                      "n_envs × n_steps; the total with --resume).")] = 100_000,
+        seed: Annotated[int, typer.Option(help="Run seed (a training seed, 0..899999).")] = 0,
+        out: Annotated[Path | None, typer.Option(
+            "--out", "-o", help="Run directory (default: runs/ppo/ENV-SCENARIO-sSEED).")] = None,
+        bc_episodes: Annotated[int, typer.Option(
+            help="Warm-start by behaviour cloning of the env's reference baseline on this many "
+                 "training episodes.")] = 0,
+        max_minutes: Annotated[float | None, typer.Option(
+            help="Stop after this much wall time.")] = None,
+        sets: Annotated[list[str] | None, typer.Option(
+            "--set", metavar="KEY=VALUE",
+            help="Override a hyperparameter (repeatable), e.g. --set learning_rate=1e-4 "
+                 "--set net_arch=128,128; keys are PPOConfig's fields.")] = None,
+        config: Annotated[Path | None, typer.Option(
+            "--config", help="JSON or TOML file of hyperparameters (applied before --set).")
+        ] = None,
+        resume: Annotated[bool, typer.Option(
+            help="Continue the model in --out up to --timesteps steps in total.")] = False,
+        tensorboard: Annotated[Path | None, typer.Option(
+            help="Also log to TensorBoard event files in this directory (needs the "
+                 "'tensorboard' extra).")] = None,
+        progress: Annotated[bool, typer.Option(help="Progress bar.")] = True,
     ) -> None:
-        """Train MaskablePPO on ENV/SCENARIO and save model, metadata and learning curve."""
+        """Train MaskablePPO on ENV/SCENARIO and save model, metadata and learning curve.
+
+        Ctrl-C saves the model trained so far; continue it with --resume.
+        """
         from lifeline.core.registry import resolve_scenario
         from lifeline.core.registry import spec as env_spec
-        from lifeline.train.ppo import PPOConfig, train_ppo
+        from lifeline.extras import require
 
-        try:
-            spec_ = env_spec(env)
-            scen = resolve_scenario(spec_, scenario)
-        except (KeyError, ValueError) as exc:
-            raise typer.BadParameter(str(exc.args[0] if exc.args else exc)) from exc
+        spec_ = env_spec(env)
+        scen = resolve_scenario(spec_, scenario)
+        require("train", "lifeline train ppo")
+        if tensorboard is not None:
+            require("tensorboard", "--tensorboard")
+            check_out_dir(tensorboard, "--tensorboard")
         run_dir = out or Path("runs") / "ppo" / f"{spec_.name}-{scen}-s{seed}"
+        check_out_dir(run_dir)
+        from lifeline.train.config import build_config
+        from lifeline.train.ppo import (
+            PPOConfig,
+            TrainingInterrupted,
+            planned_timesteps,
+            resume_config,
+            rollout_size,
+            train_ppo,
+        )
+
+        cfg = build_config(PPOConfig(bc_episodes=bc_episodes), config, sets or [])
+        if resume:  # the saved model's hyperparameters decide the rollout size
+            if sets or config:
+                raise UserError("--resume continues with the saved run's hyperparameters; "
+                                "drop --set/--config")
+            cfg = resume_config(run_dir, spec_.name, scen, cfg)[1]
+        planned = planned_timesteps(timesteps, cfg)
+        if planned != timesteps:
+            note(f"training {planned:,} steps: {timesteps:,} rounded up to whole rollouts of "
+                 f"{rollout_size(cfg):,} ({cfg.n_envs} envs × {cfg.n_steps} steps)")
         try:
-            result = train_ppo(spec_.name, scen, timesteps, run_dir, seed=seed,
-                               config=PPOConfig(bc_episodes=bc_episodes),
-                               progress_bar=progress, max_minutes=max_minutes)
-        except ValueError as exc:
-            raise typer.BadParameter(str(exc)) from exc
+            result = train_ppo(spec_.name, scen, timesteps, run_dir, seed=seed, config=cfg,
+                               progress_bar=progress, max_minutes=max_minutes, resume=resume,
+                               tensorboard=tensorboard)
+        except TrainingInterrupted as stop:
+            meta = stop.result.metadata
+            note(f"interrupted after {meta['timesteps']:,} steps; model saved to "
+                 f"{stop.result.model_path}; continue with: lifeline train ppo {spec_.name} "
+                 f"-s {scen} -n {timesteps} --out {run_dir} --resume")
+            raise typer.Exit(INTERRUPTED) from None
         meta = result.metadata
-        typer.echo(f"trained {meta['timesteps']} steps in {meta['wall_s']:.0f} s; "
-                   f"model: {result.model_path}; use --agent ppo:{result.out_dir}")
+        typer.echo(f"trained {meta['timesteps']:,} steps in {meta['wall_s']:.0f} s; "
+                   f"model: {result.model_path}; use --agents ppo:{result.out_dir}")
 
     from lifeline.cli_llm import register_grpo
 

@@ -11,6 +11,7 @@ stops stalling agents is ``truncated``.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -122,12 +123,63 @@ class FlattenMasked(gym.ObservationWrapper[np.ndarray, np.int64, dict[str, np.nd
         return mask
 
 
+class RegisteredGymEnv(LifelineGymEnv):
+    """What ``gym.make("lifeline/<Id>-v0", ...)`` builds: the id fixes the environment.
+
+    Only ``scenario`` and ``render_mode`` may be passed; anything else (e.g. ``env="dispatch"``
+    under the ED id, which used to build a dispatch env silently) is a ``TypeError`` naming the
+    accepted keywords.
+    """
+
+    def __init__(self, lifeline_env: str, scenario: str | None = None,
+                 render_mode: str | None = None, **unknown: Any) -> None:
+        if unknown:
+            raise TypeError(
+                f"{spec(lifeline_env).gym_id}: unexpected keyword argument(s) "
+                f"{', '.join(sorted(unknown))}; accepted: scenario, render_mode (the id fixes "
+                f"the environment; use another id for another one)")
+        super().__init__(lifeline_env, scenario, render_mode=render_mode)
+
+
+def make_vector_env(num_envs: int = 1, lifeline_env: str = "ed", scenario: str | None = None,
+                    render_mode: str | None = None, asynchronous: bool = False,
+                    max_episode_steps: int | None = None, **unknown: Any,
+                    ) -> gym.vector.VectorEnv[Any, Any, Any]:
+    """The ids' ``vector_entry_point``: ``gym.make_vec("lifeline/ED-v0", num_envs=8)``.
+
+    Gymnasium's own ``SyncVectorEnv`` (or ``AsyncVectorEnv`` with ``asynchronous=True``, one
+    process per copy) over :class:`RegisteredGymEnv`; each copy is seeded by the vector env's
+    ``reset(seed=...)`` as usual. Unknown keywords are rejected like ``gym.make`` does.
+    """
+    if max_episode_steps is not None:
+        unknown["max_episode_steps"] = max_episode_steps  # episodes end by the env's own clock
+    if unknown:
+        raise TypeError(
+            f"{spec(lifeline_env).gym_id}: unexpected keyword argument(s) "
+            f"{', '.join(sorted(unknown))}; accepted: num_envs, scenario, render_mode, "
+            f"asynchronous")
+    if num_envs < 1:
+        raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+    fns = [partial(RegisteredGymEnv, lifeline_env, scenario, render_mode)
+           for _ in range(num_envs)]
+    if asynchronous:
+        return gym.vector.AsyncVectorEnv(fns)
+    return gym.vector.SyncVectorEnv(fns)
+
+
 def register_all() -> None:
-    """Register every Lifeline environment's versioned id with Gymnasium (idempotent)."""
+    """Register every Lifeline environment's versioned id with Gymnasium (idempotent).
+
+    Gymnasium's passive env checker stays on (it wraps ``gym.make`` envs and checks the first
+    reset/step against the spaces, at negligible cost); ``gym.make_vec`` uses
+    :func:`make_vector_env`.
+    """
     for s in all_specs():
         if s.gym_id not in gym.registry:
-            gym.register(id=s.gym_id, entry_point="lifeline.adapters.gymnasium:LifelineGymEnv",
-                         kwargs={"env": s.name}, disable_env_checker=True)
+            gym.register(id=s.gym_id,
+                         entry_point="lifeline.adapters.gymnasium:RegisteredGymEnv",
+                         vector_entry_point="lifeline.adapters.gymnasium:make_vector_env",
+                         kwargs={"lifeline_env": s.name})
 
 
 def make_gym(env: str, scenario: str | None = None, flatten: bool = False,

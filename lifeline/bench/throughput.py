@@ -15,6 +15,7 @@ import argparse
 import json
 import platform
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -58,22 +59,32 @@ def reset_ms(env_name: str, scenario: str, count: int = 50) -> float:
     return 1000.0 * (time.perf_counter() - start) / count
 
 
+def plan(envs: list[str] | None = None, all_scenarios: bool = False) -> list[tuple[str, str]]:
+    """The ``(env, scenario)`` pairs :func:`run` measures, in order (validates env names)."""
+    specs = [lifeline.spec(e) for e in envs] if envs else lifeline.all_specs()
+    return [(spec.name, scenario) for spec in specs
+            for scenario in (spec.scenarios if all_scenarios else spec.scenarios[:1])]
+
+
 def run(steps: int = 20_000, envs: list[str] | None = None,
-        all_scenarios: bool = False) -> dict[str, object]:
-    """Measure every selected env (first scenario, or all); return the JSON-ready result."""
+        all_scenarios: bool = False,
+        on_done: Callable[[str, str], None] | None = None) -> dict[str, object]:
+    """Measure every selected env (first scenario, or all); return the JSON-ready result.
+
+    ``on_done(env, scenario)`` is called after each measurement (the CLI's progress bar).
+    """
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
-    specs = [lifeline.spec(e) for e in envs] if envs else lifeline.all_specs()
     rows = []
-    for spec in specs:
-        for scenario in spec.scenarios if all_scenarios else spec.scenarios[:1]:
-            rows.append({
-                "env": spec.name, "scenario": scenario,
-                "core_steps_per_s": round(core_steps_per_s(spec.name, scenario, steps)),
-                "gym_steps_per_s": round(gym_steps_per_s(spec.name, scenario,
-                                                         max(1, steps // 2))),
-                "reset_ms": round(reset_ms(spec.name, scenario), 3),
-            })
+    for env_name, scenario in plan(envs, all_scenarios):
+        rows.append({
+            "env": env_name, "scenario": scenario,
+            "core_steps_per_s": round(core_steps_per_s(env_name, scenario, steps)),
+            "gym_steps_per_s": round(gym_steps_per_s(env_name, scenario, max(1, steps // 2))),
+            "reset_ms": round(reset_ms(env_name, scenario), 3),
+        })
+        if on_done is not None:
+            on_done(env_name, scenario)
     return {"benchmark": "throughput", "policy": "masked_random",
             "python": platform.python_version(), "machine": platform.machine(), "results": rows}
 

@@ -64,29 +64,85 @@ def env_ladder(env: str) -> tuple[tuple[str, ...], str]:
         return LADDER_ORDER, REFERENCE_AGENT
     return agents, agents[-1]
 CURVE_FILE = "learning_curve.csv"
+"""The learning curve of runs written before training logged through SB3's logger."""
+PROGRESS_FILE = "progress.csv"
+"""SB3's logger CSV (``time/total_timesteps``, ``rollout/ep_score_mean``, ...): newer runs."""
 VALIDATION_FILE = "validation_curve.csv"
 
 
 # ----- loading ---------------------------------------------------------------------------------
 
 
-def load_results(sources: ResultsSource | Sequence[ResultsSource]) -> dict[str, Any]:
-    """Merge one or more results files/dicts into ``{"records": [...], "meta": [...]}``.
+class ResultsConflict(ValueError):
+    """Two inputs hold different records for the same (env, scenario, agent, seed)."""
 
-    Records are concatenated in order; ``meta`` becomes the list of the inputs' meta blocks.
+
+def _read_source(src: ResultsSource) -> tuple[str, Mapping[str, Any]]:
+    if isinstance(src, Mapping):
+        if "records" not in src:
+            raise ValueError("dict: no 'records' (not results from eval/compare)")
+        return "dict", src
+    path = Path(src)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path}: is a directory, not a results JSON file") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: not a results JSON file ({exc})") from None
+    if not isinstance(data, Mapping) or "records" not in data:
+        raise ValueError(f"{path}: no 'records' (not a results file from eval/compare)")
+    return str(path), data
+
+
+def load_results(sources: ResultsSource | Sequence[ResultsSource],
+                 on_conflict: str = "error") -> dict[str, Any]:
+    """Merge one or more results files/dicts into ``{"records", "meta", "duplicates",
+    "conflicts"}``.
+
+    Records are keyed by ``(env, scenario, agent, seed)``: a record that appears again with
+    identical content (overlapping files, e.g. the same run saved twice) is kept once and counted
+    in ``duplicates``; a *different* record under the same key is a conflict, described with both
+    sources. ``on_conflict="error"`` raises :class:`ResultsConflict` listing them; ``"first"`` /
+    ``"last"`` keep that input's record and list the conflicts in ``conflicts`` (the report
+    prints them). ``meta`` becomes the list of the inputs' meta blocks.
     """
+    if on_conflict not in ("error", "first", "last"):
+        raise ValueError(f"on_conflict must be error, first or last, got {on_conflict!r}")
     if isinstance(sources, (str, Path, Mapping)):
         sources = [sources]
-    records: list[dict[str, Any]] = []
+    kept: dict[tuple[str, str, str, int], tuple[str, dict[str, Any]]] = {}
     metas: list[dict[str, Any]] = []
+    duplicates = 0
+    conflicts: list[str] = []
     for src in sources:
-        data = src if isinstance(src, Mapping) else json.loads(Path(src).read_text())
-        if "records" not in data:
-            raise ValueError(f"{src if not isinstance(src, Mapping) else 'dict'}: no 'records'")
-        records.extend(dict(r) for r in data["records"])
+        name, data = _read_source(src)
+        for raw in data["records"]:
+            rec = dict(raw)
+            key = (str(rec["env"]), str(rec["scenario"]), str(rec["agent"]), int(rec["seed"]))
+            if key not in kept:
+                kept[key] = (name, rec)
+                continue
+            first_name, first = kept[key]
+            if first == rec:
+                duplicates += 1
+                continue
+            diff = sorted(k for k in set(first) | set(rec) if first.get(k) != rec.get(k))
+            conflicts.append(f"{'/'.join(map(str, key))}: {first_name} and {name} differ in "
+                             f"{', '.join(diff)}")
+            if on_conflict == "last":
+                kept[key] = (name, rec)
         if data.get("meta"):
             metas.append(dict(data["meta"]))
-    return {"records": records, "meta": metas}
+    if conflicts and on_conflict == "error":
+        shown = "; ".join(conflicts[:3]) + (f"; and {len(conflicts) - 3} more"
+                                            if len(conflicts) > 3 else "")
+        raise ResultsConflict(f"{len(conflicts)} conflicting record(s) for the same env/"
+                              f"scenario/agent/seed: {shown} (use --on-conflict first|last to "
+                              f"keep one)")
+    return {"records": [rec for _, rec in kept.values()], "meta": metas,
+            "duplicates": duplicates, "conflicts": conflicts}
 
 
 def agent_label(agent: str) -> str:
@@ -132,19 +188,37 @@ def _ordered(names: Sequence[str], ladder: Sequence[str] = LADDER_ORDER) -> list
 
 
 def read_curve(path: Path) -> tuple[list[float], list[float], str]:
-    """``(timesteps, values, column)`` from a learning-curve CSV (score if logged, else return)."""
+    """``(timesteps, values, column)`` from a learning-curve CSV (score if logged, else return).
+
+    Reads SB3's ``progress.csv`` (``time/total_timesteps``, ``rollout/ep_score_mean`` or
+    ``rollout/ep_rew_mean``) and the older ``learning_curve.csv``; the column is reported in the
+    old names (``ep_score_mean``/``ep_return_mean``).
+    """
     with path.open(newline="") as fh:
         rows = list(csv.DictReader(fh))
     if not rows:
         return [], [], ""
-    column = "ep_score_mean" if "ep_score_mean" in rows[0] else "ep_return_mean"
+    sb3 = "time/total_timesteps" in rows[0]
+    x_col = "time/total_timesteps" if sb3 else "timesteps"
+    score_col = "rollout/ep_score_mean" if sb3 else "ep_score_mean"
+    return_col = "rollout/ep_rew_mean" if sb3 else "ep_return_mean"
+    has_score = any(r.get(score_col, "") not in ("", "nan") for r in rows)
+    column = score_col if has_score else return_col
     xs, ys = [], []
     for row in rows:
         value = row.get(column, "")
-        if value not in ("", "nan"):
-            xs.append(float(row["timesteps"]))
+        if value not in ("", "nan", None) and row.get(x_col, "") not in ("", None):
+            xs.append(float(row[x_col]))
             ys.append(float(value))
-    return xs, ys, column
+    return xs, ys, "ep_score_mean" if has_score else "ep_return_mean"
+
+
+def _curve_in(run_dir: Path) -> Path | None:
+    """The learning-curve file of a run directory (SB3's progress.csv, else the legacy CSV)."""
+    for name in (PROGRESS_FILE, CURVE_FILE):
+        if (run_dir / name).is_file():
+            return run_dir / name
+    return None
 
 
 def read_validation(curve_path: Path) -> tuple[list[float], list[float]] | None:
@@ -165,8 +239,8 @@ def find_curves(records: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], P
         if not agent.startswith("ppo:"):
             continue
         model = Path(agent.removeprefix("ppo:"))
-        csv_path = (model if model.is_dir() else model.parent) / CURVE_FILE
-        if csv_path.is_file():
+        csv_path = _curve_in(model if model.is_dir() else model.parent)
+        if csv_path is not None:
             found.setdefault((r["env"], r["scenario"]), csv_path)
     return found
 
@@ -179,8 +253,8 @@ def find_curves_in(root: str | Path) -> dict[tuple[str, str], Path]:
     """
     found: dict[tuple[str, str], Path] = {}
     for meta_path in sorted(Path(root).rglob("metadata.json")):
-        curve = meta_path.parent / CURVE_FILE
-        if not curve.is_file():
+        curve = _curve_in(meta_path.parent)
+        if curve is None:
             continue
         meta = json.loads(meta_path.read_text())
         if "env" in meta and "scenario" in meta:
@@ -221,15 +295,17 @@ def write_report(
     out_dir: str | Path,
     curves: Mapping[tuple[str, str], Path] | None = None,
     title: str = "Lifeline evaluation report",
+    on_conflict: str = "error",
 ) -> Path:
     """Write ``report.md`` and PNG plots into ``out_dir``; return the Markdown path.
 
     ``curves`` maps ``(env, scenario)`` to learning-curve CSVs; by default they are looked up
-    beside the models of ``ppo:PATH`` agents.
+    beside the models of ``ppo:PATH`` agents. Overlapping inputs are merged
+    (:func:`load_results`; ``on_conflict`` says what to do with differing duplicates).
     """
     out = Path(out_dir)
+    data = load_results(results, on_conflict=on_conflict)
     out.mkdir(parents=True, exist_ok=True)
-    data = load_results(results)
     records, label_map = relabel(data["records"])
     if not records:
         raise ValueError("the results contain no records")
@@ -238,6 +314,14 @@ def write_report(
 
     lines = [f"# {title}", ""]
     lines += _meta_lines(data["meta"], len(records))
+    if data["duplicates"]:
+        lines += [f"- identical duplicate records merged: {data['duplicates']}", ""]
+    if data["conflicts"]:
+        lines += ["## Conflicting records", "",
+                  f"These keys had different records in different inputs; the "
+                  f"{on_conflict} input's record was kept:", ""]
+        lines += [f"- {c}" for c in data["conflicts"]]
+        lines.append("")
     envs = list(dict.fromkeys(r["env"] for r in records))
     for env in envs:
         lines += _env_section(env, [r for r in records if r["env"] == env], out, curves)
@@ -289,17 +373,18 @@ def _env_section(
     rows = [[s] + [_fmt_ci(cells[s][a]) + f" (n={cells[s][a].n})" if a in cells[s] else "—"
                    for a in agents] for s in scenarios]
     lines += _table(["scenario", *agents], rows)
+    colours = plots.agent_colours(agents)
     bars = plots.bar_means(cells, scenarios, agents, f"{env}: mean score, 95% CI",
-                           out / f"{env}_scores.png")
+                           out / f"{env}_scores.png", colours=colours)
     dist = plots.distributions(
         {s: {a: list(by_seed[(s, a)].values()) for a in agents if (s, a) in by_seed}
          for s in scenarios}, scenarios, agents, f"{env}: episode scores",
-        out / f"{env}_distributions.png")
+        out / f"{env}_distributions.png", colours=colours)
     lines += ["", f"![scores]({bars.name})", "", f"![distributions]({dist.name})", ""]
 
     others = [a for a in agents if a != ref_agent]
     if any((s, ref_agent) in by_seed for s in scenarios):
-        lines += _paired_section(env, scenarios, others, by_seed, out, ref_agent)
+        lines += _paired_section(env, scenarios, others, by_seed, out, ref_agent, colours)
     lines += _components_section(env, records, scenarios, agents)
     focus = [a for a in others if a not in (*ladder, BOUND_AGENT)]
     if focus and any((s, ref_agent) in by_seed for s in scenarios):
@@ -333,6 +418,7 @@ def _env_section(
 def _paired_section(
     env: str, scenarios: Sequence[str], others: Sequence[str],
     by_seed: Mapping[tuple[str, str], dict[int, float]], out: Path, ref_agent: str,
+    colours: Mapping[str, str] | None = None,
 ) -> list[str]:
     comparisons: dict[str, dict[str, PairedComparison]] = {s: {} for s in scenarios}
     rows = []
@@ -364,7 +450,7 @@ def _paired_section(
                          "Wilcoxon p", "t-test p", "verdict"], rows)
         img = plots.paired_differences(comparisons, scenarios, list(others), ref_agent,
                                        f"{env}: paired difference vs {ref_agent}",
-                                       out / f"{env}_paired.png")
+                                       out / f"{env}_paired.png", colours=colours)
         lines += ["", f"![paired differences]({img.name})", ""]
     if norm_rows:
         lines += ["### Normalised score", "",

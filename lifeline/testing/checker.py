@@ -1,10 +1,13 @@
 """Conformance checker: every registered environment × scenario must pass it.
 
-``check_env("ed", "surge")`` runs the checks below and raises :class:`CheckFailure` listing every
-failed one (or returns the results with ``raise_on_failure=False``). The checks pin down the
-promises of DESIGN.md: determinism (also in another process under another ``PYTHONHASHSEED``),
-an exact action mask, invalid actions as no-ops, observations that conform to their spec and
-never alias the state, episodes that end, snapshots that restore, and text rendering.
+``check_env("ed", "surge")`` runs the checks below and returns a :class:`CheckReport` (a list of
+:class:`CheckResult` that prints as a readable summary and has ``.passed`` and
+``.raise_if_failed()``); by default it raises :class:`CheckFailure` listing every failed check
+(``raise_on_failure=False`` returns the report instead). ``lifeline check ENV`` runs it too.
+The checks pin down the promises of DESIGN.md: determinism (also in another process under
+another ``PYTHONHASHSEED``), an exact action mask, invalid actions as no-ops, observations that
+conform to their spec and never alias the state, episodes that end, snapshots that restore, and
+text rendering.
 """
 
 from __future__ import annotations
@@ -38,6 +41,51 @@ class CheckResult:
 
 class CheckFailure(AssertionError):
     """Raised by :func:`check_env` when at least one check fails."""
+
+
+class CheckReport(list[CheckResult]):
+    """The results of :func:`check_env`: a ``list`` of :class:`CheckResult` (iterate it as
+    before) that prints as a readable summary and can raise."""
+
+    def __init__(self, env: str, scenario: str | None, results: list[CheckResult]) -> None:
+        super().__init__(results)
+        self.env, self.scenario = env, scenario
+
+    @property
+    def passed(self) -> bool:
+        """True when every check passed."""
+        return all(r.passed for r in self)
+
+    @property
+    def failed(self) -> list[CheckResult]:
+        return [r for r in self if not r.passed]
+
+    def summary(self) -> str:
+        """One line per check (``PASS``/``FAIL`` and the reason) under a verdict line."""
+        where = f"{self.env}/{self.scenario or 'default'}"
+        verdict = (f"all {len(self)} checks passed" if self.passed
+                   else f"{len(self.failed)} of {len(self)} checks FAILED")
+        lines = [f"{where}: {verdict}"]
+        lines += [f"  {'PASS' if r.passed else 'FAIL'}  {r.name}"
+                  + (f": {r.detail}" if r.detail else "") for r in self]
+        return "\n".join(lines)
+
+    def raise_if_failed(self) -> CheckReport:
+        """Raise :class:`CheckFailure` listing the failed checks; return ``self`` otherwise."""
+        if not self.passed:
+            lines = "\n".join(f"  {r.name}: {r.detail}" for r in self.failed)
+            raise CheckFailure(f"{self.env}/{self.scenario}: {len(self.failed)} check(s) "
+                               f"failed\n{lines}")
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"env": self.env, "scenario": self.scenario, "passed": self.passed,
+                "checks": [dataclasses.asdict(r) for r in self]}
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    __repr__ = __str__
 
 
 def canonical_bytes(obj: Any) -> bytes:
@@ -269,8 +317,11 @@ CHECKS: tuple[str, ...] = ("spec_valid", "reset_deterministic", "rollout_determi
 
 def check_env(env_name: str, scenario: str | None = None, seed: int = 7, *,
               subprocess_check: bool = True, raise_on_failure: bool = True,
-              only: tuple[str, ...] | None = None) -> list[CheckResult]:
-    """Run the conformance checks on ``env_name``/``scenario``; raise if any fail."""
+              only: tuple[str, ...] | None = None) -> CheckReport:
+    """Run the conformance checks on ``env_name``/``scenario``; raise if any fail.
+
+    Returns a :class:`CheckReport` (``print(report)`` shows one line per check).
+    """
     checks = _Checks(env_name, scenario, seed, subprocess_check)
     results = []
     for name in only or CHECKS:
@@ -280,8 +331,5 @@ def check_env(env_name: str, scenario: str | None = None, seed: int = 7, *,
             results.append(CheckResult(name, True))
         except Exception as exc:  # every failure is reported, none hidden
             results.append(CheckResult(name, False, f"{type(exc).__name__}: {exc}"))
-    failed = [r for r in results if not r.passed]
-    if failed and raise_on_failure:
-        lines = "\n".join(f"  {r.name}: {r.detail}" for r in failed)
-        raise CheckFailure(f"{env_name}/{scenario}: {len(failed)} check(s) failed\n{lines}")
-    return results
+    report = CheckReport(env_name, scenario, results)
+    return report.raise_if_failed() if raise_on_failure else report

@@ -5,8 +5,17 @@
 * ``model.zip`` — the sb3-contrib MaskablePPO model (CPU);
 * ``metadata.json`` — env id and version, scenario, seeds, timesteps, wall time, hyperparameters,
   package version, git commit, library versions, and the policy's feature layout;
-* ``learning_curve.csv`` — ``timesteps, episodes, ep_return_mean, ep_score_mean, ep_len_mean,
-  wall_s`` per rollout (means over the training episodes finished since the previous row).
+* ``progress.csv`` — Stable-Baselines3's own logger, one row per rollout: ``time/total_timesteps``,
+  ``rollout/ep_rew_mean``, ``rollout/ep_len_mean``, ``rollout/ep_score_mean`` (the grader score,
+  recorded by a small callback), the PPO losses, and ``eval/val_score`` with checkpoint selection;
+  ``monitor.csv`` — SB3's ``VecMonitor``: one row per training episode (reward, length, time,
+  grader score). With ``tensorboard=DIR`` the same logger also writes TensorBoard event files.
+  (Runs from before used a hand-written ``learning_curve.csv``; reports still read those.)
+
+Ctrl-C saves the current policy as ``model.zip`` (metadata says ``"interrupted": true``);
+``resume=True`` continues a run directory's model up to ``timesteps`` in total, on fresh training
+seeds. The step count is rounded up to whole rollouts (``n_envs * n_steps``) *before* training, so
+the progress bar's total is the number of steps actually run.
 
 Training episodes use **training seeds only** (:func:`lifeline.eval.seeds.train_seed_stream`):
 :class:`TrainingEnv` ignores any seed passed to ``reset`` and draws the next training seed itself,
@@ -54,11 +63,15 @@ from lifeline.train.features import MASK_KEY, feature_keys, feature_size, featur
 
 MODEL_FILE = "model.zip"
 METADATA_FILE = "metadata.json"
-CURVE_FILE = "learning_curve.csv"
+CURVE_FILE = "progress.csv"
+"""SB3's logger CSV (one row per rollout); older runs have ``LEGACY_CURVE_FILE`` instead."""
+LEGACY_CURVE_FILE = "learning_curve.csv"
+MONITOR_FILE = "monitor.csv"
 VALIDATION_FILE = "validation_curve.csv"
 BEST_FILE = "best_model.zip"
-CURVE_COLUMNS = ("timesteps", "episodes", "ep_return_mean", "ep_score_mean", "ep_len_mean",
-                 "wall_s")
+CURVE_COLUMNS = ("time/total_timesteps", "rollout/ep_rew_mean", "rollout/ep_len_mean",
+                 "rollout/ep_score_mean")
+"""Columns of ``progress.csv`` the report relies on (SB3 writes more)."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +112,20 @@ class PPOConfig:
     select_episodes: int = 30
     """Validation episodes per check (seeds ``VALIDATION_SEED_BASE + i``, never held-out ones)."""
     torch_threads: int = 1
+    stats_window: int = 20
+    """Training episodes averaged into each logged ``rollout/ep_*_mean`` (SB3's
+    ``stats_window_size``; about two rollouts of ed episodes)."""
+
+
+def rollout_size(cfg: PPOConfig) -> int:
+    """Transitions per PPO rollout; training always runs whole rollouts."""
+    return cfg.n_envs * cfg.n_steps
+
+
+def planned_timesteps(timesteps: int, cfg: PPOConfig) -> int:
+    """``timesteps`` rounded up to whole rollouts: the number of steps training really runs."""
+    size = rollout_size(cfg)
+    return -(-timesteps // size) * size if timesteps > 0 else 0
 
 
 # ----- environment wrapper ---------------------------------------------------------------------
@@ -223,47 +250,39 @@ def validation_score(model: Any, env_name: str, scenario: str, seeds: list[int])
 # ----- logging -----------------------------------------------------------------------------------
 
 
-def _make_curve_callback(path: Path, start: float, max_seconds: float | None) -> Any:
-    """An sb3 callback writing a learning-curve row per rollout (and enforcing a time budget)."""
+def _make_logging_callback(start: float, max_seconds: float | None) -> Any:
+    """Adds the grader score to SB3's logger each rollout and enforces the wall-time budget.
+
+    Episode bookkeeping (return, length, score) is SB3's ``VecMonitor``; writing rows (CSV,
+    TensorBoard) is SB3's logger. This only records ``rollout/ep_score_mean`` from the monitor's
+    episode buffer, which SB3 does not log by itself.
+    """
     from stable_baselines3.common.callbacks import BaseCallback
 
-    class CurveCallback(BaseCallback):
-        def __init__(self) -> None:
-            super().__init__()
-            self.pending: list[dict[str, float]] = []
-            self.episodes = 0
-            self.fh = path.open("w", newline="")
-            self.writer = csv.writer(self.fh)
-            self.writer.writerow(CURVE_COLUMNS)
-
+    class ScoreAndBudget(BaseCallback):
         def _on_step(self) -> bool:
-            for info in self.locals.get("infos", []):
-                ep = info.get("lifeline_episode")
-                if ep is not None:
-                    self.pending.append(ep)
             return max_seconds is None or time.perf_counter() - start < max_seconds
 
         def _on_rollout_end(self) -> None:
-            if not self.pending:
-                return
-            self.episodes += len(self.pending)
-            mean = {k: float(np.mean([e[k] for e in self.pending]))
-                    for k in ("return", "score", "length")}
-            self.writer.writerow([self.num_timesteps, self.episodes, f"{mean['return']:.4f}",
-                                  f"{mean['score']:.5f}", f"{mean['length']:.1f}",
-                                  f"{time.perf_counter() - start:.1f}"])
-            self.fh.flush()
-            self.pending = []
+            scores = [ep["score"] for ep in self.model.ep_info_buffer or () if "score" in ep]
+            if scores:
+                self.logger.record("rollout/ep_score_mean", float(np.mean(scores)))
+            self.logger.record("time/wall_s", round(time.perf_counter() - start, 1))
 
-        def _on_training_end(self) -> None:
-            self.fh.close()
-
-    return CurveCallback()
+    return ScoreAndBudget()
 
 
 def _make_selection_callback(out: Path, env_name: str, scenario: str, every: int,
                              episodes: int) -> Any:
-    """An sb3 callback that validates every ``every`` steps and saves the best checkpoint."""
+    """An sb3 callback that validates every ``every`` steps and saves the best checkpoint.
+
+    Not sb3-contrib's ``MaskableEvalCallback(best_model_save_path=...)``: that callback ranks
+    checkpoints by mean *training reward* (dense shaping, scaled) through ``evaluate_policy``, and
+    our selection criterion is the episode *grader score* on validation seeds, which the dense
+    reward does not equal (it ranks policies differently on ed: shorter waits vs deaths). The
+    scores still go to SB3's logger (``eval/val_score``) so they appear in progress.csv and
+    TensorBoard.
+    """
     from stable_baselines3.common.callbacks import BaseCallback
 
     seeds = validation_seeds(episodes)
@@ -278,6 +297,7 @@ def _make_selection_callback(out: Path, env_name: str, scenario: str, every: int
         def check(self) -> None:
             score = validation_score(self.model, env_name, scenario, seeds)
             self.history.append((int(self.num_timesteps), score))
+            self.logger.record("eval/val_score", score)
             if score > self.best[1]:
                 self.best = (int(self.num_timesteps), score)
                 self.model.save(out / BEST_FILE)
@@ -296,6 +316,9 @@ def _make_selection_callback(out: Path, env_name: str, scenario: str, every: int
         def _on_training_end(self) -> None:
             if not self.history or self.history[-1][0] != self.num_timesteps:
                 self.check()
+            self.write()
+
+        def write(self) -> None:
             with (out / VALIDATION_FILE).open("w", newline="") as fh:
                 writer = csv.writer(fh)
                 writer.writerow(("timesteps", "val_score_mean"))
@@ -427,48 +450,75 @@ def train_ppo(
     config: PPOConfig | None = None,
     progress_bar: bool = True,
     max_minutes: float | None = None,
+    resume: bool = False,
+    tensorboard: str | Path | None = None,
 ) -> TrainResult:
     """Train MaskablePPO on ``env_name``/``scenario`` for ``timesteps`` steps; write the run.
 
     ``seed`` seeds the policy initialisation and the run's training-seed stream (it must itself be
     a training seed). ``max_minutes`` stops training early (at the next step) once exceeded.
+    ``timesteps`` is rounded up to whole rollouts (:func:`planned_timesteps`). ``resume=True``
+    loads ``out_dir/model.zip`` and trains it until ``timesteps`` in total (its saved
+    hyperparameters are kept; the training-seed stream moves on to fresh seeds). Ctrl-C saves the
+    current model and metadata (``"interrupted": true``) and re-raises ``KeyboardInterrupt``.
     """
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import DummyVecEnv
+    from stable_baselines3.common.logger import Logger, make_output_format
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     cfg = config or PPOConfig()
     check_train_seed(seed)
-    if timesteps < 0 or (timesteps == 0 and cfg.bc_episodes == 0):
+    if timesteps < 0 or (timesteps == 0 and cfg.bc_episodes == 0 and not resume):
         raise ValueError(f"timesteps must be positive (0 only with behaviour cloning), "
                          f"got {timesteps}")
     spec_ = env_spec(env_name)
     if scenario not in spec_.scenarios:
         raise ValueError(f"unknown scenario {scenario!r} for {env_name}; choose one of: "
                          f"{', '.join(spec_.scenarios)}")
-    torch.set_num_threads(cfg.torch_threads)
     out = Path(out_dir)
+    previous: dict[str, Any] = {}
+    if resume:
+        previous, cfg = resume_config(out, env_name, scenario, cfg)
+        if (out / CURVE_FILE).is_file():  # SB3's CSV logger truncates: keep the earlier rows
+            (out / CURVE_FILE).replace(out / _EARLIER_CURVE)
+    torch.set_num_threads(cfg.torch_threads)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     commit = git_commit()  # at the start: the code that trains, not whatever is checked in later
+    part = int(previous.get("parts", 1)) if resume else 0
+    # Each resumed part draws from new streams (keys seed*1000 + 100*part + rank), so a resumed
+    # run never replays the training seeds it already saw; behaviour cloning uses key 999.
 
     def factory(rank: int) -> Any:
         # One independent training-seed stream per vectorised copy (disjoint SeedSequence keys).
         return lambda: make_training_env(env_name, scenario,
-                                         train_seed_stream(seed * 1000 + rank), cfg.reward_scale,
-                                         cfg.reward, cfg.death_penalty)
+                                         train_seed_stream(seed * 1000 + 100 * part + rank),
+                                         cfg.reward_scale, cfg.reward, cfg.death_penalty)
 
-    venv = DummyVecEnv([factory(i) for i in range(cfg.n_envs)])
+    # SB3's VecMonitor keeps the per-episode statistics (and the grader score from info).
+    monitor = MONITOR_FILE if part == 0 else f"part{part}.{MONITOR_FILE}"  # SB3 wants *monitor.csv
+    venv = VecMonitor(DummyVecEnv([factory(i) for i in range(cfg.n_envs)]),
+                      filename=str(out / monitor), info_keywords=("score",))
     venv.seed(seed)
-    model = MaskablePPO(
-        "MlpPolicy", venv, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
-        learning_rate=cfg.learning_rate, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
-        clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, seed=seed,
-        device="cpu", verbose=0,
-        policy_kwargs={"net_arch": list(cfg.net_arch)},
-    )
-    bc_info: dict[str, float] = {}
-    if cfg.bc_episodes > 0:
+    if resume:
+        model = MaskablePPO.load(out / MODEL_FILE, env=venv, device="cpu")
+    else:
+        model = MaskablePPO(
+            "MlpPolicy", venv, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
+            n_epochs=cfg.n_epochs, learning_rate=cfg.learning_rate, gamma=cfg.gamma,
+            gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
+            vf_coef=cfg.vf_coef, seed=seed, device="cpu", verbose=0,
+            stats_window_size=cfg.stats_window,
+            policy_kwargs={"net_arch": list(cfg.net_arch)},
+        )
+    formats = [make_output_format("csv", str(out))]
+    if tensorboard is not None:
+        formats.append(make_output_format("tensorboard", str(tensorboard)))
+    logger = Logger(str(out), formats)
+    model.set_logger(logger)
+    bc_info: dict[str, float] = dict(previous.get("behaviour_cloning", {}))
+    if cfg.bc_episodes > 0 and not resume:
         data = collect_heuristic(env_name, scenario, cfg.bc_episodes,
                                  train_seed_stream(seed * 1000 + 999), cfg.reward_scale,
                                  cfg.gamma, cfg.reward, cfg.death_penalty)
@@ -477,26 +527,41 @@ def train_ppo(
         bc_info["bc_heuristic_train_score"] = float(np.mean(data[4]))
         bc_info["bc_wall_s"] = time.perf_counter() - start
 
-    callbacks = [_make_curve_callback(out / CURVE_FILE, start,
-                                      None if max_minutes is None else 60.0 * max_minutes)]
+    callbacks = [_make_logging_callback(start,
+                                        None if max_minutes is None else 60.0 * max_minutes)]
     if cfg.select_every > 0:
         callbacks.append(_make_selection_callback(out, env_name, scenario, cfg.select_every,
                                                   cfg.select_episodes))
-    if timesteps > 0:  # 0 = behaviour cloning only (a diagnostic baseline)
-        model.learn(total_timesteps=timesteps, callback=callbacks, progress_bar=progress_bar)
+    planned = planned_timesteps(timesteps, cfg)
+    already = int(model.num_timesteps)
+    if resume and planned <= already:
+        raise ValueError(f"{out} is already trained for {already:,} steps; ask for more than "
+                         f"that with --timesteps")
+    interrupted = False
+    if planned > already:  # 0 = behaviour cloning only (a diagnostic baseline)
+        try:
+            model.learn(total_timesteps=planned - already, callback=callbacks,
+                        progress_bar=progress_bar, reset_num_timesteps=not resume)
+        except KeyboardInterrupt:
+            interrupted = True
     trained_steps = int(model.num_timesteps)
     selection: dict[str, Any] = {}
-    if cfg.select_every > 0 and timesteps > 0:
-        sel = callbacks[1]
+    sel = callbacks[1] if len(callbacks) > 1 else None
+    if sel is not None and sel.history:
+        if interrupted:
+            sel.write()
         selection = {"validation_seeds": [VALIDATION_SEED_BASE,
                                           VALIDATION_SEED_BASE + cfg.select_episodes - 1],
                      "every": cfg.select_every, "best_timesteps": sel.best[0],
                      "best_val_score": sel.best[1], "final_val_score": sel.history[-1][1],
                      "checks": len(sel.history)}
-        model = MaskablePPO.load(out / BEST_FILE, device="cpu")
-    wall = time.perf_counter() - start
+        if not interrupted:
+            model = MaskablePPO.load(out / BEST_FILE, device="cpu")
+    wall = time.perf_counter() - start + float(previous.get("wall_s", 0.0))
     model_path = out / MODEL_FILE
     model.save(model_path)
+    logger.close()
+    _join_curves(out)
 
     import sb3_contrib
     import stable_baselines3
@@ -510,17 +575,21 @@ def train_ppo(
         "scenario": scenario,
         "seed": seed,
         "train_seeds": {"range": [0, TRAIN_SEED_MAX], "stream": "lifeline.eval.seeds."
-                        "train_seed_stream(seed * 1000 + rank), rank = vec-env index; "
-                        "behaviour cloning uses rank 999"},
+                        "train_seed_stream(seed * 1000 + 100 * part + rank), rank = vec-env "
+                        "index, part = 0 then +1 per resume; behaviour cloning uses 999"},
         "eval_seed_base": EVAL_SEED_BASE,
         "timesteps_requested": timesteps,
+        "timesteps_planned": planned,
         "timesteps": trained_steps,
-        "stopped_by_time_budget": bool(trained_steps < timesteps),
+        "stopped_by_time_budget": bool(trained_steps < planned and not interrupted),
+        "interrupted": interrupted,
+        "parts": part + 1,
         "checkpoint_selection": selection,
         "max_minutes": max_minutes,
         "wall_s": round(wall, 2),
         "config": asdict(cfg),
         "behaviour_cloning": bc_info,
+        "tensorboard": None if tensorboard is None else str(tensorboard),
         "features": {"keys": feature_keys(list(core.observation_spec())),
                      "transform": "log1p(max(x, 0)) of the concatenated observation arrays"},
         "num_actions": core.num_actions,
@@ -533,4 +602,50 @@ def train_ppo(
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     (out / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
+    if interrupted:
+        raise TrainingInterrupted(TrainResult(out, model_path, metadata))
     return TrainResult(out, model_path, metadata)
+
+
+_EARLIER_CURVE = "progress.earlier.csv"
+
+
+def resume_config(out: Path, env_name: str, scenario: str, cfg: PPOConfig,
+                  ) -> tuple[dict[str, Any], PPOConfig]:
+    """``(previous metadata, the config the saved model was trained with)`` for ``--resume``."""
+    if not (out / MODEL_FILE).is_file() or not (out / METADATA_FILE).is_file():
+        raise FileNotFoundError(f"nothing to resume in {out}: no {MODEL_FILE} and "
+                                f"{METADATA_FILE} (train without --resume first)")
+    previous: dict[str, Any] = json.loads((out / METADATA_FILE).read_text())
+    if (previous.get("env"), previous.get("scenario")) != (env_name, scenario):
+        raise ValueError(f"{out} holds a run on {previous.get('env')}/"
+                         f"{previous.get('scenario')}, not {env_name}/{scenario}")
+    saved = {k: tuple(v) if k == "net_arch" else v for k, v in previous["config"].items()
+             if k in asdict(cfg)}
+    return previous, PPOConfig(**{**asdict(cfg), **saved})
+
+
+def _join_curves(out: Path) -> None:
+    """Prepend the rows of earlier parts (kept aside on resume) to this part's progress.csv."""
+    earlier = out / _EARLIER_CURVE
+    if not earlier.is_file():
+        return
+    rows: list[dict[str, str]] = []
+    for path in (earlier, out / CURVE_FILE):
+        if path.is_file():
+            with path.open(newline="") as fh:
+                rows += list(csv.DictReader(fh))
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    with (out / CURVE_FILE).open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    earlier.unlink()
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during training, after the current model and metadata were saved (``.result``)."""
+
+    def __init__(self, result: TrainResult) -> None:
+        super().__init__(f"interrupted; model saved to {result.model_path}")
+        self.result = result
