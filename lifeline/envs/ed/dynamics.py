@@ -75,8 +75,12 @@ def _vacate(state: EDState, patient: Patient) -> None:
     patient.location, patient.bed = GONE, -1
 
 
-def _close_wait(state: EDState, patient: Patient) -> None:
-    state.counters.wait_ticks_closed += state.tick - patient.arrival_tick
+def _close_wait(state: EDState, patient: Patient, end_tick: int | None = None) -> None:
+    """Add the patient's wait (arrival to ``end_tick``, default now) to the closed waits.
+
+    Deaths and departures during a tick's advance end their wait at the end of that tick."""
+    end = state.tick if end_tick is None else end_tick
+    state.counters.wait_ticks_closed += end - patient.arrival_tick
     state.counters.waits_closed += 1
 
 
@@ -192,7 +196,7 @@ def _die(state: EDState, patient: Patient, events: StepEvents) -> None:
     events.deaths += 1
     if patient.location == WAITING:
         state.waiting.remove(patient)
-        _close_wait(state, patient)
+        _close_wait(state, patient, state.tick + 1)  # died during this tick
         patient.location = GONE
     else:
         _vacate(state, patient)
@@ -237,7 +241,7 @@ def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
     for p in list(state.waiting):
         if p.true_acuity >= 4 and state.tick - p.arrival_tick >= p.patience_ticks:
             state.waiting.remove(p)
-            _close_wait(state, p)
+            _close_wait(state, p, state.tick + 1)  # left during this tick
             p.location = GONE
             state.counters.lwbs += 1
             events.lwbs += 1
