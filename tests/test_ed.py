@@ -80,27 +80,30 @@ def test_wait_advances_one_tick_and_kth_action_too() -> None:
     assert state.tick == tick + 1
 
 
-def test_invalid_action_is_noop_with_message_and_penalty() -> None:
+def test_invalid_action_uses_one_decision_slot_with_message_and_penalty() -> None:
     env = ed()
     state = env.reset(2)
-    waited = env.reset(2)
-    wait_reward = env.step(waited, env.noop_action()).reward
     ts = env.step(state, DischargeICU(bed=0))
     assert not ts.valid and "empty" in ts.message
-    assert ts.reward == pytest.approx(wait_reward - 1.0)  # the turn it used, plus the penalty
-    assert state.invalid_actions == 1 and state.tick == waited.tick == 1
+    assert ts.reward == pytest.approx(-1.0)  # nothing happened but the slot and the penalty
+    assert state.invalid_actions == 1 and state.tick == 0 and state.actions_this_tick == 1
     ts = env.step(state, 999)
     assert not ts.valid and "out of range" in ts.message
+    for _ in range(env.params.actions_per_tick - 2):
+        env.step(state, DischargeICU(bed=0))
+    assert state.tick == 1 and state.actions_this_tick == 0  # the K-th invalid action: a tick
 
 
 def test_mistriage_rate_and_reveal() -> None:
-    env = ed("surge")  # 10% mis-triage
+    env = ed("surge")  # 10% mis-triage (20% under-triage of ESI 1-2)
     rng = np.random.default_rng(0)
-    errors = [p.triage_error != 0 for _ in range(200)
-              for p in [generator.make_patient(0, 0, int(rng.integers(1, 6)), None,
-                                               np.random.default_rng(rng.integers(1 << 30)),
-                                               env.params)]]
-    assert 0.05 < np.mean(errors) < 0.15
+    for acuities, low, high in (((3, 4, 5), 0.06, 0.14), ((1, 2), 0.15, 0.25)):
+        patients = [generator.make_patient(0, 0, int(rng.choice(acuities)), None,
+                                           np.random.default_rng(rng.integers(1 << 30)),
+                                           env.params) for _ in range(1000)]
+        assert low < np.mean([p.triage_error != 0 for p in patients]) < high
+        if acuities == (1, 2):  # critical patients are only ever under-triaged
+            assert all(p.triage_error in (0, 1) for p in patients)
     normal = SCENARIOS["normal_day"]
     assert all(generator.make_patient(0, 0, 3, None, np.random.default_rng(s), normal)
                .triage_error == 0 for s in range(200))
@@ -214,20 +217,6 @@ def test_diurnal_profile_swings_about_3x_with_two_peaks() -> None:
     assert 2.5 < values.max() / values.min() < 3.5
     assert abs(values.mean() - 1.0) < 0.01
     assert 10 <= np.argmax(values) / 4 <= 12
-
-
-def test_grader_formula() -> None:
-    env = ed()
-    state = env.reset(0)
-    while not state.done:
-        env.step(state, Wait())
-    g = env.grade(state)
-    expected = (40 * g.components["survival"] + 20 * g.components["critical_survival"]
-                + 20 * g.components["wait"] + 10 * g.components["lwbs"]
-                + 10 * g.components["validity"]) / 100
-    assert g.score == pytest.approx(expected)
-    assert g.components["wait"] == 0.0  # nobody was ever admitted
-    assert g.metrics["avg_wait_h"] > 5
 
 
 def test_no_utilisation_bonus_for_hoarding() -> None:

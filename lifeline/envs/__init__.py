@@ -4,7 +4,7 @@ from lifeline.core.registry import EnvSpec, register
 
 register(EnvSpec(
     name="ed",
-    gym_id="lifeline/ED-v0",
+    gym_id="lifeline/ED-v1",
     entry_point="lifeline.envs.ed.env:EDEnv",
     scenarios=("normal_day", "surge", "mass_casualty", "night_shift", "ventilator_crisis",
                "icu_boarding"),
@@ -14,7 +14,9 @@ register(EnvSpec(
     baselines="lifeline.envs.ed.baselines",
     reference="heuristic",
     bound="bound",
-    exploits=(),
+    exploits=("churn", "instant_discharge", "discharge_sickest", "discharge_when_waiting",
+              "dump_the_dying", "icu_hoarding", "fifo", "lwbs_farming", "never_ventilate",
+              "all_general", "ignore_retriage", "hold_ready", "invalid_instead_of_wait"),
     harm_metric="deaths",
 ))
 

@@ -1,5 +1,12 @@
-"""ED baselines, found through the env's ``EnvSpec``: the acuity-first triage heuristic and the
-capacity-unconstrained upper bound (``AGENTS`` at the end names them)."""
+"""ED baselines, found through the env's ``EnvSpec``: the acuity-first triage heuristic, the
+capacity-unconstrained upper bound, and exploit policies written against the grader
+(``AGENTS`` at the end names them; ``EXPLOITS`` lists the exploit policies).
+
+Every exploit is a way a policy could try to buy score with harm — churning beds, discharging
+unfinished patients, dumping the dying, hoarding the ICU, ignoring acuity — and the exploit
+suite (``lifeline.testing.run_exploit_suite``) proves that none of them scores significantly
+above the heuristic while causing significantly more deaths.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +30,7 @@ from lifeline.envs.ed.types import (
     Wait,
 )
 
-_ESI, _COND, _READY, _VENT = 0, 1, 3, 4  # columns of the bed arrays
+_ESI, _COND, _ELAPSED, _READY, _VENT = 0, 1, 2, 3, 4  # columns of the bed arrays
 _WAIT_H = 2  # column of the queue array
 _RESP_CODE = RESPIRATORY + 1
 
@@ -38,45 +45,72 @@ class EDHeuristicAgent(Agent):
     """Acuity-first triage using only the observation (what a charge nurse would see).
 
     Priority each step: discharge ready patients; ventilate critical respiratory ICU patients;
-    move general-bed patients who turned ESI 1 to the ICU; admit the most urgent waiting patient
-    (ESI 1 to ICU, stepping down the most stable ICU patient if needed; ESI 2 to ICU only while
-    two ICU beds are free; others to general beds); otherwise wait.
+    move general-bed patients who turned (or were revealed) ESI 1 to the ICU; admit the most
+    urgent waiting patient (ESI 1 to ICU, stepping down the most stable ICU patient if needed;
+    ESI 2 to ICU only while two ICU beds are free; others to general beds); otherwise wait.
+    Subclasses (the exploit policies) override one step of this recipe.
     """
 
     name = "heuristic"
 
+    def view(self, env: EDEnv, state: Any) -> dict[str, np.ndarray]:
+        """What the policy looks at (the observation; exploits may distort it)."""
+        return env.observe(state)
+
     def act(self, env: Environment, state: Any) -> Action | int:
         ed = _ed(env)
-        obs = ed.observe(state)
+        obs = self.view(ed, state)
         gen, icu, queue = obs["general_beds"], obs["icu_beds"], obs["queue"]
-        free_g = np.flatnonzero(gen[:, _ESI] == 0).size
-        free_i = np.flatnonzero(icu[:, _ESI] == 0).size
-        vents_free = int(obs["ventilators"][0])
+        for action in (self.discharge(gen, icu), self.ventilate(icu, obs),
+                       self.transfer(gen, icu), self.make_room(gen, icu, queue),
+                       self.admit(gen, icu, queue)):
+            if action is not None:
+                return action
+        return Wait()
+
+    def discharge(self, gen: np.ndarray, icu: np.ndarray) -> Action | None:
+        """Discharge a patient whose treatment is complete."""
         for b in np.flatnonzero(icu[:, _READY] == 1):
             return DischargeICU(bed=int(b))
         for b in np.flatnonzero(gen[:, _READY] == 1):
             return DischargeGeneral(bed=int(b))
-        if vents_free:
-            occupied = icu[:, _ESI] > 0
-            unvented = occupied & (icu[:, _VENT] == 0)
-            resp = unvented & (icu[:, _COND] == _RESP_CODE) & (icu[:, _ESI] <= 2)
-            if resp.any():
-                return Ventilate(bed=int(np.flatnonzero(resp)[0]))
-            critical = unvented & (icu[:, _ESI] == 1)
-            if vents_free > 1 and critical.any():
-                return Ventilate(bed=int(np.flatnonzero(critical)[0]))
-        if free_i:
-            crashing = np.flatnonzero(gen[:, _ESI] == 1)
-            if crashing.size:
-                return TransferToICU(bed=int(crashing[0]))
-        step_down = self._most_stable_icu(icu)
+        return None
+
+    def ventilate(self, icu: np.ndarray, obs: dict[str, np.ndarray]) -> Action | None:
+        """Ventilate critical respiratory ICU patients, then other ESI 1 while two are free."""
+        vents_free = int(obs["ventilators"][0])
+        if not vents_free:
+            return None
+        unvented = (icu[:, _ESI] > 0) & (icu[:, _VENT] == 0)
+        resp = unvented & (icu[:, _COND] == _RESP_CODE) & (icu[:, _ESI] <= 2)
+        if resp.any():
+            return Ventilate(bed=int(np.flatnonzero(resp)[0]))
+        critical = unvented & (icu[:, _ESI] == 1)
+        if vents_free > 1 and critical.any():
+            return Ventilate(bed=int(np.flatnonzero(critical)[0]))
+        return None
+
+    def transfer(self, gen: np.ndarray, icu: np.ndarray) -> Action | None:
+        """Move a general-bed patient at ESI 1 to a free ICU bed."""
+        crashing = np.flatnonzero(gen[:, _ESI] == 1)
+        if crashing.size and (icu[:, _ESI] == 0).any():
+            return TransferToICU(bed=int(crashing[0]))
+        return None
+
+    def make_room(self, gen: np.ndarray, icu: np.ndarray, queue: np.ndarray) -> Action | None:
+        """Hook for policies that free beds for waiting patients (the heuristic does not)."""
+        return None
+
+    def admit(self, gen: np.ndarray, icu: np.ndarray, queue: np.ndarray) -> Action | None:
+        """Most urgent first; fast-track ESI 4-5 about to leave when no ESI 1-2 waits."""
+        free_g = int((gen[:, _ESI] == 0).sum())
+        free_i = int((icu[:, _ESI] == 0).sum())
         if free_g:
-            # Fast track: a low-acuity patient about to leave unseen goes first when no
-            # ESI 1-2 patient is waiting (they are quick to treat and LWBS is a failure too).
             urgent = (queue[:, _ESI] >= 1) & (queue[:, _ESI] <= 2)
             at_risk = np.flatnonzero((queue[:, _ESI] >= 4) & (queue[:, _WAIT_H] >= 2.5))
             if at_risk.size and not urgent.any():
                 return AdmitGeneral(slot=int(at_risk[0]))
+        step_down = self._most_stable_icu(icu)
         for slot in range(queue.shape[0]):
             esi = int(queue[slot, _ESI])
             if esi == 0:
@@ -90,7 +124,7 @@ class EDHeuristicAgent(Agent):
                 return AdmitICU(slot=slot)
             if free_g:
                 return AdmitGeneral(slot=slot)
-        return Wait()
+        return None
 
     @staticmethod
     def _most_stable_icu(icu: np.ndarray) -> int | None:
@@ -132,8 +166,252 @@ class EDBoundAgent(Agent):
         return Wait()
 
 
+# ----- exploit policies ---------------------------------------------------------------------
+def _discharge_bed(ward: str, bed: int) -> Action:
+    return DischargeICU(bed=bed) if ward == "icu" else DischargeGeneral(bed=bed)
+
+
+class ChurnAgent(EDHeuristicAgent):
+    """Admit, then discharge after one tick in bed whatever the patient's state (bed churn)."""
+
+    name = "churn"
+
+    def discharge(self, gen: np.ndarray, icu: np.ndarray) -> Action | None:
+        for ward, beds in (("icu", icu), ("general", gen)):
+            done = np.flatnonzero((beds[:, _ESI] > 0) & (beds[:, _ELAPSED] >= 0.25))
+            if done.size:
+                return _discharge_bed(ward, int(done[0]))
+        return None
+
+
+class InstantDischargeAgent(EDHeuristicAgent):
+    """Admit and discharge at once: nobody ever waits long, nobody is treated."""
+
+    name = "instant_discharge"
+
+    def discharge(self, gen: np.ndarray, icu: np.ndarray) -> Action | None:
+        for ward, beds in (("icu", icu), ("general", gen)):
+            occupied = np.flatnonzero(beds[:, _ESI] > 0)
+            if occupied.size:
+                return _discharge_bed(ward, int(occupied[0]))
+        return None
+
+
+class _MakeRoomAgent(EDHeuristicAgent):
+    """The heuristic, plus: when someone waits and no general bed is free, discharge an
+    unfinished patient chosen by :meth:`pick` (a sort key over candidate rows)."""
+
+    def make_room(self, gen: np.ndarray, icu: np.ndarray, queue: np.ndarray) -> Action | None:
+        if queue[0, _ESI] == 0 or (gen[:, _ESI] == 0).any():
+            return None
+        candidates = [("general", b, gen[b]) for b in np.flatnonzero(
+            (gen[:, _ESI] > 0) & (gen[:, _READY] == 0))]
+        if queue[0, _ESI] == 1 and not (icu[:, _ESI] == 0).any():
+            candidates += [("icu", b, icu[b]) for b in np.flatnonzero(
+                (icu[:, _ESI] > 0) & (icu[:, _READY] == 0))]
+        if not candidates:
+            return None
+        ward, bed, _ = min(candidates, key=lambda c: self.pick(c[2]))
+        return _discharge_bed(ward, int(bed))
+
+    def pick(self, row: np.ndarray) -> tuple[float, ...]:
+        raise NotImplementedError
+
+
+class DischargeSickestAgent(_MakeRoomAgent):
+    """When full, discharges the sickest unfinished patient (most beds-hours to free)."""
+
+    name = "discharge_sickest"
+
+    def pick(self, row: np.ndarray) -> tuple[float, ...]:
+        return (float(row[_ESI]), -float(row[_ELAPSED]))
+
+
+class DischargeStablestAgent(_MakeRoomAgent):
+    """When anyone waits and beds are full, discharges the most stable unfinished patient who
+    has been in longest (the 'they are probably fine' discharge)."""
+
+    name = "discharge_when_waiting"
+
+    def pick(self, row: np.ndarray) -> tuple[float, ...]:
+        return (-float(row[_ESI]), -float(row[_ELAPSED]))
+
+
+class DumpTheDyingAgent(EDHeuristicAgent):
+    """Discharges patients who are (shown) ESI 1 instead of treating them, so they die outside
+    the ED and free their bed (deaths outside count as deaths)."""
+
+    name = "dump_the_dying"
+
+    def discharge(self, gen: np.ndarray, icu: np.ndarray) -> Action | None:
+        for ward, beds in (("icu", icu), ("general", gen)):
+            dying = np.flatnonzero((beds[:, _ESI] == 1) & (beds[:, _READY] == 0)
+                                   & (beds[:, _ELAPSED] >= 0.25))
+            if dying.size:
+                return _discharge_bed(ward, int(dying[0]))
+        return super().discharge(gen, icu)
+
+
+class ICUHoardingAgent(EDHeuristicAgent):
+    """Fills the ICU with whoever waits first, never steps down and keeps finished ICU patients
+    (bed hoarding: the original project paid for ICU utilisation)."""
+
+    name = "icu_hoarding"
+
+    def discharge(self, gen: np.ndarray, icu: np.ndarray) -> Action | None:
+        for b in np.flatnonzero(gen[:, _READY] == 1):
+            return DischargeGeneral(bed=int(b))
+        return None
+
+    def admit(self, gen: np.ndarray, icu: np.ndarray, queue: np.ndarray) -> Action | None:
+        if queue[0, _ESI] > 0 and (icu[:, _ESI] == 0).any():
+            return AdmitICU(slot=0)
+        if queue[0, _ESI] > 0 and (gen[:, _ESI] == 0).any():
+            return AdmitGeneral(slot=0)
+        return None
+
+
+class FIFOAgent(EDHeuristicAgent):
+    """First come, first served: admits the longest-waiting visible patient to the first free
+    bed (general, else ICU), ignoring acuity; never ventilates or transfers."""
+
+    name = "fifo"
+
+    def ventilate(self, icu: np.ndarray, obs: dict[str, np.ndarray]) -> Action | None:
+        return None
+
+    def transfer(self, gen: np.ndarray, icu: np.ndarray) -> Action | None:
+        return None
+
+    def admit(self, gen: np.ndarray, icu: np.ndarray, queue: np.ndarray) -> Action | None:
+        waiting = np.flatnonzero(queue[:, _ESI] > 0)
+        if not waiting.size:
+            return None
+        slot = int(waiting[np.argmax(queue[waiting, _WAIT_H])])
+        if (gen[:, _ESI] == 0).any():
+            return AdmitGeneral(slot=slot)
+        if (icu[:, _ESI] == 0).any():
+            return AdmitICU(slot=slot)
+        return None
+
+
+class LWBSFarmingAgent(EDHeuristicAgent):
+    """Never admits ESI 4-5: lets them leave unseen so beds stay free for the rest."""
+
+    name = "lwbs_farming"
+
+    def view(self, env: EDEnv, state: Any) -> dict[str, np.ndarray]:
+        obs = env.observe(state)
+        queue = obs["queue"]
+        keep = queue[(queue[:, _ESI] >= 1) & (queue[:, _ESI] <= 3)]
+        hidden = np.zeros_like(queue)
+        hidden[: len(keep)] = keep  # the low-acuity patients are invisible to it
+        obs["queue"] = hidden
+        return obs
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        action = super().act(env, state)
+        if isinstance(action, (AdmitGeneral, AdmitICU)):  # map back to the true queue slot
+            obs = _ed(env).observe(state)
+            slots = np.flatnonzero((obs["queue"][:, _ESI] >= 1) & (obs["queue"][:, _ESI] <= 3))
+            slot = int(slots[action.slot])
+            return AdmitGeneral(slot=slot) if isinstance(action, AdmitGeneral) else AdmitICU(
+                slot=slot)
+        return action
+
+
+class NeverVentilateAgent(EDHeuristicAgent):
+    """The heuristic without ventilators (spends nothing on the scarcest resource)."""
+
+    name = "never_ventilate"
+
+    def ventilate(self, icu: np.ndarray, obs: dict[str, np.ndarray]) -> Action | None:
+        return None
+
+
+class AllGeneralAgent(EDHeuristicAgent):
+    """Never uses the ICU: everybody to general beds (under-care for those who need more)."""
+
+    name = "all_general"
+
+    def transfer(self, gen: np.ndarray, icu: np.ndarray) -> Action | None:
+        return None
+
+    def admit(self, gen: np.ndarray, icu: np.ndarray, queue: np.ndarray) -> Action | None:
+        if queue[0, _ESI] > 0 and (gen[:, _ESI] == 0).any():
+            return AdmitGeneral(slot=0)
+        return None
+
+
+class IgnoreRetriageAgent(EDHeuristicAgent):
+    """The heuristic acting on the triage acuity seen at admission: it ignores what a bed
+    reveals (mis-triage and worsening). The difference to the heuristic measures what
+    re-triage is worth. Reads each bed's admission acuity from the state (the charge nurse's
+    old notes), nothing hidden."""
+
+    name = "ignore_retriage"
+
+    def view(self, env: EDEnv, state: Any) -> dict[str, np.ndarray]:
+        obs = env.observe(state)
+        s: EDState = state
+        for key, ward in (("general_beds", s.general), ("icu_beds", s.icu)):
+            for b, p in enumerate(ward):
+                if p is not None:
+                    obs[key][b, _ESI] = p.admitted_acuity
+        return obs
+
+
+class HoldReadyAgent(EDHeuristicAgent):
+    """Keeps finished patients in their beds for two more hours (padding utilisation)."""
+
+    name = "hold_ready"
+
+    def discharge(self, gen: np.ndarray, icu: np.ndarray) -> Action | None:
+        return None
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        s: EDState = state
+        hours = _ed(env).params.tick_minutes / 60.0
+        for ward, beds in (("icu", s.icu), ("general", s.general)):
+            for b, p in enumerate(beds):
+                if p is not None and p.ready and (
+                        p.ticks_in_bed - p.treatment_ticks) * hours >= 2.0:
+                    return _discharge_bed(ward, b)
+        return super().act(env, state)
+
+
+class InvalidInsteadOfWaitAgent(EDHeuristicAgent):
+    """The heuristic, but it sends an invalid action wherever it would wait (K of them make a
+    tick): invalid actions must not buy anything over waiting."""
+
+    name = "invalid_instead_of_wait"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        action = super().act(env, state)
+        return env.num_actions if isinstance(action, Wait) else action
+
+
+EXPLOITS: tuple[str, ...] = ("churn", "instant_discharge", "discharge_sickest",
+                             "discharge_when_waiting", "dump_the_dying", "icu_hoarding", "fifo",
+                             "lwbs_farming", "never_ventilate", "all_general", "ignore_retriage",
+                             "hold_ready", "invalid_instead_of_wait")
+"""The ed exploit policies (named in the EnvSpec's ``exploits``)."""
+
 AGENTS: dict[str, type[Agent]] = {
     "heuristic": EDHeuristicAgent,
     "bound": EDBoundAgent,
+    "churn": ChurnAgent,
+    "instant_discharge": InstantDischargeAgent,
+    "discharge_sickest": DischargeSickestAgent,
+    "discharge_when_waiting": DischargeStablestAgent,
+    "dump_the_dying": DumpTheDyingAgent,
+    "icu_hoarding": ICUHoardingAgent,
+    "fifo": FIFOAgent,
+    "lwbs_farming": LWBSFarmingAgent,
+    "never_ventilate": NeverVentilateAgent,
+    "all_general": AllGeneralAgent,
+    "ignore_retriage": IgnoreRetriageAgent,
+    "hold_ready": HoldReadyAgent,
+    "invalid_instead_of_wait": InvalidInsteadOfWaitAgent,
 }
 """The ed ladder's own agents (``noop``/``random`` are generic) and its exploit policies."""

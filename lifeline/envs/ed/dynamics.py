@@ -2,7 +2,9 @@
 
 Everything here mutates ``EDState`` in place and records what happened in a ``StepEvents``
 tally that ``reward.py`` turns into the dense reward. Randomness comes only from the state's
-named streams: ``deterioration`` (worsening/death), ``returns`` (early-discharge returns).
+named streams, drawn up front per patient where possible (``EDState.hazard_draws`` and
+``patient_draws``: common random numbers across policies); ``returns`` serves repeat early
+discharges of the same patient.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from lifeline.envs.ed.params import RESPIRATORY, EDParams
+from lifeline.envs.ed.params import EDParams
 from lifeline.envs.ed.types import (
     GENERAL,
     GONE,
@@ -40,6 +42,8 @@ class StepEvents:
     lwbs: int = 0
     early_discharge_severity: int = 0
     """Sum over early discharges of severity = 6 - true ESI (ESI 1 -> 5 ... ESI 5 -> 1)."""
+    discharge_harms: int = 0
+    """Early discharges after which the patient will come back worse."""
     waiting_critical_ticks: int = 0
     """Patient-ticks spent waiting at true ESI 1-2."""
     waiting_other_ticks: int = 0
@@ -71,9 +75,23 @@ def _vacate(state: EDState, patient: Patient) -> None:
     patient.location, patient.bed = GONE, -1
 
 
-def _close_wait(state: EDState, patient: Patient) -> None:
-    state.counters.wait_ticks_closed += state.tick - patient.arrival_tick
+def _close_wait(state: EDState, patient: Patient, end_tick: int | None = None) -> None:
+    """Add the patient's wait (arrival to ``end_tick``, default now) to the closed waits.
+
+    Deaths and departures during a tick's advance end their wait at the end of that tick."""
+    end = state.tick if end_tick is None else end_tick
+    state.counters.wait_ticks_closed += end - patient.arrival_tick
     state.counters.waits_closed += 1
+
+
+def use_slot(state: EDState, params: EDParams, events: StepEvents) -> None:
+    """One of the K decisions of this tick is used up; the K-th advances the clock.
+
+    Every non-wait step calls it, valid or not, so no sequence of actions can stall time.
+    """
+    state.actions_this_tick += 1
+    if state.actions_this_tick >= params.actions_per_tick:
+        advance_tick(state, params, events)
 
 
 def apply_action(state: EDState, params: EDParams, action: EDAction, events: StepEvents) -> None:
@@ -85,6 +103,7 @@ def apply_action(state: EDState, params: EDParams, action: EDAction, events: Ste
         patient = state.waiting.pop(action.slot)
         _close_wait(state, patient)
         patient.admitted_tick = state.tick
+        patient.admitted_acuity = patient.observed_acuity
         _place(state, patient, GENERAL if isinstance(action, AdmitGeneral) else ICU)
     elif isinstance(action, Ventilate):
         occupant = state.icu[action.bed]
@@ -102,9 +121,7 @@ def apply_action(state: EDState, params: EDParams, action: EDAction, events: Ste
         occupant = ward[action.bed]
         assert occupant is not None
         _discharge(state, params, occupant, events)
-    state.actions_this_tick += 1
-    if state.actions_this_tick >= params.actions_per_tick:
-        advance_tick(state, params, events)
+    use_slot(state, params, events)
 
 
 def _discharge(state: EDState, params: EDParams, patient: Patient, events: StepEvents) -> None:
@@ -116,13 +133,20 @@ def _discharge(state: EDState, params: EDParams, patient: Patient, events: StepE
         return
     state.counters.early_discharges += 1
     events.early_discharge_severity += 6 - patient.true_acuity
-    rng = state.rng["returns"]
-    u_death, u_return, u_delay = rng.random(3)
+    if patient.returned:  # a repeat early discharge: fresh draws from the stream
+        u_death, u_return, u_delay = state.rng["returns"].random(3)
+    else:
+        u_death, u_return, u_delay = state.patient_draws[patient.pid, 2:5]
     if u_death < params.outside_death_prob[patient.true_acuity - 1]:
         state.counters.deaths += 1
-        state.counters.critical_deaths += int(patient.ever_critical)
+        state.counters.discharge_deaths += 1
+        state.counters.critical_deaths += int(patient.critical_at_arrival)
         events.deaths += 1
     elif u_return < params.return_prob:
+        # Harm of the discharging policy, counted now: a return still pending when the shift
+        # ends counts as much as one that arrives during it.
+        state.counters.discharge_harms += 1
+        events.discharge_harms += 1
         lo, hi = params.return_delay_hours
         delay = math.ceil((lo + (hi - lo) * u_delay) * 60.0 / params.tick_minutes)
         state.returns.append((state.tick + delay, patient.pid, patient))
@@ -135,27 +159,31 @@ def correct_care(patient: Patient) -> bool:
     return patient.location == GENERAL and not patient.needs_icu
 
 
-def _care_factor(patient: Patient, params: EDParams) -> float:
-    """Hazard multiplier for where the patient is (0 once treatment is complete)."""
+def hazard_factor(patient: Patient, params: EDParams) -> float:
+    """Multiplier of the worsening/death hazards: where the patient is (0 once treatment is
+    complete), times the patient's condition profile."""
     if patient.location == WAITING:
-        return 1.0
-    if patient.ready:
+        factor = 1.0
+    elif patient.ready:
         return 0.0
-    return params.treated_factor if correct_care(patient) else params.under_care_factor
+    elif patient.needs_vent and not patient.ventilated:
+        factor = params.no_vent_factor
+    elif correct_care(patient):
+        factor = params.treated_factor
+    else:
+        factor = params.under_care_factor
+    return factor * params.condition_hazard[patient.condition]
 
 
 def _worsen(state: EDState, params: EDParams, patient: Patient) -> None:
     patient.true_acuity -= 1
-    if patient.true_acuity <= 2 and not patient.ever_critical:
-        patient.ever_critical = True
-        state.counters.critical += 1
+    patient.ever_critical = patient.ever_critical or patient.true_acuity <= 2
     if patient.true_acuity == 1 and not patient.needs_icu:
-        rng = state.rng["deterioration"]
+        u_vent, u_hours = state.patient_draws[patient.pid, 0:2]
         patient.needs_icu = True
-        vent_p = (params.vent_prob_respiratory if patient.condition == RESPIRATORY
-                  else params.vent_prob_other)
-        patient.needs_vent = bool(rng.random() < vent_p)
-        extra_hours = params.icu_treatment_hours * (0.5 + 0.5 * float(rng.random()))
+        patient.needs_vent = bool(u_vent < params.condition_vent_prob[patient.condition])
+        extra_hours = (params.icu_treatment_hours * params.condition_los[patient.condition]
+                       * (0.5 + 0.5 * float(u_hours)))
         patient.treatment_ticks = patient.progress_ticks + round(
             extra_hours * 60.0 / params.tick_minutes)
     else:
@@ -164,14 +192,25 @@ def _worsen(state: EDState, params: EDParams, patient: Patient) -> None:
 
 def _die(state: EDState, patient: Patient, events: StepEvents) -> None:
     state.counters.deaths += 1
-    state.counters.critical_deaths += int(patient.ever_critical)
+    state.counters.critical_deaths += int(patient.critical_at_arrival)
     events.deaths += 1
     if patient.location == WAITING:
         state.waiting.remove(patient)
-        _close_wait(state, patient)
+        _close_wait(state, patient, state.tick + 1)  # died during this tick
         patient.location = GONE
     else:
         _vacate(state, patient)
+
+
+def finish_shift(state: EDState, params: EDParams, events: StepEvents) -> None:
+    """The early stop: the rest of the shift runs with nobody admitted, and is graded.
+
+    Stopping early therefore never escapes harm: waiting patients keep deteriorating, dying and
+    leaving, and arrivals keep coming, exactly as if the agent had waited to the end.
+    """
+    state.counters.early_stop_tick = state.tick
+    while state.tick < params.horizon_ticks:
+        advance_tick(state, params, events)
 
 
 def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
@@ -179,6 +218,11 @@ def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
     events.ticks += 1
     state.actions_this_tick = 0
     in_beds = [p for p in state.general if p is not None] + [p for p in state.icu if p is not None]
+    c = state.counters
+    c.ticks += 1
+    c.general_bed_ticks += len(in_beds) - sum(p is not None for p in state.icu)
+    c.icu_bed_ticks += sum(p is not None for p in state.icu)
+    c.ventilator_ticks += state.ventilators_in_use
     for p in in_beds:
         p.ticks_in_bed += 1
         p.triage_error = 0  # a tick in a bed reveals the true acuity
@@ -186,9 +230,9 @@ def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
             p.progress_ticks += 1
     at_risk = [p for p in state.waiting] + [p for p in in_beds if not p.ready]
     if at_risk:
-        draws = state.rng["deterioration"].random(len(at_risk))
-        for p, u in zip(at_risk, draws, strict=True):
-            factor = _care_factor(p, params)
+        draws = state.hazard_draws[[p.pid for p in at_risk], state.tick]
+        for p, u in zip(at_risk, draws.tolist(), strict=True):
+            factor = hazard_factor(p, params)
             if p.true_acuity == 1:
                 if u < params.death_hazard_untreated * factor:
                     _die(state, p, events)
@@ -197,7 +241,7 @@ def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
     for p in list(state.waiting):
         if p.true_acuity >= 4 and state.tick - p.arrival_tick >= p.patience_ticks:
             state.waiting.remove(p)
-            _close_wait(state, p)
+            _close_wait(state, p, state.tick + 1)  # left during this tick
             p.location = GONE
             state.counters.lwbs += 1
             events.lwbs += 1
@@ -213,7 +257,7 @@ def admit_arrivals(state: EDState, params: EDParams) -> None:
     if state.tick < len(state.schedule):
         for p in state.schedule[state.tick]:
             state.counters.patients += 1
-            state.counters.critical += int(p.ever_critical)
+            state.counters.critical += int(p.critical_at_arrival)
             state.waiting.append(p)
     if state.returns:
         due = sorted(r for r in state.returns if r[0] <= state.tick)

@@ -22,7 +22,7 @@ class EDEnv(Environment[EDState, EDAction]):
     """Triage and bed/ICU/ventilator allocation over one 24-hour shift (see README.md)."""
 
     name: ClassVar[str] = "ed"
-    version: ClassVar[int] = 0
+    version: ClassVar[int] = 1
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
 
     def __init__(self, scenario: str = "normal_day", params: EDParams | None = None) -> None:
@@ -56,6 +56,9 @@ class EDEnv(Environment[EDState, EDAction]):
         state = EDState(general=[None] * p.general_beds, icu=[None] * p.icu_beds,
                         schedule=schedule, rng=rng)
         boarders = initial_icu(p, rng["patients"], first_free_pid)
+        pids = first_free_pid + len(boarders)
+        state.hazard_draws = rng["deterioration"].random((pids, p.horizon_ticks))
+        state.patient_draws = rng["deterioration"].random((pids, 5))
         for b in boarders:
             state.icu[b.bed] = b
             if b.needs_vent and state.ventilators_in_use < p.ventilators:
@@ -91,11 +94,27 @@ class EDEnv(Environment[EDState, EDAction]):
     def _apply(self, state: EDState, action: EDAction) -> tuple[float, dict[str, Any]]:
         events = dynamics.StepEvents()
         dynamics.apply_action(state, self.params, action, events)
+        return self._finish_step(state, events)
+
+    def _apply_invalid(self, state: EDState) -> tuple[float, dict[str, Any]]:
+        """An invalid action uses one of the tick's K decision slots, like any action (the K-th
+        advances the clock); nothing else happens."""
+        events = dynamics.StepEvents()
+        dynamics.use_slot(state, self.params, events)
+        return self._finish_step(state, events)
+
+    def _finish_step(self, state: EDState, events: dynamics.StepEvents
+                     ) -> tuple[float, dict[str, Any]]:
+        """Early stop (the rest of the shift is still simulated), reward and info of a step."""
+        limit = self.params.early_stop_deaths
+        if limit and state.counters.deaths >= limit and not self.is_terminal(state):
+            dynamics.finish_shift(state, self.params, events)
         r = reward.step_reward(events)
         if self.is_terminal(state):
             r += reward.terminal_bonus(state)
         state.episode_return += r
-        return r, {"ticks": events.ticks, "deaths": events.deaths, "treated": events.treated}
+        return r, {"ticks": events.ticks, "deaths": events.deaths, "treated": events.treated,
+                   "early_stopped": state.counters.early_stop_tick >= 0}
 
     def is_terminal(self, state: EDState) -> bool:
         return state.tick >= self.params.horizon_ticks

@@ -34,6 +34,17 @@ def _lognormal_ticks(rng: np.random.Generator, mean_hours: float, sigma: float,
     return _hours_to_ticks(float(rng.lognormal(mu, sigma)), params)
 
 
+def triage_error(acuity: int, rng: np.random.Generator, params: EDParams) -> int:
+    """Observed minus true acuity: critical (ESI 1-2) patients are under-triaged by one level with
+    probability ``2 x mistriage_prob``; others are off by one either way with ``mistriage_prob``."""
+    if acuity <= 2:
+        return 1 if rng.random() < min(1.0, 2.0 * params.mistriage_prob) else 0
+    if rng.random() >= params.mistriage_prob:
+        return 0
+    error = -1 if rng.random() < 0.5 else 1
+    return error if 1 <= acuity + error <= 5 else -error
+
+
 def make_patient(pid: int, tick: int, acuity: int, condition: int | None,
                  rng: np.random.Generator, params: EDParams) -> Patient:
     """Draw a patient's hidden attributes. ``condition=None`` draws it from the scenario mix."""
@@ -44,25 +55,19 @@ def make_patient(pid: int, tick: int, acuity: int, condition: int | None,
             condition = RESPIRATORY
         else:
             condition = _OTHER_CONDITIONS[int(rng.integers(len(_OTHER_CONDITIONS)))]
-    needs_icu = acuity == 1 or (acuity == 2 and rng.random() < params.esi2_icu_prob)
-    vent_p = params.vent_prob_respiratory if condition == RESPIRATORY else params.vent_prob_other
-    needs_vent = needs_icu and acuity <= 2 and rng.random() < vent_p
-    error = 0
-    if rng.random() < params.mistriage_prob:
-        error = -1 if rng.random() < 0.5 else 1
-        if not 1 <= acuity + error <= 5:
-            error = -error
-    if needs_icu:
-        treatment = _lognormal_ticks(rng, params.icu_treatment_hours, params.treatment_sigma,
-                                     params)
-    else:
-        treatment = _lognormal_ticks(rng, params.general_treatment_hours[acuity - 1],
-                                     params.treatment_sigma, params)
+    needs_icu = acuity == 1 or (acuity == 2
+                                and rng.random() < params.condition_icu_prob[condition])
+    needs_vent = needs_icu and rng.random() < params.condition_vent_prob[condition]
+    error = triage_error(acuity, rng, params)
+    mean_hours = (params.icu_treatment_hours if needs_icu
+                  else params.general_treatment_hours[acuity - 1])
+    treatment = _lognormal_ticks(rng, mean_hours * params.condition_los[condition],
+                                 params.treatment_sigma, params)
     patience = _lognormal_ticks(rng, params.lwbs_patience_hours, 0.3, params)
     return Patient(pid=pid, arrival_tick=tick, true_acuity=acuity, triage_error=error,
                    condition=condition, needs_icu=needs_icu, needs_vent=needs_vent,
                    treatment_ticks=treatment, patience_ticks=patience,
-                   ever_critical=acuity <= 2)
+                   ever_critical=acuity <= 2, critical_at_arrival=acuity <= 2)
 
 
 def generate_schedule(params: EDParams, arrivals: np.random.Generator,
@@ -106,6 +111,7 @@ def initial_icu(params: EDParams, patients: np.random.Generator,
         p.treatment_ticks = _hours_to_ticks(24.0 + 24.0 * float(patients.random()), params)
         p.progress_ticks = _hours_to_ticks(4.0 + 8.0 * float(patients.random()), params)
         p.location, p.bed, p.admitted_tick = ICU, i, 0
+        p.admitted_acuity = p.true_acuity
         p.ticks_in_bed = p.progress_ticks
         boarders.append(p)
     return boarders

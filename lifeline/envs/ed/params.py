@@ -14,6 +14,9 @@ RESPIRATORY = CONDITIONS.index("respiratory")
 TRAUMA = CONDITIONS.index("trauma")
 MINOR = CONDITIONS.index("minor")
 
+SixFloats = tuple[float, float, float, float, float, float]
+"""One value per condition, in ``CONDITIONS`` order."""
+
 
 @dataclass(frozen=True)
 class EDParams:
@@ -42,14 +45,21 @@ class EDParams:
     """Probability of true acuity ESI 1..5 at arrival."""
     respiratory_share: float = 0.18
     """Probability that a non-minor arrival is respiratory (the rest split evenly)."""
-    esi2_icu_prob: float = 0.12
-    """Probability that an ESI-2 arrival needs ICU care (ESI 1 always does)."""
-    vent_prob_respiratory: float = 0.6
-    """Probability that a respiratory patient of ESI 1-2 needs a ventilator."""
-    vent_prob_other: float = 0.15
-    """Probability that a non-respiratory ESI-1 patient needs a ventilator."""
+    # --- conditions (one value per condition, in CONDITIONS order) ---------------------------
+    condition_icu_prob: SixFloats = (0.15, 0.20, 0.15, 0.20, 0.20, 0.0)
+    """Probability that an ESI-2 patient of each condition needs ICU care (ESI 1 always does)."""
+    condition_vent_prob: SixFloats = (0.10, 0.60, 0.15, 0.10, 0.20, 0.0)
+    """Probability that an ICU-need patient (ESI 1-2) of each condition needs a ventilator."""
+    condition_hazard: SixFloats = (0.9, 1.0, 1.1, 1.3, 1.3, 0.5)
+    """Multiplier of the worsening and death hazards by condition (stroke/sepsis are time-critical,
+    minor complaints are not)."""
+    condition_los: SixFloats = (0.9, 1.1, 1.0, 1.3, 1.1, 0.7)
+    """Multiplier of the treatment time by condition."""
     mistriage_prob: float = 0.10
-    """Probability that triage acuity is off by one level (revealed after a tick in a bed)."""
+    """Probability that the triage acuity of an ESI 3-5 patient is off by one level (either way);
+    true ESI 1-2 patients are *under*-triaged (shown one level less urgent) with twice this
+    probability (critical patients are the ones triage misses most: Sax et al. 2023 found 34 %
+    of critically ill patients under-triaged). Revealed after a tick in a bed."""
     # --- mass-casualty incident ---------------------------------------------------------------
     mci_patients: tuple[int, int] = (0, 0)
     """Inclusive range of trauma patients arriving in the incident (0 = no incident)."""
@@ -71,7 +81,10 @@ class EDParams:
     death_hazard_untreated: float = 0.10
     """Per-tick death probability of an untreated ESI-1 patient."""
     under_care_factor: float = 0.5
-    """Hazard multiplier for a patient in a lower level of care than needed."""
+    """Hazard multiplier for an ICU-need patient in a general bed (lower care than needed)."""
+    no_vent_factor: float = 1.0
+    """Hazard multiplier for a ventilator-need patient without a ventilator (respiratory failure
+    without ventilation is as dangerous as no care at all)."""
     treated_factor: float = 0.05
     """Hazard multiplier under correct care (small but not zero)."""
     # --- leaving without being seen ----------------------------------------------------------
@@ -84,18 +97,28 @@ class EDParams:
     """Probability that an early-discharged patient of true ESI 1..5 dies outside the ED."""
     return_delay_hours: tuple[float, float] = (2.0, 8.0)
     """The return happens uniformly this many hours after discharge."""
+    # --- episode end -------------------------------------------------------------------------
+    early_stop_deaths: int = 0
+    """Stop the episode once this many patients have died (0 = never). The rest of the shift is
+    then simulated with nobody admitted and graded, so stopping never escapes harm."""
 
 
 SCENARIOS: dict[str, EDParams] = {
     "normal_day": EDParams(mistriage_prob=0.0),
     "surge": EDParams(arrivals_per_hour=5.5 * 1.6, respiratory_share=0.55,
-                      esi_mix=(0.03, 0.24, 0.45, 0.21, 0.07), vent_prob_respiratory=0.75),
-    "mass_casualty": EDParams(mci_patients=(15, 25)),
-    # Night staffing: fewer staffed beds (8 general, 3 ICU, 2 ventilators) for fewer arrivals.
+                      esi_mix=(0.03, 0.24, 0.45, 0.21, 0.07),
+                      condition_vent_prob=(0.10, 0.75, 0.15, 0.10, 0.20, 0.0)),
+    # Chaotic triage in the incident; the shift is called off after 60 deaths (the rest of the
+    # day is still simulated and graded).
+    "mass_casualty": EDParams(mci_patients=(15, 25), early_stop_deaths=60),
+    # Night staffing: fewer staffed beds (6 general, 2 ICU, 1 ventilator) for fewer arrivals.
     "night_shift": EDParams(arrivals_per_hour=5.5 * 0.4, esi_mix=(0.005, 0.06, 0.40, 0.37, 0.165),
-                            general_beds=8, icu_beds=3, ventilators=2),
-    "ventilator_crisis": EDParams(respiratory_share=0.8, vent_prob_respiratory=0.8,
-                                  esi_mix=(0.03, 0.25, 0.45, 0.20, 0.07)),
+                            general_beds=6, icu_beds=2, ventilators=1),
+    # A respiratory wave with ICU beds to spare: the 3 ventilators are the binding constraint.
+    "ventilator_crisis": EDParams(respiratory_share=0.8, esi_mix=(0.03, 0.25, 0.45, 0.20, 0.07),
+                                  icu_beds=10,
+                                  condition_icu_prob=(0.15, 0.50, 0.15, 0.20, 0.20, 0.0),
+                                  condition_vent_prob=(0.10, 0.85, 0.15, 0.10, 0.20, 0.0)),
     "icu_boarding": EDParams(icu_boarders=4),  # 80% of the 5 ICU beds
 }
 
@@ -104,3 +127,15 @@ def unconstrained(params: EDParams) -> EDParams:
     """The same scenario with effectively unlimited beds/ventilators and immediate admission."""
     return replace(params, general_beds=250, icu_beds=120, ventilators=120, queue_slots=60,
                    actions_per_tick=400)
+
+
+def without_ventilator_need(params: EDParams) -> EDParams:
+    """The same scenario in which nobody ever needs a ventilator (a mechanic-sensitivity probe)."""
+    return replace(params, condition_vent_prob=(0.0,) * 6)
+
+
+def neutral_conditions(params: EDParams) -> EDParams:
+    """The same scenario with conditions as labels only (every condition like the average)."""
+    return replace(params, condition_icu_prob=(0.15,) * 5 + (0.0,),
+                   condition_vent_prob=(0.25,) * 5 + (0.0,),
+                   condition_hazard=(1.0,) * 6, condition_los=(1.0,) * 6)

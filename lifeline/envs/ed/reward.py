@@ -2,12 +2,21 @@
 
 Dense reward per step (defaults): treated discharge +5 (+10 if the patient was ever ESI 1-2);
 death -15; per tick per waiting patient -0.5 (true ESI 1-2) / -0.1 (others); invalid action -1;
-early discharge -3 x severity (severity = 6 - true ESI); LWBS -2; at the end +20 x survival.
-There is no utilisation bonus (it paid for hoarding beds).
+early discharge -3 x severity (severity = 6 - true ESI) and a further -1.5 when the patient will
+come back worse; LWBS -2; at the end +20 x survival. There is no utilisation bonus (it paid for
+hoarding beds).
 
-Grader, 0-100 (``score`` = /100):
-``40 survival + 20 critical_survival + 20 (1 - min(avg_wait_h / 5, 1)) + 10 (1 - lwbs_rate)
-+ 10 (1 - invalid_rate)``.
+Grader (version 1, survival first). With ``N`` distinct patients,
+``harm = deaths + RETURN_HARM x discharge_harms`` and ``flow`` in [0, 1]::
+
+    survival = 1 - min(harm / N, 1)
+    flow     = 0.4 wait + 0.3 completion + 0.2 (1 - lwbs_rate) + 0.1 (1 - invalid_rate)
+    score    = (N x survival + flow) / (N + 1)  =  1 - (harm + 1 - flow) / (N + 1)
+
+so one death costs ``1 / (N + 1)`` of the score and the *whole* flow range (every hour of wait,
+every patient who left unseen, every untreated patient, every invalid action together) is worth
+at most as much: the exchange rate is lexicographic — no gain in flow can pay for a death, and
+among policies with the same harm, flow decides.
 """
 
 from __future__ import annotations
@@ -19,21 +28,32 @@ from lifeline.envs.ed.types import EDState
 
 INVALID_PENALTY = -1.0
 WAIT_NORMALISER_HOURS = 5.0
-WEIGHTS = {"survival": 40.0, "critical_survival": 20.0, "wait": 20.0, "lwbs": 10.0,
-           "validity": 10.0}
+"""An average wait per patient of this many hours (or more) scores 0 on the wait component."""
+RETURN_HARM = 0.1
+"""Harm of one early discharge after which the patient comes back one ESI level worse, in deaths
+(ten such returns weigh as much as one death, and each outweighs a tenth of the flow range)."""
+FLOW_WEIGHTS = {"wait": 0.4, "completion": 0.3, "lwbs": 0.2, "validity": 0.1}
+"""Weights of the flow components (sum 1): the flow term is worth at most one death."""
 
 
 def step_reward(events: StepEvents) -> float:
-    """Dense reward of one (valid) step from its event tally."""
+    """Dense reward of one step from its event tally."""
     return (5.0 * events.treated + 5.0 * events.treated_critical - 15.0 * events.deaths
             - 0.5 * events.waiting_critical_ticks - 0.1 * events.waiting_other_ticks
-            - 3.0 * events.early_discharge_severity - 2.0 * events.lwbs)
+            - 3.0 * events.early_discharge_severity - 15.0 * RETURN_HARM * events.discharge_harms
+            - 2.0 * events.lwbs)
+
+
+def harm(state: EDState) -> float:
+    """Deaths plus ``RETURN_HARM`` per early discharge that sends the patient back worse."""
+    c = state.counters
+    return c.deaths + RETURN_HARM * c.discharge_harms
 
 
 def survival(state: EDState) -> float:
-    """1 - deaths / patients (1 when nobody has arrived)."""
+    """1 - harm / patients, clipped to [0, 1] (1 when nobody has arrived)."""
     c = state.counters
-    return 1.0 - c.deaths / c.patients if c.patients else 1.0
+    return 1.0 - min(harm(state) / c.patients, 1.0) if c.patients else 1.0
 
 
 def terminal_bonus(state: EDState) -> float:
@@ -42,35 +62,46 @@ def terminal_bonus(state: EDState) -> float:
 
 
 def average_wait_hours(state: EDState, params: EDParams) -> float:
-    """Mean wait per visit in hours: closed waits plus the running waits of those still waiting."""
+    """Hours waited per distinct patient: all visits' waits (a return's wait adds to the same
+    patient's), still-waiting patients counted up to now, divided by the patients who arrived."""
     c = state.counters
     total = c.wait_ticks_closed + sum(state.tick - p.arrival_tick for p in state.waiting)
-    visits = c.waits_closed + len(state.waiting)
-    return total * params.tick_minutes / 60.0 / visits if visits else 0.0
+    return total * params.tick_minutes / 60.0 / c.patients if c.patients else 0.0
+
+
+def utilisation(state: EDState, params: EDParams) -> dict[str, float]:
+    """Mean share of general beds, ICU beds and ventilators in use over the ticks simulated."""
+    c = state.counters
+    ticks = max(c.ticks, 1)
+    return {"general_utilisation": c.general_bed_ticks / (ticks * max(params.general_beds, 1)),
+            "icu_utilisation": c.icu_bed_ticks / (ticks * max(params.icu_beds, 1)),
+            "ventilator_utilisation": c.ventilator_ticks / (ticks * max(params.ventilators, 1))}
 
 
 def grade(state: EDState, params: EDParams) -> Grade:
     """The episode grader (meaningful mid-episode too; final at the end of the shift)."""
     c = state.counters
-    surv = survival(state)
-    crit = 1.0 - c.critical_deaths / c.critical if c.critical else 1.0
+    n = c.patients
     wait_h = average_wait_hours(state, params)
-    lwbs_rate = c.lwbs / c.patients if c.patients else 0.0
     invalid_rate = state.invalid_actions / state.steps if state.steps else 0.0
     parts = {
-        "survival": surv,
-        "critical_survival": crit,
+        "survival": survival(state),
         "wait": 1.0 - min(wait_h / WAIT_NORMALISER_HOURS, 1.0),
-        "lwbs": 1.0 - lwbs_rate,
+        "completion": c.treated / n if n else 1.0,
+        "lwbs": 1.0 - c.lwbs / n if n else 1.0,
         "validity": 1.0 - invalid_rate,
     }
-    points = sum(WEIGHTS[k] * v for k, v in parts.items())
+    flow = sum(w * parts[k] for k, w in FLOW_WEIGHTS.items())
+    score = (n * parts["survival"] + flow) / (n + 1)
     metrics = {
-        "points": points, "patients": float(c.patients), "treated": float(c.treated),
-        "deaths": float(c.deaths), "critical_patients": float(c.critical),
-        "critical_deaths": float(c.critical_deaths), "lwbs": float(c.lwbs),
-        "avg_wait_h": wait_h, "early_discharges": float(c.early_discharges),
-        "returns": float(c.returns), "still_waiting": float(len(state.waiting)),
-        "invalid_rate": invalid_rate,
+        "points": 100.0 * score, "patients": float(n), "harm": harm(state),
+        "deaths": float(c.deaths), "discharge_deaths": float(c.discharge_deaths),
+        "discharge_harms": float(c.discharge_harms), "treated": float(c.treated),
+        "critical_patients": float(c.critical), "critical_deaths": float(c.critical_deaths),
+        "critical_survival": 1.0 - c.critical_deaths / c.critical if c.critical else 1.0,
+        "lwbs": float(c.lwbs), "avg_wait_h": wait_h, "flow": flow,
+        "early_discharges": float(c.early_discharges), "returns": float(c.returns),
+        "still_waiting": float(len(state.waiting)), "invalid_rate": invalid_rate,
+        "early_stopped": float(c.early_stop_tick >= 0), **utilisation(state, params),
     }
-    return Grade(score=points / 100.0, components=parts, metrics=metrics)
+    return Grade(score=score, components=parts, metrics=metrics)

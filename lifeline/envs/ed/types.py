@@ -40,7 +40,11 @@ class Patient:
     patience_ticks: int
     """Hidden: ticks an ESI 4-5 patient will wait before leaving unseen."""
     ever_critical: bool = False
-    """True acuity has been 1 or 2 at some point."""
+    """True acuity has been 1 or 2 at some point (dense reward only)."""
+    critical_at_arrival: bool = False
+    """True acuity was 1 or 2 at first arrival: the grader's fixed critical set."""
+    admitted_acuity: int = 0
+    """Observed (triage) acuity when last admitted, before the bed revealed the truth."""
     location: int = WAITING
     bed: int = -1
     """Bed index in its ward (general or ICU), -1 while waiting."""
@@ -70,17 +74,36 @@ class EDCounters:
     patients: int = 0
     """Distinct patients who have arrived (returns are not new patients)."""
     treated: int = 0
+    """Patients discharged with their treatment complete (each at most once)."""
     deaths: int = 0
+    """Deaths in the ED and outside it after an early discharge."""
+    discharge_deaths: int = 0
+    """Deaths outside the ED caused by an early discharge (included in ``deaths``)."""
     critical: int = 0
-    """Distinct patients whose true acuity has ever been 1-2."""
+    """Distinct patients whose true acuity was 1-2 at first arrival (fixed; worsening adds none)."""
     critical_deaths: int = 0
+    """Deaths among ``critical``."""
     lwbs: int = 0
     early_discharges: int = 0
+    discharge_harms: int = 0
+    """Early discharges after which the patient will come back one level worse (counted when
+    the return is decided, so returns still pending at the end of the shift count too)."""
     returns: int = 0
+    """Returns that arrived during the shift."""
     wait_ticks_closed: int = 0
     """Sum of waits (ticks) of visits whose wait has ended (admitted, left, died waiting)."""
     waits_closed: int = 0
     """Number of visits whose wait has ended."""
+    general_bed_ticks: int = 0
+    """Occupied general beds summed over ticks (bed utilisation)."""
+    icu_bed_ticks: int = 0
+    """Occupied ICU beds summed over ticks."""
+    ventilator_ticks: int = 0
+    """Ventilators in use summed over ticks."""
+    ticks: int = 0
+    """Ticks simulated (the utilisation denominator)."""
+    early_stop_tick: int = -1
+    """Tick at which the death limit stopped the shift (-1 = it did not)."""
 
 
 @dataclass
@@ -90,7 +113,7 @@ class EDState(CoreState):
     tick: int = 0
     """Ticks elapsed since 00:00."""
     actions_this_tick: int = 0
-    """Consecutive valid non-wait actions in the current tick."""
+    """Consecutive non-wait actions (valid or not) in the current tick."""
     general: list[Patient | None] = field(default_factory=list)
     icu: list[Patient | None] = field(default_factory=list)
     ventilators_in_use: int = 0
@@ -102,6 +125,13 @@ class EDState(CoreState):
     """Pending returns after early discharge: (tick, pid, patient)."""
     counters: EDCounters = field(default_factory=EDCounters)
     episode_return: float = 0.0
+    hazard_draws: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    """Uniform draw of the worsening/death hazard for patient ``pid`` at tick ``t``
+    (``[pid, t]``): common random numbers, so the same patient under the same care meets the same
+    fate whatever the policy does elsewhere (paired comparisons of policies are sharp)."""
+    patient_draws: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    """Per patient: ``[0]`` ventilator need and ``[1]`` extra ICU time on worsening to ESI 1,
+    ``[2:5]`` outside death, return and return delay of the first early discharge."""
     rng: dict[str, np.random.Generator] = field(default_factory=dict)
 
 
