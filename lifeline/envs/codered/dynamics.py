@@ -11,21 +11,30 @@ from __future__ import annotations
 
 import heapq
 
+import numpy as np
+
+from lifeline.core.graph import RoadGraph
+from lifeline.envs.codered import types as T
 from lifeline.envs.codered.params import (
     AID_ENTRY,
     ARTERIALS,
+    BLOOD_TYPES,
     CAPABLE,
     CATEGORY_TABLE,
     HOSPITAL_NODE,
+    NODES,
     O_NEG,
     PROCEDURE_OF,
+    PROCEDURES,
     QUALITY,
     ROADS,
     SERIOUS,
     SPECIALIST_OF,
+    SPECIALISTS,
     SURVIVAL_MAX,
     SURVIVAL_SLOPE,
     TREAT_MIN,
+    TRIAGE_DECISIONS,
     CodeRedParams,
     compatible,
 )
@@ -117,27 +126,47 @@ def recare(s: CodeRedState, i: int) -> None:
 
 
 # ----- roads and units ----------------------------------------------------------------------------
+_ROAD_CACHE: dict[tuple[object, ...], tuple[np.ndarray, ...]] = {}
+
+
 def refresh_roads(s: CodeRedState, params: CodeRedParams) -> None:
-    """Recompute edge factors from the rush hour and the disruptions in force."""
-    g = s.graph
-    g.factor[:, :] = 1.0
-    g.removed[:, :] = False
-    if s.rush:
-        for u, v in ARTERIALS:
-            g.factor[u, v] = g.factor[v, u] = params.rush_factor
-    closures = []
-    for (_, kind, a, b, _), on in zip(s.disruptions, s.active, strict=True):
-        if on and kind == ACCIDENT:
-            g.factor[a, b] = g.factor[b, a] = g.factor[a, b] * 3.0
-        elif on and kind == CLOSURE:
-            closures.append((a, b))
-    g.recompute()
-    for a, b in closures:  # a closure that would cut the city in two becomes a slow-down
-        if g.stays_connected_without(a, b):
-            g.removed[a, b] = g.removed[b, a] = True
-        else:
-            g.factor[a, b] = g.factor[b, a] = g.factor[a, b] * 3.0
+    """Recompute edge factors from the rush hour and the disruptions in force.
+
+    Shortest paths depend only on which road disruptions are active, so they are memoised per
+    combination (each state gets copies, so snapshots stay exact).
+    """
+    roads = tuple((kind, a, b) for (_, kind, a, b, _), on in zip(s.disruptions, s.active,
+                                                                    strict=True)
+                  if on and kind in (ACCIDENT, CLOSURE))
+    key = (params.rush_factor if s.rush else 1.0, roads)
+    cached = _ROAD_CACHE.get(key)
+    if cached is None:
+        g = RoadGraph(len(NODES), list(ROADS))  # scratch: the state's arrays change in place
+        if s.rush:
+            for u, v in ARTERIALS:
+                g.factor[u, v] = g.factor[v, u] = params.rush_factor
+        for kind, a, b in roads:
+            if kind == ACCIDENT:
+                g.factor[a, b] = g.factor[b, a] = g.factor[a, b] * 3.0
         g.recompute()
+        for kind, a, b in roads:  # a closure that would cut the city in two is a slow-down
+            if kind != CLOSURE:
+                continue
+            if g.stays_connected_without(a, b):
+                g.removed[a, b] = g.removed[b, a] = True
+            else:
+                g.factor[a, b] = g.factor[b, a] = g.factor[a, b] * 3.0
+            g.recompute()
+        if len(_ROAD_CACHE) > 10000:
+            _ROAD_CACHE.clear()
+        cached = _ROAD_CACHE[key] = (g.factor, g.removed, g.weight, g.dist, g.pred)
+    # In place (never rebinding the state's arrays), so that pickled and live states stay
+    # byte-identical.
+    sg = s.graph
+    for dst, src in zip((sg.factor, sg.removed, sg.weight, sg.dist, sg.pred), cached,
+                        strict=True):
+        np.copyto(dst, src)
+    sg.version += 1
 
 
 def unit_position(s: CodeRedState, u: int) -> tuple[int, float]:
@@ -677,6 +706,7 @@ def advance(s: CodeRedState, params: CodeRedParams) -> None:
         s.t = max(s.t, ev[0])
         if handle(s, params, ev) and s.t > t0 and s.t < stop:
             stop = s.t
+        s.n_events += 1
     s.t = stop
     s.epoch_actions = 0
     if s.t < params.horizon_min and not _anything_left(s):
@@ -725,8 +755,6 @@ def nearest_free(s: CodeRedState, node: int, als: bool) -> int:
 
 def apply_action(s: CodeRedState, params: CodeRedParams, a: object) -> str:
     """Apply a *valid* non-noop action; returns a short report for the text view."""
-    from lifeline.envs.codered import types as T
-    from lifeline.envs.codered.params import BLOOD_TYPES, PROCEDURES, SPECIALISTS
     if isinstance(a, T.DispatchAmbulance):
         dispatch(s, a.ambulance, a.patient)
         return f"ambulance {a.ambulance} dispatched to patient {a.patient}"
@@ -797,7 +825,6 @@ def apply_action(s: CodeRedState, params: CodeRedParams, a: object) -> str:
 
 
 def _triage(s: CodeRedState, params: CodeRedParams, i: int, decision: str) -> str:
-    from lifeline.envs.codered.params import TRIAGE_DECISIONS
     p = s.patients[i]
     d = TRIAGE_DECISIONS.index(decision)
     p.decision = d

@@ -96,6 +96,11 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
         apart from a mutual-aid request)."""
         if not timed:
             return 0.0, {}
+        key = (float(state.n_events), float(state.tally.aid_requests),
+               state.t if self.params.cascade or state.t >= self.params.horizon_min else 0.0)
+        if key == state.graded_key:
+            return 0.0, {"t": state.t}
+        state.graded_key = key
         value = reward.grade(state, self.params).score + reward.shaping(state, self.params)
         r = value - state.score_paid
         state.score_paid = value

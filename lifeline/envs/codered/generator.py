@@ -5,6 +5,8 @@ Each process draws from its own stream so that policies are compared on common r
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from lifeline.core.graph import RoadGraph
@@ -19,11 +21,11 @@ from lifeline.envs.codered.dynamics import (
     SHIFT,
     SURGE,
     push,
-    refresh_roads,
 )
 from lifeline.envs.codered.params import (
     AMBULANCE_ALS,
     AMBULANCE_NODE,
+    ARTERIALS,
     BLOOD_FREQ,
     BLOOD_STOCK,
     CARDIAC,
@@ -90,9 +92,24 @@ def _patient(p: CodeRedParams, cond: int, onset: float, node: int, rng: np.rando
     return pt
 
 
+_GRAPHS: dict[float, RoadGraph] = {}
+
+
+def _rush_graph(p: CodeRedParams) -> RoadGraph:
+    """A fresh copy of the road graph at 08:00 (morning rush on), built once per rush factor."""
+    g = _GRAPHS.get(p.rush_factor)
+    if g is None:
+        g = RoadGraph(len(NODES), list(ROADS))
+        for u, v in ARTERIALS:
+            g.factor[u, v] = g.factor[v, u] = p.rush_factor
+        g.recompute()
+        _GRAPHS[p.rush_factor] = g
+    return copy.deepcopy(g)
+
+
 def generate(p: CodeRedParams, rng: dict[str, np.random.Generator]) -> CodeRedState:
     """A fresh state at 08:00 with every future event scheduled."""
-    s = CodeRedState(graph=RoadGraph(len(NODES), list(ROADS)), rng=rng)
+    s = CodeRedState(graph=_rush_graph(p), rng=rng)
     pr, blood, casc = rng["patients"], rng["blood"], rng["cascade"]
     for cond, off in p.patients:
         node = int(INCIDENT_NODES[int(pr.integers(len(INCIDENT_NODES)))])
@@ -143,7 +160,6 @@ def generate(p: CodeRedParams, rng: dict[str, np.random.Generator]) -> CodeRedSt
     _disruptions(p, s, rng["disruptions"])
     s.aid_left = p.mutual_aid
     push(s, 120.0, EV_RUSH_END)
-    refresh_roads(s, p)
     return s
 
 

@@ -4,7 +4,7 @@ Validity is judged only on what the coordinator knows (statuses, known condition
 hidden truth. Encoding (blocks in this order; U ambulances, P patients, H = 3 hospitals, R = 3 OR
 slots per hospital)::
 
-    dispatch_ambulance U·P | dispatch_als U·P | dispatch_bls U·P | triage_call P·5 |
+    dispatch_ambulance P·U | dispatch_als P·U | dispatch_bls P·U | triage_call P·5 |
     assign_hospital P·H | prepare_or H·2 | page_specialist H·3 | preempt_or H·R |
     allocate_blood H·P·9·4 (8 typed modes + emergency O−, 1-4 units) |
     transfer_blood H·H·8·4 | request_mutual_aid | query_blood_type P | query_or_status H·R |
@@ -35,9 +35,11 @@ from lifeline.envs.codered.types import (
     ON_SCENE,
     OR_ELECTIVE,
     OR_FREE,
+    P_STATUS,
     SP_OFF,
     STABILISED,
     TRANSPORT,
+    U_STATUS,
     WAITING,
     AllocateBlood,
     AssignHospital,
@@ -71,7 +73,7 @@ class Layout:
 
     def __init__(self, n_units: int, n_patients: int) -> None:
         U, P = self.U, self.P = n_units, n_patients
-        sizes = (("disp", U * P), ("als", U * P), ("bls", U * P), ("triage", P * 5),
+        sizes = (("disp", P * U), ("als", P * U), ("bls", P * U), ("triage", P * 5),
                  ("assign", P * H), ("prep", H * 2), ("page", H * 3), ("preempt", H * R),
                  ("alloc", H * P * MODES * UNITS), ("transfer", H * H * 8 * UNITS), ("aid", 1),
                  ("qbt", P), ("qor", H * R), ("noop", 1))
@@ -90,11 +92,11 @@ class Layout:
         o, U, P = self.off, self.U, self.P
         try:
             if isinstance(a, DispatchAmbulance):
-                return o["disp"] + _idx((a.ambulance, U), (a.patient, P))
+                return o["disp"] + _idx((a.patient, P), (a.ambulance, U))
             if isinstance(a, DispatchALS):
-                return o["als"] + _idx((a.ambulance, U), (a.call, P))
+                return o["als"] + _idx((a.call, P), (a.ambulance, U))
             if isinstance(a, DispatchBLS):
-                return o["bls"] + _idx((a.ambulance, U), (a.call, P))
+                return o["bls"] + _idx((a.call, P), (a.ambulance, U))
             if isinstance(a, TriageCall):
                 return o["triage"] + _idx((a.call, P), (_pos(TRIAGE_DECISIONS, a.decision), 5))
             if isinstance(a, AssignHospital):
@@ -139,13 +141,11 @@ class Layout:
                 break
             name, base = n, off
         r = index - base
-        P = self.P
-        if name == "disp":
-            return DispatchAmbulance(*divmod(r, P))
-        if name == "als":
-            return DispatchALS(*divmod(r, P))
-        if name == "bls":
-            return DispatchBLS(*divmod(r, P))
+        P, U = self.P, self.U
+        if name in ("disp", "als", "bls"):
+            i, u = divmod(r, U)
+            cls = {"disp": DispatchAmbulance, "als": DispatchALS, "bls": DispatchBLS}[name]
+            return cls(u, i)  # type: ignore[abstract]
         if name == "triage":
             c, d = divmod(r, 5)
             return TriageCall(c, TRIAGE_DECISIONS[d])
@@ -205,7 +205,6 @@ def _unit_msg(s: CodeRedState, u: object) -> str | None:
         return f"ambulance {u!r} does not exist (0..{len(s.units) - 1})"
     assert isinstance(u, int)
     if s.units[u].status not in DISPATCHABLE:
-        from lifeline.envs.codered.types import U_STATUS
         return (f"ambulance {u} is {U_STATUS[s.units[u].status]}; only available or returning "
                 "ambulances can be dispatched")
     return None
@@ -227,7 +226,6 @@ def _has_free(s: CodeRedState, als: bool) -> bool:
 
 def validate(s: CodeRedState, params: CodeRedParams, a: CodeRedAction) -> str | None:
     """``None`` if ``a`` is legal now, else a message saying why not."""
-    from lifeline.envs.codered.types import P_STATUS
     if isinstance(a, MaintainPlan):
         return None
     if isinstance(a, RequestMutualAid):
@@ -376,67 +374,94 @@ def validate(s: CodeRedState, params: CodeRedParams, a: CodeRedAction) -> str | 
     return f"unknown action {a!r}"
 
 
+_COMPAT = tuple(tuple(compatible(d, r) for d in range(8)) for r in range(8))
+"""``_COMPAT[recipient][donor]``."""
+_RUN = tuple(b"\x01" * n + b"\x00" * (UNITS - n) for n in range(UNITS + 1))
+"""Unit patterns: the first ``n`` of the 1-4 unit choices allowed."""
+_CAN_PREP = tuple(bytes(CAPABLE[h][PROC_COND[k]] for k in range(2)) for h in range(H))
+
+
+_ZERO_ROW = bytes(8 * UNITS)
+_ROW_CACHE: dict[tuple[int, ...], bytes] = {}
+
+
+def _stock_row(stock: list[int]) -> bytes:
+    """Transfer-mask bytes (8 types × 1-4 units) of one hospital's stock (memoised)."""
+    key = tuple(stock)
+    row = _ROW_CACHE.get(key)
+    if row is None:
+        if len(_ROW_CACHE) > 65536:
+            _ROW_CACHE.clear()
+        row = _ROW_CACHE[key] = b"".join(_RUN[min(x, UNITS)] for x in stock)
+    return row
+
+
 def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarray:
-    """Exactly the actions :func:`validate` accepts (built from the few candidates per block)."""
-    out = np.zeros(lay.total, dtype=bool)
+    """Exactly the actions :func:`validate` accepts, written as bytes block by block (this runs
+    every step: contiguous per-patient blocks make it a few slice assignments)."""
+    out = bytearray(lay.total)
     if s.done:
-        return out
+        return np.frombuffer(out, dtype=np.bool_)
     o, U, P = lay.off, lay.U, lay.P
-    idx: list[int] = [o["noop"]]
-    free = [u for u, un in enumerate(s.units) if un.status in DISPATCHABLE]
-    free_als = any(s.units[u].als for u in free)
-    free_bls = any(not s.units[u].als for u in free)
-    diverted = [hs.divert_until > s.t for hs in s.hospitals]
+    out[o["noop"]] = 1
+    units = s.units
+    fl = [un.status in DISPATCHABLE for un in units]
+    al = [un.als for un in units]
+    free = bytes(fl)
+    free_als = bytes([f and a for f, a in zip(fl, al, strict=True)])
+    free_bls = bytes([f and not a for f, a in zip(fl, al, strict=True)])
+    any_free, any_als, any_bls = True in fl, 1 in free_als, 1 in free_bls
+    open_h = [hs.divert_until <= s.t for hs in s.hospitals]
+    stocks = [hs.stock for hs in s.hospitals]
+    o_disp, o_als, o_bls, o_tri = o["disp"], o["als"], o["bls"], o["triage"]
+    o_asg, o_alloc, o_qbt = o["assign"], o["alloc"], o["qbt"]
+    cap = params.oneg_cap
     for i, p in enumerate(s.patients):
         st = p.status
-        if st in (WAITING, STABILISED):
-            idx += [o["disp"] + u * P + i for u in free]
+        if st == WAITING or st == STABILISED:
+            if any_free:
+                out[o_disp + i * U:o_disp + (i + 1) * U] = free
         elif st == CALL:
-            for u in free:
-                idx.append((o["als"] if s.units[u].als else o["bls"]) + u * P + i)
-            base = o["triage"] + i * 5
-            if free_als:
-                idx.append(base)
-            if free_bls:
-                idx.append(base + 1)
-            idx.append(base + 2)
-            if p.hint < 0:
-                idx.append(base + 3)
-            idx.append(base + 4)
-        if st in (ASSIGNED, ON_SCENE):
-            idx += [o["assign"] + i * H + h for h in range(H)
-                    if not diverted[h] and h != p.hosp and h != p.at_hosp]
+            out[o_als + i * U:o_als + (i + 1) * U] = free_als
+            out[o_bls + i * U:o_bls + (i + 1) * U] = free_bls
+            out[o_tri + i * 5:o_tri + i * 5 + 5] = bytes((any_als, any_bls, True, p.hint < 0,
+                                                          True))
+        elif st == ASSIGNED or st == ON_SCENE:
+            for h in range(H):
+                if open_h[h] and h != p.hosp and h != p.at_hosp:
+                    out[o_asg + i * H + h] = 1
         if st in BLOOD_HOLDERS and p.hosp >= 0:
             h = p.hosp
-            stock = s.hospitals[h].stock
-            base = o["alloc"] + (h * P + i) * MODES * UNITS
-            room = params.oneg_cap - p.blood_emergency
-            idx += [base + 8 * UNITS + k for k in range(min(room, stock[O_NEG], UNITS))]
+            stock = stocks[h]
+            base = o_alloc + (h * P + i) * MODES * UNITS
+            n = min(cap - p.blood_emergency, stock[O_NEG], UNITS)
+            if n > 0:
+                out[base + 8 * UNITS:base + 8 * UNITS + UNITS] = _RUN[n]
             if p.type_known:
                 room = MAX_RESERVED - p.blood_ready - p.blood_pending
+                compat = _COMPAT[p.blood_type]
                 for b in range(8):
-                    if compatible(b, p.blood_type):
-                        idx += [base + b * UNITS + k for k in range(min(room, stock[b], UNITS))]
+                    if compat[b]:
+                        n = min(room, stock[b], UNITS)
+                        if n > 0:
+                            out[base + b * UNITS:base + (b + 1) * UNITS] = _RUN[n]
         if st in TYPEABLE and p.known and not p.type_known and not p.type_pending:
-            idx.append(o["qbt"] + i)
+            out[o_qbt + i] = 1
+    o_prep, o_page, o_pre, o_qor = o["prep"], o["page"], o["preempt"], o["qor"]
     for h, hosp in enumerate(s.hospitals):
-        if any(orr.state == OR_FREE for orr in hosp.ors):
-            idx += [o["prep"] + h * 2 + k for k in range(2) if CAPABLE[h][PROC_COND[k]]]
-        offs = {sp.kind for sp in hosp.specialists if sp.state == SP_OFF}
-        idx += [o["page"] + h * 3 + k for k in sorted(offs)]
         for k, orr in enumerate(hosp.ors):
-            if orr.state == OR_ELECTIVE:
-                idx.append(o["preempt"] + h * R + k)
+            if orr.state == OR_FREE:
+                out[o_prep + 2 * h:o_prep + 2 * h + 2] = _CAN_PREP[h]
+            elif orr.state == OR_ELECTIVE:
+                out[o_pre + h * R + k] = 1
             if not orr.queried:
-                idx.append(o["qor"] + h * R + k)
-        for b in range(8):
-            n = min(hosp.stock[b], UNITS)
-            if n:
-                for t in range(H):
-                    if t != h:
-                        base = o["transfer"] + ((h * H + t) * 8 + b) * UNITS
-                        idx += range(base, base + n)
+                out[o_qor + h * R + k] = 1
+        for sp in hosp.specialists:
+            if sp.state == SP_OFF:
+                out[o_page + h * 3 + sp.kind] = 1
+    rows = [_stock_row(st_) for st_ in stocks]
+    out[o["transfer"]:o["aid"]] = b"".join(rows[f] if t != f else _ZERO_ROW
+                                           for f in range(H) for t in range(H))
     if s.aid_left > 0:
-        idx.append(o["aid"])
-    out[idx] = True
-    return out
+        out[o["aid"]] = 1
+    return np.frombuffer(out, dtype=np.bool_)

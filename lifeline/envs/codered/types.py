@@ -26,7 +26,7 @@ ACTIVE = frozenset({WAITING, CALL, ASSIGNED, ON_SCENE, TRANSPORT, HANDOVER, AT_H
 """Statuses of a patient still in the system."""
 WITH_UNIT = frozenset({ASSIGNED, ON_SCENE, TRANSPORT})
 
-# ----- ambulance statuses ---------------------------------------------------------------------------
+# ----- ambulance statuses -------------------------------------------------------------------
 INACTIVE, IDLE, EN_ROUTE, SCENE, TRANSPORTING, AT_HOSP, RETURNING, AID_INBOUND = range(8)
 U_STATUS = ("inactive", "available", "en_route", "on_scene", "transporting", "handover",
             "returning", "aid_inbound")
@@ -207,7 +207,10 @@ class CodeRedState(CoreState):
     rush: bool = True
     """Morning rush on the arterials (until 10:00)."""
     tally: Tally = field(default_factory=Tally)
-    shaping_paid: float = 0.0
+    n_events: int = 0
+    """Events processed so far (the grade can only change when this or the clock moves)."""
+    graded_key: tuple[float, ...] = ()
+    """What the last dense-reward computation saw (skips recomputing an unchanged grade)."""
     score_paid: float = 0.0
     last_report: str = ""
     finished: bool = False
