@@ -16,6 +16,7 @@ import numpy as np
 from lifeline.agents.base import Agent
 from lifeline.core.env import Action, Environment
 from lifeline.core.graph import RoadGraph
+from lifeline.envs.codered.dynamics import eta
 from lifeline.envs.codered.env import CodeRedEnv
 from lifeline.envs.codered.params import (
     BLOOD_TYPES,
@@ -140,7 +141,7 @@ class HeuristicAgent(Agent):
             return -1
         if serious or self.prefer_als:
             als = [(t, u) for t, u in etas if obs["units"][u, U_ALS]]
-            if als and (self.prefer_als or als[0][0] <= etas[0][0] + 5.0):
+            if als and (self.prefer_als or als[0][0] <= etas[0][0] + 10.0):
                 return als[0][1]
         return etas[0][1]
 
@@ -258,7 +259,8 @@ class HeuristicAgent(Agent):
                 continue
             stock = obs["blood"][h]
             bt = int(row[P_BT]) - 1
-            if self.oneg or (bt < 0 and int(row[P_STATUS]) in (HANDOVER, AT_HOSPITAL)):
+            if self.oneg or int(row[P_STATUS]) in (HANDOVER, AT_HOSPITAL):
+                # at the hospital a crossmatch would delay surgery: release O- now
                 n = int(min(4, need - have, stock[O_NEG]))
                 if n > 0:
                     return AllocateBlood(h, i, "O-", n, True)
@@ -310,8 +312,7 @@ class OracleAgent(HeuristicAgent):
             if pts[i, P_PRESENT]:
                 pts[i, P_COND] = p.cond + 1
                 pts[i, P_HINT] = p.cond + 1
-                if p.cond == 2 or p.arrived >= 0:
-                    pts[i, P_NEED] = p.blood_need
+                pts[i, P_NEED] = p.blood_need  # known in advance, cardiac too
         return obs
 
     def act(self, env: Environment, state: Any) -> Action | int:
@@ -323,6 +324,10 @@ class OracleAgent(HeuristicAgent):
             if p.cond in (0, 2) and mask[e.encode(a)]:
                 return a
         return super().act(env, state)
+
+
+NEAREST = 3
+"""Units the bound tries for a dispatch (the nearest by ETA, plus the oracle's choice)."""
 
 
 class BoundAgent(Agent):
@@ -343,11 +348,15 @@ class BoundAgent(Agent):
             alts: list[Action] = [AssignHospital(a.patient, h) for h in range(3)]
         elif isinstance(a, (DispatchAmbulance, DispatchALS, DispatchBLS)):
             target = a.patient if isinstance(a, DispatchAmbulance) else a.call
-            alts = []
-            for u, un in enumerate(state.units):
+            node = state.patients[target].node
+            near = sorted((eta(state, u, node), u) for u, un in enumerate(state.units)
+                          if un.status in (1, 6))[:NEAREST]
+            alts = [a]
+            for _, u in near:
                 kind = DispatchAmbulance if isinstance(a, DispatchAmbulance) else \
-                    (DispatchALS if un.als else DispatchBLS)
-                alts.append(kind(u, target))
+                    (DispatchALS if state.units[u].als else DispatchBLS)
+                if u != a.ambulance:
+                    alts.append(kind(u, target))
         elif isinstance(a, MaintainPlan) and state.aid_left > 0:
             alts = [a, RequestMutualAid()]
         else:
