@@ -60,7 +60,7 @@ def deliver(env: CodeRedEnv, s: CodeRedState, patient: int, unit: int, hospital:
         assert ts.valid, ts.message
 
 
-# ----- ambulance pipeline -----------------------------------------------------------------------------
+# ----- ambulance pipeline -------------------------------------------------------------------------
 def test_own_ambulance_pipeline_end_to_end() -> None:
     env = make(T1)
     s = env.reset(3)
@@ -96,7 +96,7 @@ def test_routes_start_from_where_the_ambulance_is() -> None:
                                                                                s.patients[1].node])
 
 
-# ----- vitals and mortality inside the horizon ----------------------------------------------------------
+# ----- vitals and mortality inside the horizon ----------------------------------------------------
 def passive_cardiac_dies(params: CodeRedParams) -> bool:
     env = make(params)
     s = env.reset(1)
@@ -130,7 +130,7 @@ def test_time_to_treatment_changes_survival() -> None:
     assert survival_after_delay(off, 0.0) == pytest.approx(survival_after_delay(off, 20.0))
 
 
-# ----- OR preparation, specialist paging, preemption -----------------------------------------------------
+# ----- OR preparation, specialist paging, preemption ----------------------------------------------
 def readiness_run(params: CodeRedParams, prealert: bool) -> tuple[float, float, CodeRedState]:
     env = make(replace(params, elective_prob=0.0))
     s = env.reset(4)
@@ -175,7 +175,7 @@ def test_preempt_frees_an_elective_or() -> None:
     assert env.step(s, PrepareOR(1, "cardiac")).valid
 
 
-# ----- blood ----------------------------------------------------------------------------------------------
+# ----- blood --------------------------------------------------------------------------------------
 def trauma_run(params: CodeRedParams, how: str) -> tuple[float, float, int]:
     env = make(replace(params, patients=((TRAUMA, 0.0),), elective_prob=0.0))
     s = env.reset(6)
@@ -233,7 +233,7 @@ def test_blood_transfer_arrives_after_travel_time() -> None:
     assert s.hospitals[2].stock[0] == before + 3
 
 
-# ----- diversion, mutual aid ------------------------------------------------------------------------------
+# ----- diversion, mutual aid ----------------------------------------------------------------------
 def diversion_seen(params: CodeRedParams) -> tuple[bool, bool]:
     env = CodeRedEnv("task3", params=params)
     started = ended = False
@@ -282,7 +282,7 @@ def test_mutual_aid_is_delayed_costly_and_then_controlled() -> None:
     assert aid_arrival_delay(replace(T1, mech_aid_delay=False)) == pytest.approx(0.0)
 
 
-# ----- phase 2 calls, escalation, cascade, stabilisation -------------------------------------------------
+# ----- phase 2 calls, escalation, cascade, stabilisation ------------------------------------------
 def test_call_conditions_hidden_until_on_scene_and_escalation() -> None:
     env = CodeRedEnv("task4")
     s = env.reset(11)
@@ -339,7 +339,7 @@ def test_community_hc_stabilises_and_transfer_completes_treatment() -> None:
     assert p.status == TREATED and p.hosp == 0
 
 
-# ----- clock, invalid actions, grader ----------------------------------------------------------------------
+# ----- clock, invalid actions, grader -------------------------------------------------------------
 def test_invalid_action_uses_one_slot_and_the_last_slot_advances_the_clock() -> None:
     env = make(T1)
     s = env.reset(0)

@@ -37,6 +37,7 @@ from lifeline.envs.codered.params import (
 from lifeline.envs.codered.types import (
     AllocateBlood,
     AssignHospital,
+    CodeRedAction,
     CodeRedState,
     DispatchALS,
     DispatchAmbulance,
@@ -344,8 +345,11 @@ class BoundAgent(Agent):
     def act(self, env: Environment, state: Any) -> Action | int:
         e = _env(env)
         a = self.oracle.act(e, state)
+        if isinstance(a, int):
+            return a
+        assert isinstance(a, CodeRedAction)
         if isinstance(a, AssignHospital):
-            alts: list[Action] = [AssignHospital(a.patient, h) for h in range(3)]
+            alts: list[CodeRedAction] = [AssignHospital(a.patient, h) for h in range(3)]
         elif isinstance(a, (DispatchAmbulance, DispatchALS, DispatchBLS)):
             target = a.patient if isinstance(a, DispatchAmbulance) else a.call
             node = state.patients[target].node
@@ -357,7 +361,8 @@ class BoundAgent(Agent):
                     (DispatchALS if state.units[u].als else DispatchBLS)
                 if u != a.ambulance:
                     alts.append(kind(u, target))
-        elif isinstance(a, MaintainPlan) and state.aid_left > 0:
+        elif isinstance(a, MaintainPlan) and state.aid_left > 0 and any(
+                p.status in (WAITING, CALL) for p in state.patients):
             alts = [a, RequestMutualAid()]
         else:
             return a
@@ -365,18 +370,20 @@ class BoundAgent(Agent):
         alts = [x for x in alts if mask[e.encode(x)]]
         if len(alts) <= 1:
             return a
-        best, best_v = a, -1.0
+        best: CodeRedAction = a
+        best_v = -1.0
         for x in alts:
             v = self._rollout(e, state, x)
             if v > best_v + 1e-9:
                 best, best_v = x, v
         return best
 
-    def _rollout(self, e: CodeRedEnv, state: Any, first: Action) -> float:
+    def _rollout(self, e: CodeRedEnv, state: Any, first: CodeRedAction) -> float:
         sim = copy.deepcopy(state)
         e.step(sim, first)
         while not sim.done:
-            e.step(sim, self.oracle.act(e, sim))
+            nxt = self.oracle.act(e, sim)
+            e.step(sim, nxt)  # type: ignore[arg-type]
         return e.grade(sim).score
 
 

@@ -74,13 +74,16 @@ from lifeline.envs.codered.types import (
     Patient,
 )
 
-# ----- event kinds ---------------------------------------------------------------------------------
+# ----- event kinds --------------------------------------------------------------------------------
 (EV_ONSET, EV_DEATH, EV_ESCALATE, EV_UNIT, EV_SCENE, EV_HANDOVER, EV_OR, EV_SPEC, EV_BLOOD,
  EV_AUTOBLOOD, EV_TYPE, EV_CALLBACK, EV_SELF, EV_DISRUPT, EV_DISRUPT_END, EV_TRANSFER, EV_RUSH_END,
  EV_STAB, EV_AID) = range(19)
 DECISION = frozenset({EV_ONSET, EV_DEATH, EV_UNIT, EV_SCENE, EV_HANDOVER, EV_CALLBACK,
                       EV_DISRUPT, EV_AID, EV_TYPE})
 """Events after which the agent gets to decide (they end an epoch)."""
+NEUTRAL = frozenset({EV_TRANSFER, EV_TYPE, EV_CALLBACK, EV_RUSH_END, EV_DISRUPT_END, EV_AID,
+                     EV_STAB})
+"""Events that cannot change the grade (the dense reward skips re-grading after them)."""
 ACCIDENT, CLOSURE, EQUIPMENT, SURGE, SHIFT = range(5)
 CROWDED = 3
 """More than this many patients in a hospital's emergency area is overcrowding."""
@@ -126,7 +129,8 @@ def recare(s: CodeRedState, i: int) -> None:
 
 
 # ----- roads and units ----------------------------------------------------------------------------
-_ROAD_CACHE: dict[tuple[object, ...], tuple[np.ndarray, ...]] = {}
+_ROAD_CACHE: dict[tuple[object, ...], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                              np.ndarray]] = {}
 
 
 def refresh_roads(s: CodeRedState, params: CodeRedParams) -> None:
@@ -225,7 +229,7 @@ def nearest_hospital(s: CodeRedState, node: int, cond: int = -1, exclude: int = 
     return best
 
 
-# ----- hospitals -----------------------------------------------------------------------------------
+# ----- hospitals ----------------------------------------------------------------------------------
 def update_crowding(s: CodeRedState, h: int) -> None:
     """Start or end overcrowding at hospital ``h`` and re-base its waiting patients."""
     hosp = s.hospitals[h]
@@ -414,7 +418,7 @@ def arrive_hospital(s: CodeRedState, params: CodeRedParams, i: int, h: int) -> N
     try_start(s, params, h)
 
 
-# ----- event handlers ------------------------------------------------------------------------------
+# ----- event handlers -----------------------------------------------------------------------------
 def kill(s: CodeRedState, params: CodeRedParams, i: int) -> None:
     """Patient ``i``'s vitals reached 0 before treatment."""
     p = s.patients[i]
@@ -568,7 +572,7 @@ def on_disrupt(s: CodeRedState, params: CodeRedParams, d: int, start: bool) -> N
         hosp = s.hospitals[a]
         if start:
             hosp.shift_until = s.t + dur
-            for k, sp in enumerate(hosp.specialists):
+            for sp in hosp.specialists:
                 if sp.state == SP_PRESENT:  # the outgoing team leaves; the new one is on call
                     if sp.agent_paged:
                         s.tally.pages_wasted += 1
@@ -584,8 +588,8 @@ def handle(s: CodeRedState, params: CodeRedParams, ev: tuple[float, int, int, in
     """Apply one event; True if it is a decision event for the agent."""
     _, _, kind, a, b, tok = ev
     if kind == EV_DEATH:
-        p = s.patients[a]
-        if p.token != tok or p.status in (TREATED, DEAD) or not params.mech_deterioration:
+        dying = s.patients[a]
+        if dying.token != tok or dying.status in (TREATED, DEAD) or not params.mech_deterioration:
             return False
         kill(s, params, a)
         return True
@@ -612,8 +616,8 @@ def handle(s: CodeRedState, params: CodeRedParams, ev: tuple[float, int, int, in
         if s.hospitals[a].specialists[b].token == tok:
             on_spec(s, params, a, b)
         return False
-    p = s.patients[a] if kind in (EV_ESCALATE, EV_BLOOD, EV_AUTOBLOOD, EV_TYPE, EV_CALLBACK,
-                                  EV_SELF, EV_STAB) else None
+    p: Patient | None = s.patients[a] if kind in (
+        EV_ESCALATE, EV_BLOOD, EV_AUTOBLOOD, EV_TYPE, EV_CALLBACK, EV_SELF, EV_STAB) else None
     if kind == EV_ESCALATE:
         assert p is not None
         if p.status in (CALL, CALLBACK) and not p.escalated:
@@ -706,7 +710,8 @@ def advance(s: CodeRedState, params: CodeRedParams) -> None:
         s.t = max(s.t, ev[0])
         if handle(s, params, ev) and s.t > t0 and s.t < stop:
             stop = s.t
-        s.n_events += 1
+        if ev[2] not in NEUTRAL:
+            s.n_events += 1
     s.t = stop
     s.epoch_actions = 0
     if s.t < params.horizon_min and not _anything_left(s):
@@ -741,7 +746,7 @@ def new_aid_unit(s: CodeRedState, params: CodeRedParams, rng_delay: float) -> in
 __all__ = ["ROADS", "advance", "dispatch", "handle", "push", "vitals"]
 
 
-# ----- the agent's actions ---------------------------------------------------------------------------
+# ----- the agent's actions ------------------------------------------------------------------------
 def nearest_free(s: CodeRedState, node: int, als: bool) -> int:
     """The available/returning unit of the given type with the shortest ETA to ``node``."""
     best, best_t = -1, float("inf")

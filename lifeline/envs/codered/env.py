@@ -15,12 +15,18 @@ from lifeline.envs.codered.generator import STREAMS, generate, n_aid_slots, n_pa
 from lifeline.envs.codered.params import CodeRedParams, scenario_params
 from lifeline.envs.codered.types import (
     ACTION_TYPES,
+    AllocateBlood,
+    AssignHospital,
     CodeRedAction,
     CodeRedState,
     MaintainPlan,
+    PreemptOR,
     RequestMutualAid,
+    TriageCall,
 )
 
+GRADED_ACTIONS = (AssignHospital, AllocateBlood, PreemptOR, TriageCall, RequestMutualAid)
+"""Actions that can change the grade at once (waste, an immediate treatment, the aid penalty)."""
 MAX_EPOCH_FACTOR = 2
 """Step budget: twice the slots of an episode made of minimum-length epochs (1 min)."""
 
@@ -78,24 +84,23 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
             dynamics.advance(state, p)
         else:
             state.last_report = dynamics.apply_action(state, p, action)
+            if isinstance(action, GRADED_ACTIONS):
+                state.n_events += 1
             state.epoch_actions += 1
             if state.epoch_actions >= p.actions_per_epoch:
                 dynamics.advance(state, p)
-        return self._reward(state, timed=isinstance(action, (MaintainPlan, RequestMutualAid))
-                            or state.epoch_actions == 0)
+        return self._reward(state)
 
     def _apply_invalid(self, state: CodeRedState) -> tuple[float, dict[str, Any]]:
         """An invalid action uses one decision slot (the last slot advances the clock)."""
         state.epoch_actions += 1
         if state.epoch_actions >= self.params.actions_per_epoch:
             dynamics.advance(state, self.params)
-        return self._reward(state, timed=state.epoch_actions == 0)
+        return self._reward(state)
 
-    def _reward(self, state: CodeRedState, timed: bool) -> tuple[float, dict[str, Any]]:
-        """Change of score + milestone shaping since the last step (only time changes them,
-        apart from a mutual-aid request)."""
-        if not timed:
-            return 0.0, {}
+    def _reward(self, state: CodeRedState) -> tuple[float, dict[str, Any]]:
+        """Change of score + milestone shaping since the last step (re-graded only when a
+        grade-relevant event or action happened, or the clock moved in cascade tasks)."""
         key = (float(state.n_events), float(state.tally.aid_requests),
                state.t if self.params.cascade or state.t >= self.params.horizon_min else 0.0)
         if key == state.graded_key:

@@ -29,7 +29,7 @@ from lifeline.envs.codered.types import (
 def render_text(s: CodeRedState, params: CodeRedParams) -> str:
     """Clock, alerts, patients and calls, ambulances, hospitals (ORs, specialists, blood)."""
     t = s.t
-    hh, mm = divmod(int(round(480 + t)), 60)
+    hh, mm = divmod(round(480 + t), 60)
     lines = [f"CODE RED Prakashnagar | t={t:.1f}/{params.horizon_min:.0f} min | {hh:02d}:{mm:02d}"
              f" | slots left this epoch {params.actions_per_epoch - s.epoch_actions} | mutual aid "
              f"left {s.aid_left}" + (" | morning rush on arterials" if s.rush else "")

@@ -145,7 +145,7 @@ class Layout:
         if name in ("disp", "als", "bls"):
             i, u = divmod(r, U)
             cls = {"disp": DispatchAmbulance, "als": DispatchALS, "bls": DispatchBLS}[name]
-            return cls(u, i)  # type: ignore[abstract]
+            return cls(u, i)
         if name == "triage":
             c, d = divmod(r, 5)
             return TriageCall(c, TRIAGE_DECISIONS[d])
@@ -195,7 +195,7 @@ def _idx(*pairs: tuple[int, int]) -> int:
     return out
 
 
-# ----- validity --------------------------------------------------------------------------------------
+# ----- validity -----------------------------------------------------------------------------------
 def _int_in(x: object, n: int) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < n
 
@@ -418,7 +418,7 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
     cap = params.oneg_cap
     for i, p in enumerate(s.patients):
         st = p.status
-        if st == WAITING or st == STABILISED:
+        if st in (WAITING, STABILISED):
             if any_free:
                 out[o_disp + i * U:o_disp + (i + 1) * U] = free
         elif st == CALL:
@@ -426,7 +426,7 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
             out[o_bls + i * U:o_bls + (i + 1) * U] = free_bls
             out[o_tri + i * 5:o_tri + i * 5 + 5] = bytes((any_als, any_bls, True, p.hint < 0,
                                                           True))
-        elif st == ASSIGNED or st == ON_SCENE:
+        elif st in (ASSIGNED, ON_SCENE):
             for h in range(H):
                 if open_h[h] and h != p.hosp and h != p.at_hosp:
                     out[o_asg + i * H + h] = 1

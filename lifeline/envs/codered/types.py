@@ -208,7 +208,7 @@ class CodeRedState(CoreState):
     """Morning rush on the arterials (until 10:00)."""
     tally: Tally = field(default_factory=Tally)
     n_events: int = 0
-    """Events processed so far (the grade can only change when this or the clock moves)."""
+    """Grade-relevant events and actions so far (the grade changes only when this moves)."""
     graded_key: tuple[float, ...] = ()
     """What the last dense-reward computation saw (skips recomputing an unchanged grade)."""
     score_paid: float = 0.0
