@@ -39,3 +39,20 @@ register(EnvSpec(
     exploits=(),
     harm_metric="expected_fatalities",
 ))
+
+register(EnvSpec(
+    name="codered",
+    gym_id="lifeline/CodeRed-v0",
+    entry_point="lifeline.envs.codered.env:CodeRedEnv",
+    scenarios=("task1", "task2", "task3", "task4", "task5", "task3_gridlock", "task5_surge"),
+    tags=("healthcare", "mass-casualty", "dispatch", "hospitals", "blood", "road-graph",
+          "event-driven", "partial-observability"),
+    description="Multi-hospital mass-casualty coordination in Prakashnagar: ambulances, ORs, "
+                "specialists, blood and a 911 call queue (the seed's five tasks).",
+    agents=("noop", "random", "mutual_aid_only", "heuristic", "bound"),
+    baselines="lifeline.envs.codered.baselines",
+    reference="heuristic",
+    bound="bound",
+    exploits=("dispatch_only", "hoarder", "oneg_everything", "close_all_calls", "all_als"),
+    harm_metric="harm",
+))

@@ -1,0 +1,1 @@
+"""``codered``: multi-hospital mass-casualty coordination in Prakashnagar (see README.md)."""

@@ -1,0 +1,452 @@
+"""Baseline ladder and exploit policies of ``codered`` (``AGENTS`` at the end names them).
+
+``heuristic`` reads only the observation (plus the public city map and call-category table);
+``bound`` plays the same rules with the hidden truth revealed (true conditions of calls, blood
+types, no callbacks needed) and searches hospital assignments by simulation; the exploit policies
+are written against the grader and must lose.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from lifeline.agents.base import Agent
+from lifeline.core.env import Action, Environment
+from lifeline.core.graph import RoadGraph
+from lifeline.envs.codered.dynamics import eta
+from lifeline.envs.codered.env import CodeRedEnv
+from lifeline.envs.codered.params import (
+    BLOOD_TYPES,
+    CAPABLE,
+    CATEGORY_TABLE,
+    GERD,
+    HOSPITAL_NODE,
+    NODES,
+    O_NEG,
+    PROCEDURE_OF,
+    ROADS,
+    SERIOUS,
+    SPECIALIST_COUNT,
+    SPECIALIST_OF,
+    SPECIALISTS,
+    compatible,
+)
+from lifeline.envs.codered.types import (
+    AllocateBlood,
+    AssignHospital,
+    CodeRedAction,
+    CodeRedState,
+    DispatchALS,
+    DispatchAmbulance,
+    DispatchBLS,
+    MaintainPlan,
+    PageSpecialist,
+    PreemptOR,
+    PrepareOR,
+    QueryBloodType,
+    RequestMutualAid,
+    TriageCall,
+)
+
+# observation columns (see observation.py)
+P_PRESENT, P_CALL, P_CAT, P_COND, P_HINT, P_NODE, P_STATUS, P_AGE = range(8)
+P_UNIT, P_HOSP, P_BT, P_TYPING, P_NEED, P_READY, P_PENDING, P_ESC = 10, 11, 12, 13, 14, 15, 16, 17
+U_ACTIVE, U_ALS, U_STATUS, U_NODE, U_DEST, U_ETA = range(6)
+H_DIVERT, H_FREE, H_ELECTIVE, H_PREP, H_READY_C, H_READY_T = 1, 4, 5, 6, 7, 8
+H_PRESENT, H_PAGED, H_ONCALL = 11, 14, 17
+WAITING, CALL, ASSIGNED, ON_SCENE, TRANSPORT, HANDOVER, AT_HOSPITAL, STABILISED = \
+    1, 2, 3, 4, 5, 6, 7, 12
+BOUND = (ASSIGNED, ON_SCENE, TRANSPORT, HANDOVER, AT_HOSPITAL)
+SERIOUS_PRIOR = tuple(sum(row[:4]) for row in CATEGORY_TABLE)
+
+
+def _env(env: Environment) -> CodeRedEnv:
+    if not isinstance(env, CodeRedEnv):
+        raise TypeError(f"this agent plays codered, not {type(env).__name__}")
+    return env
+
+
+class _Map:
+    """Road map the agents plan on, rebuilt from the observed road factors."""
+
+    def __init__(self) -> None:
+        self.graph = RoadGraph(len(NODES), list(ROADS))
+        self.key: bytes = b""
+
+    def update(self, roads: np.ndarray) -> np.ndarray:
+        key = roads.tobytes()
+        if key != self.key:
+            self.key = key
+            g = self.graph
+            for (a, b, _), (f, closed) in zip(ROADS, roads, strict=True):
+                g.factor[a, b] = g.factor[b, a] = float(f)
+                g.removed[a, b] = g.removed[b, a] = bool(closed)
+            g.recompute()
+        return self.graph.dist
+
+
+class HeuristicAgent(Agent):
+    """Nearest capable ALS/BLS dispatch, nearest capable non-diverted hospital (load-aware),
+    OR preparation and specialist paging on assignment, blood typed and crossmatched for trauma,
+    callbacks for ambiguous calls, mutual aid when patients wait with no free ambulance.
+    Observation only."""
+
+    name = "heuristic"
+    oracle = False
+    prealert = True
+    blood = True
+    triage = True
+    prefer_als = False
+    hoard = False
+    oneg = False
+    close_calls = False
+
+    def __init__(self) -> None:
+        self.map = _Map()
+
+    def view(self, env: CodeRedEnv, state: Any) -> dict[str, np.ndarray]:
+        return env.observe(state)
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _env(env)
+        obs = self.view(e, state)
+        mask = e.action_mask(state)
+        dist = self.map.update(obs["roads"])
+        for rule in (self._calls, self._pickups, self._assign, self._prepare, self._blood,
+                     self._aid, self._hoard):
+            action = rule(e, obs, dist)
+            if action is not None and mask[e.encode(action)]:
+                return action
+        return MaintainPlan()
+
+    # ----- helpers -----------------------------------------------------------------------------
+    @staticmethod
+    def _etas(obs: dict[str, np.ndarray], dist: np.ndarray, node: int) -> list[tuple[float, int]]:
+        out = []
+        for u, row in enumerate(obs["units"]):
+            if row[U_ACTIVE] and int(row[U_STATUS]) in (1, 6):
+                if int(row[U_STATUS]) == 1:
+                    t = float(dist[int(row[U_NODE]), node])
+                else:
+                    t = float(row[U_ETA]) + float(dist[int(row[U_DEST]), node])
+                out.append((t, u))
+        return sorted(out)
+
+    def _pick_unit(self, obs: dict[str, np.ndarray], dist: np.ndarray, node: int,
+                   serious: bool) -> int:
+        etas = self._etas(obs, dist, node)
+        if not etas:
+            return -1
+        if serious or self.prefer_als:
+            als = [(t, u) for t, u in etas if obs["units"][u, U_ALS]]
+            if als and (self.prefer_als or als[0][0] <= etas[0][0] + 10.0):
+                return als[0][1]
+        return etas[0][1]
+
+    # ----- rules ---------------------------------------------------------------------------------
+    def _calls(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        pts = obs["patients"]
+        for i in np.flatnonzero(pts[:, P_STATUS] == CALL):
+            row = pts[i]
+            cat, hint = int(row[P_CAT]) - 1, int(row[P_HINT]) - 1
+            if self.close_calls:
+                return TriageCall(int(i), "no_dispatch")
+            if self.triage:
+                if hint >= 0 and hint not in SERIOUS:
+                    return TriageCall(int(i), "self_transport" if hint == GERD else "no_dispatch")
+                if hint < 0 and SERIOUS_PRIOR[cat] < 0.6 and not row[P_ESC]:
+                    return TriageCall(int(i), "callback")
+            u = self._pick_unit(obs, dist, int(row[P_NODE]), True)
+            if u < 0:
+                continue
+            als = bool(obs["units"][u, U_ALS])
+            return DispatchALS(u, int(i)) if als else DispatchBLS(u, int(i))
+        return None
+
+    def _pickups(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        pts = obs["patients"]
+        for i in np.flatnonzero((pts[:, P_STATUS] == WAITING) | (pts[:, P_STATUS] == STABILISED)):
+            cond = int(pts[i, P_COND]) - 1
+            u = self._pick_unit(obs, dist, int(pts[i, P_NODE]), cond in (0, 1, 2))
+            if u >= 0:
+                return DispatchAmbulance(u, int(i))
+        return None
+
+    def _load(self, obs: dict[str, np.ndarray], h: int, spec: int) -> int:
+        pts = obs["patients"]
+        n = 0
+        for row in pts:
+            c = int(row[P_COND]) - 1
+            if int(row[P_HOSP]) - 1 == h and int(row[P_STATUS]) in BOUND and c >= 0 and \
+                    c < 4 and SPECIALIST_OF[c] == spec:
+                n += 1
+        return n
+
+    def _choose(self, obs: dict[str, np.ndarray], dist: np.ndarray, node: int, cond: int,
+                exclude: int) -> int:
+        best, best_c = -1, float("inf")
+        for h in range(3):
+            if h == exclude or obs["hospitals"][h, H_DIVERT] > 0 or not CAPABLE[h][cond]:
+                continue
+            cost = float(dist[node, HOSPITAL_NODE[h]])
+            spec = SPECIALIST_OF[cond]
+            if spec >= 0 and self._load(obs, h, spec) >= SPECIALIST_COUNT[h][spec]:
+                cost += 25.0
+            if cost < best_c:
+                best, best_c = h, cost
+        return best
+
+    def _assign(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        pts = obs["patients"]
+        for i in np.flatnonzero((pts[:, P_STATUS] == ASSIGNED) | (pts[:, P_STATUS] == ON_SCENE)):
+            cond = int(pts[i, P_COND]) - 1
+            if cond < 0 or cond not in SERIOUS:
+                continue
+            cur = int(pts[i, P_HOSP]) - 1
+            here = -1
+            if pts[i, P_STATUS] == ASSIGNED and cur >= 0 and \
+                    int(pts[i, P_NODE]) == HOSPITAL_NODE[cur]:
+                here = cur  # a transfer: never back to where the patient is
+            if cur >= 0 and cur != here and CAPABLE[cur][cond]:
+                continue
+            h = self._choose(obs, dist, int(pts[i, P_NODE]), cond, here)
+            if h >= 0 and h != cur:
+                return AssignHospital(int(i), h)
+        return None
+
+    def _prepare(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        if not self.prealert:
+            return None
+        pts, hosp = obs["patients"], obs["hospitals"]
+        for h in range(3):
+            need_or = [0, 0]
+            need_sp = [0, 0, 0]
+            for row in pts:
+                c = int(row[P_COND]) - 1
+                if int(row[P_HOSP]) - 1 != h or int(row[P_STATUS]) not in BOUND[:-1] or c < 0 \
+                        or c >= 4 or not CAPABLE[h][c]:
+                    continue
+                if PROCEDURE_OF[c] >= 0:
+                    need_or[PROCEDURE_OF[c]] += 1
+                if SPECIALIST_OF[c] >= 0:
+                    need_sp[SPECIALIST_OF[c]] += 1
+            have_or = [hosp[h, H_READY_C], hosp[h, H_READY_T]]
+            for k in range(2):
+                if need_or[k] > have_or[k] + (hosp[h, H_PREP] if need_or[1 - k] == 0 else 0):
+                    if hosp[h, H_FREE] > 0:
+                        return PrepareOR(h, ("cardiac", "trauma")[k])
+                    for r in range(3):
+                        if obs["ors"][h, r, 0] and int(obs["ors"][h, r, 1]) == 1:
+                            return PreemptOR(h, r)
+            for k in range(3):
+                if need_sp[k] > hosp[h, H_PRESENT + k] + hosp[h, H_PAGED + k]:
+                    return PageSpecialist(h, SPECIALISTS[k])
+        return None
+
+    def _blood(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        if not self.blood:
+            return None
+        pts = obs["patients"]
+        for i, row in enumerate(pts):
+            need = int(row[P_NEED])
+            h = int(row[P_HOSP]) - 1
+            if need <= 0 or int(row[P_STATUS]) not in BOUND or h < 0:
+                continue
+            have = int(row[P_READY] + row[P_PENDING])
+            if have >= need:
+                continue
+            stock = obs["blood"][h]
+            bt = int(row[P_BT]) - 1
+            if self.oneg or int(row[P_STATUS]) in (HANDOVER, AT_HOSPITAL):
+                # at the hospital a crossmatch would delay surgery: release O- now
+                n = int(min(4, need - have, stock[O_NEG]))
+                if n > 0:
+                    return AllocateBlood(h, i, "O-", n, True)
+            if bt < 0:
+                if not row[P_TYPING]:
+                    return QueryBloodType(i)
+                continue
+            order = [bt] + [b for b in range(8) if b not in (bt, O_NEG)] + [O_NEG]
+            for b in order:
+                if compatible(b, bt) and stock[b] > 0:
+                    return AllocateBlood(h, i, BLOOD_TYPES[b], int(min(4, need - have, stock[b])),
+                                         False)
+        return None
+
+    def _aid(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        pts = obs["patients"]
+        waiting = int(np.count_nonzero((pts[:, P_STATUS] == WAITING)
+                                       | (pts[:, P_STATUS] == CALL)
+                                       | (pts[:, P_STATUS] == STABILISED)))
+        if waiting >= 2 and not self._etas(obs, dist, 0):
+            return RequestMutualAid()
+        return None
+
+    def _hoard(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        if not self.hoard:
+            return None
+        hosp = obs["hospitals"]
+        for h in range(2):
+            if hosp[h, H_FREE] > 0:
+                return PrepareOR(h, "cardiac" if h else "trauma")
+            for k in range(3):
+                if hosp[h, H_ONCALL + k] > 0:
+                    return PageSpecialist(h, SPECIALISTS[k])
+        return None
+
+
+class OracleAgent(HeuristicAgent):
+    """The heuristic's rules on the *true* state: true conditions of calls (so no callbacks and
+    perfect triage), blood types known from the start. Clairvoyant; used inside ``bound``."""
+
+    name = "oracle"
+    oracle = True
+
+    def view(self, env: CodeRedEnv, state: Any) -> dict[str, np.ndarray]:
+        obs = env.observe(state)
+        s: CodeRedState = state
+        pts = obs["patients"]
+        for i, p in enumerate(s.patients):
+            if pts[i, P_PRESENT]:
+                pts[i, P_COND] = p.cond + 1
+                pts[i, P_HINT] = p.cond + 1
+                pts[i, P_NEED] = p.blood_need  # known in advance, cardiac too
+        return obs
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _env(env)
+        s: CodeRedState = state
+        mask = e.action_mask(state)
+        for i, p in enumerate(s.patients):  # type every known patient at once
+            a = QueryBloodType(i)
+            if p.cond in (0, 2) and mask[e.encode(a)]:
+                return a
+        return super().act(env, state)
+
+
+NEAREST = 3
+"""Units the bound tries for a dispatch (the nearest by ETA, plus the oracle's choice)."""
+
+
+class BoundAgent(Agent):
+    """Clairvoyant plan: at every decision where the oracle would assign a hospital or dispatch,
+    try each alternative (hospital, or unit) on a copy of the episode — the copy holds the future
+    (calls, disruptions, hidden conditions) — finished by the oracle, and keep the best final
+    score. An optimistic reference, not a proven optimum."""
+
+    name = "bound"
+
+    def __init__(self) -> None:
+        self.oracle = OracleAgent()
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _env(env)
+        a = self.oracle.act(e, state)
+        if isinstance(a, int):
+            return a
+        assert isinstance(a, CodeRedAction)
+        if isinstance(a, AssignHospital):
+            alts: list[CodeRedAction] = [AssignHospital(a.patient, h) for h in range(3)]
+        elif isinstance(a, (DispatchAmbulance, DispatchALS, DispatchBLS)):
+            target = a.patient if isinstance(a, DispatchAmbulance) else a.call
+            node = state.patients[target].node
+            near = sorted((eta(state, u, node), u) for u, un in enumerate(state.units)
+                          if un.status in (1, 6))[:NEAREST]
+            alts = [a]
+            for _, u in near:
+                kind = DispatchAmbulance if isinstance(a, DispatchAmbulance) else \
+                    (DispatchALS if state.units[u].als else DispatchBLS)
+                if u != a.ambulance:
+                    alts.append(kind(u, target))
+        elif isinstance(a, MaintainPlan) and state.aid_left > 0 and any(
+                p.status in (WAITING, CALL) for p in state.patients):
+            alts = [a, RequestMutualAid()]
+        else:
+            return a
+        mask = e.action_mask(state)
+        alts = [x for x in alts if mask[e.encode(x)]]
+        if len(alts) <= 1:
+            return a
+        best: CodeRedAction = a
+        best_v = -1.0
+        for x in alts:
+            v = self._rollout(e, state, x)
+            if v > best_v + 1e-9:
+                best, best_v = x, v
+        return best
+
+    def _rollout(self, e: CodeRedEnv, state: Any, first: CodeRedAction) -> float:
+        sim = copy.deepcopy(state)
+        e.step(sim, first)
+        while not sim.done:
+            nxt = self.oracle.act(e, sim)
+            e.step(sim, nxt)  # type: ignore[arg-type]
+        return e.grade(sim).score
+
+
+class MutualAidOnlyAgent(Agent):
+    """Requests every mutual-aid unit and nothing else (the best policy against the seed's code)."""
+
+    name = "mutual_aid_only"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _env(env)
+        a = RequestMutualAid()
+        return a if e.action_mask(state)[e.encode(a)] else MaintainPlan()
+
+
+class DispatchOnlyAgent(HeuristicAgent):
+    """Exploit probe: dispatches and assigns but never pre-alerts hospitals or orders blood."""
+
+    name = "dispatch_only"
+    prealert = False
+    blood = False
+
+
+class HoarderAgent(HeuristicAgent):
+    """Exploit probe: the heuristic plus preparing every free OR and paging every specialist."""
+
+    name = "hoarder"
+    hoard = True
+
+
+class ONegAgent(HeuristicAgent):
+    """Exploit probe: emergency O− for every bleeding patient (spends the scarce universal type)."""
+
+    name = "oneg_everything"
+    oneg = True
+
+
+class CloseAllCallsAgent(HeuristicAgent):
+    """Exploit probe: closes every 911 call without dispatch (saves ambulances, costs lives)."""
+
+    name = "close_all_calls"
+    close_calls = True
+
+
+class AllALSAgent(HeuristicAgent):
+    """Exploit probe: no triage — the nearest ALS goes to every call, callbacks never used."""
+
+    name = "all_als"
+    triage = False
+    prefer_als = True
+
+
+AGENTS: dict[str, type[Agent]] = {
+    "mutual_aid_only": MutualAidOnlyAgent,
+    "heuristic": HeuristicAgent,
+    "oracle": OracleAgent,
+    "bound": BoundAgent,
+    "dispatch_only": DispatchOnlyAgent,
+    "hoarder": HoarderAgent,
+    "oneg_everything": ONegAgent,
+    "close_all_calls": CloseAllCallsAgent,
+    "all_als": AllALSAgent,
+}
+"""The codered ladder's own agents (``noop``/``random`` are generic) and its exploit policies."""
+
+BOUNDED_COMPONENTS: tuple[str, ...] = ()
+"""The bound must dominate the score; single components trade off (e.g. efficiency vs speed)."""

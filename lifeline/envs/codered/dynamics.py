@@ -1,0 +1,856 @@
+"""Event-driven dynamics of ``codered``: the ambulance pipeline, vitals, hospitals, blood, calls.
+
+Time is continuous (minutes). Everything that will happen is an event in the state's heap;
+``advance`` pops events until the next *decision* event (a call, an arrival on scene, a
+handover, a death, a disruption, ...) or ``max_epoch_min``. Vitals are piecewise linear: each
+patient keeps ``(v_ref, t_ref, base_rate, mult)`` and a death event at the minute vitals reach 0;
+any change of care (an ALS crew, stabilisation, overcrowding) re-bases the line and reschedules it.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from lifeline.core.graph import RoadGraph
+from lifeline.envs.codered import types as T
+from lifeline.envs.codered.params import (
+    AID_ENTRY,
+    ARTERIALS,
+    BLOOD_TYPES,
+    CAPABLE,
+    CATEGORY_TABLE,
+    HOSPITAL_NODE,
+    NODES,
+    O_NEG,
+    PROCEDURE_OF,
+    PROCEDURES,
+    QUALITY,
+    ROADS,
+    SERIOUS,
+    SPECIALIST_OF,
+    SPECIALISTS,
+    SURVIVAL_MAX,
+    SURVIVAL_SLOPE,
+    TREAT_MIN,
+    TRIAGE_DECISIONS,
+    CodeRedParams,
+    compatible,
+)
+from lifeline.envs.codered.types import (
+    AID_INBOUND,
+    AT_HOSP,
+    AT_HOSPITAL,
+    CALL,
+    CALLBACK,
+    DEAD,
+    EN_ROUTE,
+    FUTURE,
+    HANDOVER,
+    IDLE,
+    INACTIVE,
+    ON_SCENE,
+    OR_ELECTIVE,
+    OR_FAILED,
+    OR_FREE,
+    OR_PREP,
+    OR_READY,
+    OR_SURGERY,
+    RESOLVED,
+    RETURNING,
+    SCENE,
+    SELF,
+    SP_BUSY,
+    SP_OFF,
+    SP_PAGED,
+    SP_PRESENT,
+    STABILISED,
+    TRANSPORT,
+    TRANSPORTING,
+    TREATED,
+    WAITING,
+    CodeRedState,
+    Patient,
+)
+
+# ----- event kinds --------------------------------------------------------------------------------
+(EV_ONSET, EV_DEATH, EV_ESCALATE, EV_UNIT, EV_SCENE, EV_HANDOVER, EV_OR, EV_SPEC, EV_BLOOD,
+ EV_AUTOBLOOD, EV_TYPE, EV_CALLBACK, EV_SELF, EV_DISRUPT, EV_DISRUPT_END, EV_TRANSFER, EV_RUSH_END,
+ EV_STAB, EV_AID) = range(19)
+DECISION = frozenset({EV_ONSET, EV_DEATH, EV_UNIT, EV_SCENE, EV_HANDOVER, EV_CALLBACK,
+                      EV_DISRUPT, EV_AID, EV_TYPE})
+"""Events after which the agent gets to decide (they end an epoch)."""
+NEUTRAL = frozenset({EV_TRANSFER, EV_TYPE, EV_CALLBACK, EV_RUSH_END, EV_DISRUPT_END, EV_AID,
+                     EV_STAB})
+"""Events that cannot change the grade (the dense reward skips re-grading after them)."""
+ACCIDENT, CLOSURE, EQUIPMENT, SURGE, SHIFT = range(5)
+CROWDED = 3
+"""More than this many patients in a hospital's emergency area is overcrowding."""
+STAB_MIN = 60.0
+"""Minutes a stabilised patient's deterioration is slowed at a non-capable hospital."""
+
+
+def push(s: CodeRedState, time: float, kind: int, a: int = 0, b: int = 0, tok: int = 0) -> None:
+    """Schedule an event (ties break by insertion order: deterministic)."""
+    s.seq += 1
+    heapq.heappush(s.heap, (time, s.seq, kind, a, b, tok))
+
+
+# ----- vitals ------------------------------------------------------------------------------------
+def vitals(p: Patient, t: float) -> float:
+    """Vitals in [0, 1] at minute ``t`` (before treatment)."""
+    v = p.v_ref - p.base_rate * p.mult * (t - p.t_ref)
+    return v if v > 0.0 else 0.0
+
+
+def care_mult(s: CodeRedState, p: Patient) -> float:
+    """Deterioration multiplier for where the patient is and who cares for them."""
+    st = p.status
+    if st == STABILISED or (st == ASSIGNED_STATUS and p.at_hosp >= 0):
+        return 0.25 if s.t < p.stab_until else 0.6
+    if st in (ON_SCENE, TRANSPORT, HANDOVER):
+        return 0.5 if s.units[p.unit].als else 0.8
+    if st == AT_HOSPITAL:
+        return 0.75 if s.hospitals[p.at_hosp].crowded_since >= 0 else 0.5
+    return 1.5 if p.escalated else 1.0
+
+
+def recare(s: CodeRedState, i: int) -> None:
+    """Re-base patient ``i``'s vitals line for its current care and reschedule its death."""
+    p = s.patients[i]
+    if p.status in (TREATED, DEAD, FUTURE) or p.base_rate <= 0.0:
+        return
+    p.v_ref = vitals(p, s.t)
+    p.t_ref = s.t
+    p.mult = care_mult(s, p)
+    p.token += 1
+    push(s, s.t + p.v_ref / (p.base_rate * p.mult), EV_DEATH, i, 0, p.token)
+
+
+# ----- roads and units ----------------------------------------------------------------------------
+_ROAD_CACHE: dict[tuple[object, ...], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                              np.ndarray]] = {}
+
+
+def refresh_roads(s: CodeRedState, params: CodeRedParams) -> None:
+    """Recompute edge factors from the rush hour and the disruptions in force.
+
+    Shortest paths depend only on which road disruptions are active, so they are memoised per
+    combination (each state gets copies, so snapshots stay exact).
+    """
+    roads = tuple((kind, a, b) for (_, kind, a, b, _), on in zip(s.disruptions, s.active,
+                                                                    strict=True)
+                  if on and kind in (ACCIDENT, CLOSURE))
+    key = (params.rush_factor if s.rush else 1.0, roads)
+    cached = _ROAD_CACHE.get(key)
+    if cached is None:
+        g = RoadGraph(len(NODES), list(ROADS))  # scratch: the state's arrays change in place
+        if s.rush:
+            for u, v in ARTERIALS:
+                g.factor[u, v] = g.factor[v, u] = params.rush_factor
+        for kind, a, b in roads:
+            if kind == ACCIDENT:
+                g.factor[a, b] = g.factor[b, a] = g.factor[a, b] * 3.0
+        g.recompute()
+        for kind, a, b in roads:  # a closure that would cut the city in two is a slow-down
+            if kind != CLOSURE:
+                continue
+            if g.stays_connected_without(a, b):
+                g.removed[a, b] = g.removed[b, a] = True
+            else:
+                g.factor[a, b] = g.factor[b, a] = g.factor[a, b] * 3.0
+            g.recompute()
+        if len(_ROAD_CACHE) > 10000:
+            _ROAD_CACHE.clear()
+        cached = _ROAD_CACHE[key] = (g.factor, g.removed, g.weight, g.dist, g.pred)
+    # In place (never rebinding the state's arrays), so that pickled and live states stay
+    # byte-identical.
+    sg = s.graph
+    for dst, src in zip((sg.factor, sg.removed, sg.weight, sg.dist, sg.pred), cached,
+                        strict=True):
+        np.copyto(dst, src)
+    sg.version += 1
+
+
+def unit_position(s: CodeRedState, u: int) -> tuple[int, float]:
+    """``(node, lead minutes)`` a new trip of unit ``u`` starts from."""
+    un = s.units[u]
+    if un.status == RETURNING:
+        pos = s.graph.locate(un.node, un.dest, un.lead, s.t - un.t_start, 1.0)
+        return pos.next_node, pos.remaining
+    return un.node, 0.0
+
+
+def eta(s: CodeRedState, u: int, node: int) -> float:
+    """Minutes for unit ``u`` to reach ``node`` from where it is now."""
+    origin, lead = unit_position(s, u)
+    return lead + float(s.graph.dist[origin, node])
+
+
+def start_trip(s: CodeRedState, u: int, dest: int, status: int) -> None:
+    un = s.units[u]
+    origin, lead = unit_position(s, u)
+    un.node, un.dest, un.lead, un.t_start = origin, dest, lead, s.t
+    un.t_arrive = s.t + lead + float(s.graph.dist[origin, dest])
+    un.status = status
+    un.token += 1
+    push(s, un.t_arrive, EV_UNIT, u, 0, un.token)
+
+
+def send_home(s: CodeRedState, u: int) -> None:
+    un = s.units[u]
+    un.patient = -1
+    start_trip(s, u, un.home, RETURNING)
+
+
+def dispatch(s: CodeRedState, u: int, i: int) -> None:
+    """Send unit ``u`` to patient ``i`` (a known patient, a call, or a transfer)."""
+    p = s.patients[i]
+    s.units[u].patient = i
+    p.unit = u
+    p.status = ASSIGNED_STATUS
+    recare(s, i)
+    start_trip(s, u, p.node, EN_ROUTE)
+
+
+ASSIGNED_STATUS = 3  # types.ASSIGNED (kept local: the name is also an action elsewhere)
+
+
+def nearest_hospital(s: CodeRedState, node: int, cond: int = -1, exclude: int = -1) -> int:
+    """Nearest hospital not on diversion (capable of ``cond`` if given); any if all divert."""
+    best, best_d = -1, float("inf")
+    for h, hn in enumerate(HOSPITAL_NODE):
+        if h == exclude or (cond >= 0 and not CAPABLE[h][cond]):
+            continue
+        d = float(s.graph.dist[node, hn]) + (1e4 if s.hospitals[h].divert_until > s.t else 0.0)
+        if d < best_d:
+            best, best_d = h, d
+    return best
+
+
+# ----- hospitals ----------------------------------------------------------------------------------
+def update_crowding(s: CodeRedState, h: int) -> None:
+    """Start or end overcrowding at hospital ``h`` and re-base its waiting patients."""
+    hosp = s.hospitals[h]
+    n = sum(1 for p in s.patients if p.at_hosp == h and p.status in (HANDOVER, AT_HOSPITAL,
+                                                                        STABILISED))
+    crowded = n > CROWDED
+    if crowded == (hosp.crowded_since >= 0):
+        return
+    if crowded:
+        hosp.crowded_since = s.t
+    else:
+        s.tally.crowded_minutes += s.t - hosp.crowded_since
+        hosp.crowded_since = -1.0
+    for i, p in enumerate(s.patients):
+        if p.at_hosp == h and p.status == AT_HOSPITAL:
+            recare(s, i)
+
+
+def page(s: CodeRedState, params: CodeRedParams, h: int, kind: int, by_agent: bool) -> bool:
+    """Page an on-call specialist of ``kind`` at ``h``; False if none is on call."""
+    for k, sp in enumerate(s.hospitals[h].specialists):
+        if sp.kind == kind and sp.state == SP_OFF:
+            delay = params.page_delay_min + (10.0 if s.hospitals[h].shift_until > s.t else 0.0)
+            sp.state, sp.until, sp.agent_paged = SP_PAGED, s.t + delay, by_agent
+            sp.token += 1
+            push(s, sp.until, EV_SPEC, h, k, sp.token)
+            return True
+    return False
+
+
+def prepare(s: CodeRedState, params: CodeRedParams, h: int, proc: int, claimed: int) -> bool:
+    """Start preparing a free OR at ``h`` for ``proc``; False if none is free."""
+    for k, o in enumerate(s.hospitals[h].ors):
+        if o.state == OR_FREE:
+            o.state, o.proc, o.claimed, o.until = OR_PREP, proc, claimed, s.t + params.prep_min
+            o.agent_prep = claimed < 0
+            o.queried = False
+            o.token += 1
+            push(s, o.until, EV_OR, h, k, o.token)
+            return True
+    return False
+
+
+def _draw_blood(s: CodeRedState, h: int, p: Patient, units: int) -> int:
+    """Take up to ``units`` compatible units from ``h``'s stock (exact type first, O− last)."""
+    stock = s.hospitals[h].stock
+    order = [p.blood_type] + [b for b in range(8) if b not in (p.blood_type, O_NEG)] + [O_NEG]
+    got = 0
+    for b in order:
+        if got >= units:
+            break
+        if compatible(b, p.blood_type) and stock[b] > 0:
+            take = min(stock[b], units - got)
+            stock[b] -= take
+            got += take
+    return got
+
+
+def try_start(s: CodeRedState, params: CodeRedParams, h: int) -> None:
+    """Start definitive treatment for every waiting patient at ``h`` whose needs are met;
+    order what is missing (OR preparation, a page) on their behalf."""
+    hosp = s.hospitals[h]
+    for i, p in enumerate(s.patients):
+        if p.status != AT_HOSPITAL or p.at_hosp != h:
+            continue
+        ok = True
+        proc = PROCEDURE_OF[p.cond] if params.mech_readiness else -1
+        spec = SPECIALIST_OF[p.cond] if params.mech_readiness else -1
+        room = -1
+        if proc >= 0:
+            for k, o in enumerate(hosp.ors):
+                if o.state == OR_READY and o.proc == proc and o.claimed in (-1, i):
+                    room = k
+                    break
+            if room < 0:
+                ok = False
+                mine = [o for o in hosp.ors if o.state == OR_PREP and o.claimed == i]
+                if not mine:
+                    spare = [o for o in hosp.ors if o.state == OR_PREP and o.proc == proc
+                             and o.claimed == -1]
+                    if spare:
+                        spare[0].claimed = i
+                    else:
+                        prepare(s, params, h, proc, i)
+        doc = -1
+        if spec >= 0:
+            for k, sp in enumerate(hosp.specialists):
+                if sp.kind == spec and sp.state == SP_PRESENT:
+                    doc = k
+                    break
+            if doc < 0:
+                ok = False
+                if not any(sp.kind == spec and sp.state == SP_PAGED for sp in hosp.specialists):
+                    page(s, params, h, spec, False)
+        need = p.blood_need if params.mech_blood else 0
+        if need > p.blood_ready and not p.auto_blood:
+            ok = False
+        if ok:
+            start_treatment(s, params, i, h, room, doc)
+
+
+def start_treatment(s: CodeRedState, params: CodeRedParams, i: int, h: int, room: int,
+                    doc: int) -> None:
+    p, hosp, tl = s.patients[i], s.hospitals[h], s.tally
+    c = p.cond
+    dur = TREAT_MIN[c]
+    if room >= 0:
+        o = hosp.ors[room]
+        if o.agent_prep:
+            tl.preps_used += 1
+        if o.preempted:
+            tl.preempt_used += 1
+        o.state, o.until, o.claimed, o.agent_prep, o.preempted = OR_SURGERY, s.t + dur, i, \
+            False, False
+        o.queried = False
+        o.token += 1
+        push(s, o.until, EV_OR, h, room, o.token)
+    if doc >= 0:
+        sp = hosp.specialists[doc]
+        if sp.agent_paged:
+            tl.pages_used += 1
+        sp.state, sp.until, sp.agent_paged = SP_BUSY, s.t + dur, False
+        sp.token += 1
+        push(s, sp.until, EV_SPEC, h, doc, sp.token)
+    need = p.blood_need if params.mech_blood else 0
+    shortfall = 0.0
+    if need > 0:
+        have = p.blood_ready
+        if have < need:
+            have += _draw_blood(s, h, p, need - have)
+        used = min(have, need)
+        tl.blood_used += used
+        tl.blood_wasted += max(0, p.blood_ready - need)
+        shortfall = (need - used) / need
+    p.blood_ready = 0
+    boarding = False
+    if c != 3:
+        if hosp.icu_free > 0:
+            hosp.icu_free -= 1
+        else:
+            boarding = True
+            tl.icu_boarding += 1
+    v = vitals(p, s.t) if params.mech_deterioration else p.v_ref
+    surv = SURVIVAL_MAX[c] - SURVIVAL_SLOPE[c] * (1.0 - v)
+    if PROCEDURE_OF[c] >= 0 and not p.or_ready_arr:
+        surv -= 0.05
+    if SPECIALIST_OF[c] >= 0 and not p.spec_ready_arr:
+        surv -= 0.05
+    surv -= 0.4 * shortfall + 0.05 * boarding + 0.05 * (p.bls_only and c != 3)
+    surv -= 0.1 * (p.self_transported and c != 3)
+    surv = min(1.0, max(0.0, surv * QUALITY[h][c]))
+    p.status, p.treated_at, p.vitals_at, p.survival = TREATED, s.t, v, surv
+    p.token += 1
+    if params.cascade and surv >= 0.7 and not p.secondary:
+        s.news_until = s.t + 30.0
+        tl.news_cycles += 1
+    update_crowding(s, h)
+
+
+def arrive_hospital(s: CodeRedState, params: CodeRedParams, i: int, h: int) -> None:
+    """Patient ``i`` is handed over at ``h`` (by a crew or on their own)."""
+    p = s.patients[i]
+    p.hosp = p.at_hosp = h
+    p.arrived = s.t
+    if p.cond not in SERIOUS:
+        p.status = RESOLVED
+        return
+    if not CAPABLE[h][p.cond]:
+        p.status = STABILISED
+        p.stab_until = s.t + STAB_MIN
+        push(s, p.stab_until, EV_STAB, i)
+        recare(s, i)
+        update_crowding(s, h)
+        return
+    hosp = s.hospitals[h]
+    proc, spec = PROCEDURE_OF[p.cond], SPECIALIST_OF[p.cond]
+    p.or_ready_arr = proc < 0 or not params.mech_readiness or any(
+        o.state == OR_READY and o.proc == proc and o.claimed in (-1, i) for o in hosp.ors)
+    p.spec_ready_arr = spec < 0 or not params.mech_readiness or any(
+        sp.kind == spec and sp.state == SP_PRESENT for sp in hosp.specialists)
+    p.status = AT_HOSPITAL
+    if p.blood_need > 0 and params.mech_blood:
+        push(s, s.t + params.auto_blood_min, EV_AUTOBLOOD, i)
+    recare(s, i)
+    update_crowding(s, h)
+    try_start(s, params, h)
+
+
+# ----- event handlers -----------------------------------------------------------------------------
+def kill(s: CodeRedState, params: CodeRedParams, i: int) -> None:
+    """Patient ``i``'s vitals reached 0 before treatment."""
+    p = s.patients[i]
+    old = p.status
+    p.status = DEAD
+    p.token += 1
+    s.tally.blood_wasted += p.blood_ready + p.blood_pending
+    p.blood_ready = p.blood_pending = 0
+    if p.unit >= 0 and old in (ASSIGNED_STATUS, ON_SCENE, TRANSPORT) and \
+            s.units[p.unit].patient == i:
+        send_home(s, p.unit)
+    if p.at_hosp >= 0:
+        for o in s.hospitals[p.at_hosp].ors:
+            if o.claimed == i and o.state in (OR_PREP, OR_READY):
+                o.claimed = -1
+        update_crowding(s, p.at_hosp)
+    if params.cascade and p.spawn and not p.secondary:
+        for j, q in enumerate(s.patients):
+            if q.secondary and q.status == FUTURE and q.onset == float("inf"):
+                q.cond, q.node, q.onset = p.spawn_cond, p.node, s.t + 5.0
+                q.t_ref = q.onset
+                push(s, q.onset, EV_ONSET, j)
+                break
+
+
+def onset(s: CodeRedState, params: CodeRedParams, i: int) -> bool:
+    p = s.patients[i]
+    if p.surge_only and s.t >= s.news_until:
+        p.void = True
+        p.status = RESOLVED
+        return False
+    p.status = CALL if p.is_call else WAITING
+    p.t_ref = s.t
+    if p.is_call and params.mech_escalation:
+        push(s, s.t + params.escalate_min, EV_ESCALATE, i)
+    recare(s, i)
+    return True
+
+
+def on_unit(s: CodeRedState, params: CodeRedParams, u: int) -> None:
+    un = s.units[u]
+    un.node = un.dest
+    if un.status == EN_ROUTE:
+        i = un.patient
+        p = s.patients[i]
+        un.status = SCENE
+        p.status = ON_SCENE
+        p.known = True
+        if not un.als:
+            p.bls_only = True
+        recare(s, i)
+        scene = params.scene_min_als if un.als else params.scene_min_bls
+        if p.at_hosp >= 0:
+            scene = 5.0
+        push(s, s.t + scene, EV_SCENE, u, 0, un.token)
+    elif un.status == TRANSPORTING:
+        un.status = AT_HOSP
+        p = s.patients[un.patient]
+        p.status = HANDOVER
+        p.at_hosp = p.hosp
+        update_crowding(s, p.hosp)
+        push(s, s.t + params.handover_min, EV_HANDOVER, u, 0, un.token)
+    elif un.status in (RETURNING, AID_INBOUND):
+        un.status = IDLE
+
+
+def on_scene_done(s: CodeRedState, params: CodeRedParams, u: int) -> None:
+    un = s.units[u]
+    i = un.patient
+    p = s.patients[i]
+    if p.cond not in SERIOUS:  # treat and release: the ambulance was not needed
+        p.status = RESOLVED
+        s.tally.triage_waste += 1.0 if un.als else 0.5
+        send_home(s, u)
+        return
+    if p.at_hosp >= 0:  # inter-hospital transfer: pick-up done
+        old = p.at_hosp
+        p.at_hosp = -1
+        if p.hosp < 0 or p.hosp == old:
+            p.hosp = nearest_hospital(s, p.node, p.cond, exclude=old)
+        update_crowding(s, old)
+        s.tally.transfers += 1
+    elif p.hosp < 0:
+        p.hosp = nearest_hospital(s, p.node)
+    p.status = TRANSPORT
+    start_trip(s, u, HOSPITAL_NODE[p.hosp], TRANSPORTING)
+
+
+def on_handover(s: CodeRedState, params: CodeRedParams, u: int) -> None:
+    un = s.units[u]
+    i = un.patient
+    h = s.patients[i].hosp
+    send_home(s, u)
+    if s.patients[i].status != HANDOVER:
+        return
+    arrive_hospital(s, params, i, h)
+
+
+def on_or(s: CodeRedState, params: CodeRedParams, h: int, k: int) -> None:
+    o = s.hospitals[h].ors[k]
+    tl = s.tally
+    if o.state == OR_PREP:
+        o.state, o.until = OR_READY, s.t + params.hold_min
+        o.token += 1
+        push(s, o.until, EV_OR, h, k, o.token)
+    elif o.state == OR_READY:
+        if o.agent_prep and o.claimed < 0:
+            tl.preps_wasted += 1
+        if o.preempted:
+            tl.preempt_wasted += 1
+        o.state, o.agent_prep, o.preempted, o.claimed = OR_FREE, False, False, -1
+    elif o.state == OR_FREE:
+        if o.preempted:
+            tl.preempt_wasted += 1
+            o.preempted = False
+        return
+    else:  # elective, surgery or failure over
+        o.state, o.claimed = OR_FREE, -1
+    o.queried = False
+    try_start(s, params, h)
+
+
+def on_spec(s: CodeRedState, params: CodeRedParams, h: int, k: int) -> None:
+    sp = s.hospitals[h].specialists[k]
+    if sp.state == SP_PAGED:
+        sp.state, sp.until = SP_PRESENT, s.t + params.hold_min
+        sp.token += 1
+        push(s, sp.until, EV_SPEC, h, k, sp.token)
+    else:
+        if sp.state == SP_PRESENT and sp.agent_paged:
+            s.tally.pages_wasted += 1
+        sp.state, sp.agent_paged = SP_OFF, False
+    try_start(s, params, h)
+
+
+def on_disrupt(s: CodeRedState, params: CodeRedParams, d: int, start: bool) -> None:
+    t0, kind, a, b, dur = s.disruptions[d]
+    s.active[d] = start
+    if kind in (ACCIDENT, CLOSURE):
+        refresh_roads(s, params)
+    elif kind == EQUIPMENT:
+        o = s.hospitals[a].ors[b]
+        if start and o.state in (OR_FREE, OR_ELECTIVE, OR_PREP, OR_READY):
+            o.state, o.until, o.claimed, o.agent_prep = OR_FAILED, s.t + dur, -1, False
+            o.token += 1
+            push(s, o.until, EV_OR, a, b, o.token)
+    elif kind == SURGE:
+        if start and params.mech_diversion:
+            s.hospitals[a].divert_until = max(s.hospitals[a].divert_until, s.t + dur)
+    elif kind == SHIFT:
+        hosp = s.hospitals[a]
+        if start:
+            hosp.shift_until = s.t + dur
+            for sp in hosp.specialists:
+                if sp.state == SP_PRESENT:  # the outgoing team leaves; the new one is on call
+                    if sp.agent_paged:
+                        s.tally.pages_wasted += 1
+                    sp.state, sp.agent_paged = SP_OFF, False
+                    sp.token += 1
+            try_start(s, params, a)
+    if start:
+        push(s, t0 + dur, EV_DISRUPT_END, d)
+
+
+def handle(s: CodeRedState, params: CodeRedParams, ev: tuple[float, int, int, int, int, int]
+           ) -> bool:
+    """Apply one event; True if it is a decision event for the agent."""
+    _, _, kind, a, b, tok = ev
+    if kind == EV_DEATH:
+        dying = s.patients[a]
+        if dying.token != tok or dying.status in (TREATED, DEAD) or not params.mech_deterioration:
+            return False
+        kill(s, params, a)
+        return True
+    if kind in (EV_UNIT, EV_SCENE, EV_HANDOVER):
+        un = s.units[a]
+        if un.token != tok:
+            return False
+        if kind == EV_UNIT:
+            on_unit(s, params, a)
+        elif kind == EV_SCENE:
+            if un.status != SCENE:
+                return False
+            on_scene_done(s, params, a)
+        else:
+            on_handover(s, params, a)
+        return True
+    if kind == EV_ONSET:
+        return onset(s, params, a)
+    if kind == EV_OR:
+        if s.hospitals[a].ors[b].token == tok:
+            on_or(s, params, a, b)
+        return False
+    if kind == EV_SPEC:
+        if s.hospitals[a].specialists[b].token == tok:
+            on_spec(s, params, a, b)
+        return False
+    p: Patient | None = s.patients[a] if kind in (
+        EV_ESCALATE, EV_BLOOD, EV_AUTOBLOOD, EV_TYPE, EV_CALLBACK, EV_SELF, EV_STAB) else None
+    if kind == EV_ESCALATE:
+        assert p is not None
+        if p.status in (CALL, CALLBACK) and not p.escalated:
+            p.escalated = True
+            s.tally.escalations += 1
+            recare(s, a)
+        return False
+    if kind == EV_BLOOD:
+        assert p is not None
+        if p.status in (TREATED, DEAD) or p.blood_pending < b:
+            return False
+        p.blood_pending -= b
+        p.blood_ready += b
+        if p.status == AT_HOSPITAL:
+            try_start(s, params, p.at_hosp)
+        return False
+    if kind == EV_AUTOBLOOD:
+        assert p is not None
+        if p.status == AT_HOSPITAL:
+            p.auto_blood = True
+            try_start(s, params, p.at_hosp)
+        return False
+    if kind == EV_TYPE:
+        assert p is not None
+        p.type_known, p.type_pending = True, False
+        return p.status not in (TREATED, DEAD, RESOLVED)
+    if kind == EV_CALLBACK:
+        assert p is not None
+        if p.status != CALLBACK:
+            return False
+        rng = s.rng["callback"]
+        if rng.random() < 0.75:
+            p.hint = p.cond
+        else:
+            probs = CATEGORY_TABLE[p.category]
+            p.hint = int(rng.choice(8, p=[x / sum(probs) for x in probs]))
+        p.status = CALL
+        return True
+    if kind == EV_SELF:
+        assert p is not None
+        if p.status == SELF:
+            arrive_hospital(s, params, a, p.hosp)
+        return False
+    if kind == EV_STAB:
+        assert p is not None
+        if p.status == STABILISED:
+            recare(s, a)
+        return False
+    if kind == EV_DISRUPT:
+        on_disrupt(s, params, a, True)
+        return True
+    if kind == EV_DISRUPT_END:
+        on_disrupt(s, params, a, False)
+        return False
+    if kind == EV_TRANSFER:
+        s.hospitals[a].stock[b // 10] += b % 10
+        return False
+    if kind == EV_RUSH_END:
+        s.rush = False
+        refresh_roads(s, params)
+        return False
+    if kind == EV_AID:
+        un = s.units[a]
+        un.status = IDLE
+        return True
+    raise ValueError(f"unknown event kind {kind}")
+
+
+def _anything_left(s: CodeRedState) -> bool:
+    """True while some patient is active or a patient/call can still appear."""
+    for p in s.patients:
+        if p.status in (FUTURE,) and p.onset != float("inf"):
+            return True
+        if p.status not in (FUTURE, TREATED, DEAD, RESOLVED):
+            return True
+        if p.status == RESOLVED and p.cond in SERIOUS and not p.void:
+            return True  # a closed call whose patient is still deteriorating at home
+    return False
+
+
+def advance(s: CodeRedState, params: CodeRedParams) -> None:
+    """Run the world to the next decision epoch (at most ``max_epoch_min``, never past the
+    horizon); fast-forward to the horizon once nothing is left to happen."""
+    t0 = s.t
+    hard = min(t0 + params.max_epoch_min, params.horizon_min)
+    stop = hard
+    heap = s.heap
+    while heap and heap[0][0] <= stop:
+        ev = heapq.heappop(heap)
+        s.t = max(s.t, ev[0])
+        if handle(s, params, ev) and s.t > t0 and s.t < stop:
+            stop = s.t
+        if ev[2] not in NEUTRAL:
+            s.n_events += 1
+    s.t = stop
+    s.epoch_actions = 0
+    if s.t < params.horizon_min and not _anything_left(s):
+        s.t = params.horizon_min
+        s.finished = True
+    if s.t >= params.horizon_min:
+        for hosp in s.hospitals:
+            if hosp.crowded_since >= 0:
+                s.tally.crowded_minutes += s.t - hosp.crowded_since
+                hosp.crowded_since = s.t
+
+
+def settle(s: CodeRedState, params: CodeRedParams) -> None:
+    """Apply every event due at the current minute (used at reset)."""
+    while s.heap and s.heap[0][0] <= s.t:
+        handle(s, params, heapq.heappop(s.heap))
+
+
+def new_aid_unit(s: CodeRedState, params: CodeRedParams, rng_delay: float) -> int:
+    """Activate the next mutual-aid slot; it arrives after ``rng_delay`` minutes."""
+    for u, un in enumerate(s.units):
+        if un.aid and un.status == INACTIVE:
+            node = AID_ENTRY[s.aid_node_next % len(AID_ENTRY)]
+            s.aid_node_next += 1
+            un.status, un.node, un.dest, un.home = AID_INBOUND, node, node, node
+            un.token += 1
+            push(s, s.t + rng_delay, EV_AID, u, 0, un.token)
+            return u
+    return -1
+
+
+__all__ = ["ROADS", "advance", "dispatch", "handle", "push", "vitals"]
+
+
+# ----- the agent's actions ------------------------------------------------------------------------
+def nearest_free(s: CodeRedState, node: int, als: bool) -> int:
+    """The available/returning unit of the given type with the shortest ETA to ``node``."""
+    best, best_t = -1, float("inf")
+    for u, un in enumerate(s.units):
+        if un.status in (IDLE, RETURNING) and un.als == als:
+            t = eta(s, u, node)
+            if t < best_t:
+                best, best_t = u, t
+    return best
+
+
+def apply_action(s: CodeRedState, params: CodeRedParams, a: object) -> str:
+    """Apply a *valid* non-noop action; returns a short report for the text view."""
+    if isinstance(a, T.DispatchAmbulance):
+        dispatch(s, a.ambulance, a.patient)
+        return f"ambulance {a.ambulance} dispatched to patient {a.patient}"
+    if isinstance(a, (T.DispatchALS, T.DispatchBLS)):
+        s.patients[a.call].decision = 0 if isinstance(a, T.DispatchALS) else 1
+        dispatch(s, a.ambulance, a.call)
+        return f"ambulance {a.ambulance} dispatched to call {a.call}"
+    if isinstance(a, T.TriageCall):
+        return _triage(s, params, a.call, a.decision)
+    if isinstance(a, T.AssignHospital):
+        p = s.patients[a.patient]
+        if p.hosp >= 0 and p.hosp != a.hospital and (p.blood_ready or p.blood_pending):
+            s.tally.blood_wasted += p.blood_ready + p.blood_pending
+            p.blood_ready = p.blood_pending = p.blood_emergency = 0
+        p.hosp = a.hospital
+        return f"patient {a.patient} will go to hospital {a.hospital}"
+    if isinstance(a, T.PrepareOR):
+        prepare(s, params, a.hospital, PROCEDURES.index(a.procedure), -1)
+        return f"OR preparation for {a.procedure} started at hospital {a.hospital}"
+    if isinstance(a, T.PageSpecialist):
+        page(s, params, a.hospital, SPECIALISTS.index(a.specialist), True)
+        return f"{a.specialist} paged at hospital {a.hospital}"
+    if isinstance(a, T.PreemptOR):
+        o = s.hospitals[a.hospital].ors[a.or_index]
+        o.state, o.preempted, o.until, o.queried = OR_FREE, True, s.t + params.hold_min, False
+        o.token += 1
+        push(s, o.until, EV_OR, a.hospital, a.or_index, o.token)
+        try_start(s, params, a.hospital)
+        return f"elective case in OR {a.or_index} at hospital {a.hospital} cancelled"
+    if isinstance(a, T.AllocateBlood):
+        p = s.patients[a.patient]
+        b = BLOOD_TYPES.index(a.blood_type)
+        s.hospitals[a.hospital].stock[b] -= a.units
+        if a.emergency:
+            p.blood_ready += a.units
+            p.blood_emergency += a.units
+            if p.blood_type != O_NEG:
+                s.tally.oneg_nonneg += a.units
+            if p.status == AT_HOSPITAL:
+                try_start(s, params, a.hospital)
+        else:
+            p.blood_pending += a.units
+            push(s, s.t + params.crossmatch_min, EV_BLOOD, a.patient, a.units)
+        return f"{a.units} {a.blood_type} units {'released' if a.emergency else 'in crossmatch'}"
+    if isinstance(a, T.TransferBlood):
+        b = BLOOD_TYPES.index(a.blood_type)
+        s.hospitals[a.from_hospital].stock[b] -= a.units
+        d = float(s.graph.dist[HOSPITAL_NODE[a.from_hospital], HOSPITAL_NODE[a.to_hospital]])
+        push(s, s.t + d, EV_TRANSFER, a.to_hospital, b * 10 + a.units)
+        return f"{a.units} {a.blood_type} units on the way, {d:.0f} min"
+    if isinstance(a, T.RequestMutualAid):
+        s.aid_left -= 1
+        s.tally.aid_requests += 1
+        lo, hi = params.aid_delay_min
+        delay = float(s.rng["aid"].uniform(lo, hi)) if params.mech_aid_delay else 0.0
+        u = new_aid_unit(s, params, delay)
+        return f"mutual aid requested: unit {u} arrives in about {delay:.0f} min"
+    if isinstance(a, T.QueryBloodType):
+        p = s.patients[a.patient]
+        p.type_pending = True
+        push(s, s.t + params.typing_min, EV_TYPE, a.patient)
+        return f"blood type of patient {a.patient} in {params.typing_min:.0f} min"
+    if isinstance(a, T.QueryORStatus):
+        o = s.hospitals[a.hospital].ors[a.or_index]
+        o.queried = True
+        return f"OR {a.or_index} at hospital {a.hospital}: details shown"
+    raise ValueError(f"unexpected action {a!r}")
+
+
+def _triage(s: CodeRedState, params: CodeRedParams, i: int, decision: str) -> str:
+    p = s.patients[i]
+    d = TRIAGE_DECISIONS.index(decision)
+    p.decision = d
+    if d in (0, 1):
+        u = nearest_free(s, p.node, d == 0)
+        dispatch(s, u, i)
+        return f"call {i}: ambulance {u} dispatched"
+    if d == 2:
+        p.status, p.self_transported = SELF, True
+        h = nearest_hospital(s, p.node)
+        p.hosp = h
+        if p.cond not in SERIOUS:
+            s.tally.triage_good += 1
+        push(s, s.t + 15.0 + 1.5 * float(s.graph.dist[p.node, HOSPITAL_NODE[h]]), EV_SELF, i)
+        recare(s, i)
+        return f"call {i}: caller travels to hospital {h} on their own"
+    if d == 3:
+        p.status = CALLBACK
+        push(s, s.t + 5.0, EV_CALLBACK, i)
+        return f"call {i}: callback in 5 min"
+    p.status = RESOLVED
+    if p.cond not in SERIOUS:
+        s.tally.triage_good += 1
+    return f"call {i} closed without dispatch"

@@ -1,0 +1,195 @@
+"""Parameters of ``codered`` (Prakashnagar mass-casualty coordination) and its scenarios.
+
+City, hospitals and fleet are the seed project's data (see README.md). Every field documents its
+unit; times are simulated minutes from 08:00. The ``mech_*`` switches exist so that the tests can
+turn one mechanic off and show that its test then fails (ablations, never used by scenarios).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+# ----- conditions --------------------------------------------------------------------------------
+CONDITIONS = ("cardiac", "stroke", "trauma", "general", "anxiety", "gerd", "panic", "minor")
+"""True conditions; the first four need hospital care, the rest are resolved without it."""
+CARDIAC, STROKE, TRAUMA, GENERAL, ANXIETY, GERD, PANIC, MINOR = range(8)
+SERIOUS = (CARDIAC, STROKE, TRAUMA, GENERAL)
+TARGET_MIN = (90.0, 60.0, 60.0, 120.0)
+"""Onset-to-treatment target per serious condition, minutes (door-to-balloon / door-to-needle /
+golden hour / general), as the seed advertised."""
+TIME_TO_DEATH = ((60.0, 90.0), (100.0, 150.0), (50.0, 80.0), (220.0, 320.0))
+"""Range of minutes from onset until vitals reach 0 with no care, per serious condition."""
+SURVIVAL_MAX = (0.95, 0.97, 0.92, 0.99)
+"""Survival probability when treated at full vitals with everything ready."""
+SURVIVAL_SLOPE = (0.85, 0.7, 0.9, 0.3)
+"""Survival lost per unit of vitals lost before treatment."""
+TREAT_MIN = (60.0, 30.0, 90.0, 20.0)
+"""Treatment duration (OR / specialist occupancy), minutes."""
+PROCEDURE_OF = (0, -1, 1, -1)
+"""OR procedure each serious condition needs (0 cardiac cath, 1 trauma surgery, −1 none)."""
+PROCEDURES = ("cardiac", "trauma")
+SPECIALISTS = ("cardiologist", "neurologist", "trauma_surgeon")
+SPECIALIST_OF = (0, 1, 2, -1)
+"""Specialist each serious condition needs (index into SPECIALISTS, −1 none)."""
+
+# ----- 911 call categories (phase 2) -----------------------------------------------------------
+CATEGORIES = ("chest_pain", "stroke_symptoms", "injury", "breathing", "collapse")
+CATEGORY_MIX = (0.30, 0.15, 0.25, 0.15, 0.15)
+"""Probability of each call category."""
+CATEGORY_TABLE: tuple[tuple[float, ...], ...] = (
+    # cardiac stroke trauma general anxiety gerd panic minor
+    (0.45, 0.00, 0.00, 0.00, 0.25, 0.20, 0.10, 0.00),   # chest pain (the seed's table)
+    (0.00, 0.60, 0.00, 0.15, 0.10, 0.00, 0.00, 0.15),   # stroke symptoms
+    (0.00, 0.00, 0.50, 0.20, 0.00, 0.00, 0.00, 0.30),   # injury
+    (0.20, 0.00, 0.00, 0.40, 0.15, 0.00, 0.25, 0.00),   # breathing
+    (0.20, 0.15, 0.00, 0.35, 0.00, 0.00, 0.00, 0.30),   # collapse
+)
+"""P(true condition | category): public (shown in the README), the draw per call is hidden."""
+TRIAGE_DECISIONS = ("dispatch_als", "dispatch_bls", "self_transport", "callback", "no_dispatch")
+
+# ----- blood ------------------------------------------------------------------------------------
+BLOOD_TYPES = ("A+", "A-", "B+", "B-", "AB+", "AB-", "O+", "O-")
+O_NEG = 7
+BLOOD_FREQ = (0.30, 0.06, 0.22, 0.04, 0.07, 0.01, 0.26, 0.04)
+"""Population blood-type frequencies (India, approximate)."""
+
+
+def compatible(donor: int, recipient: int) -> bool:
+    """Red-cell compatibility: ABO (A=1, B=2 bits) and RhD."""
+    abo = (0b01, 0b01, 0b10, 0b10, 0b11, 0b11, 0b00, 0b00)
+    rh = (True, False, True, False, True, False, True, False)
+    return (abo[donor] & ~abo[recipient]) == 0 and (rh[recipient] or not rh[donor])
+
+
+# ----- city (the seed's Prakashnagar) ----------------------------------------------------------
+NODES = ("Rajiv Chowk", "Lajpat Nagar", "Chowkha", "District Hospital", "Railway Crossing",
+         "NH45 Bypass", "Ring Road", "IT Hub", "MG Chowk", "Sector 12", "Community HC",
+         "AIIMS Prakash")
+ROADS = ((0, 1, 3), (1, 2, 4), (1, 6, 6), (2, 3, 2), (2, 4, 5), (4, 5, 6), (4, 6, 4), (5, 7, 4),
+         (5, 8, 8), (5, 6, 3), (7, 9, 3), (7, 10, 7), (8, 11, 5), (8, 9, 4), (6, 10, 5))
+"""Roads as (node, node, free-flow minutes)."""
+ARTERIALS = ((1, 6), (4, 6), (5, 6), (6, 10), (4, 5), (5, 7), (5, 8))
+"""Ring Road and NH45 roads, slowed by the morning rush."""
+HOSPITAL_NAMES = ("AIIMS Prakash", "District Hospital", "Community HC")
+HOSPITAL_NODE = (11, 3, 10)
+CAPABLE = ((True, True, True, True), (True, False, True, True), (False, False, False, True))
+"""Definitive treatment per hospital × serious condition (C stabilises the rest)."""
+QUALITY = ((1.0, 1.0, 1.0, 1.0), (0.95, 1.0, 0.93, 1.0), (1.0, 1.0, 1.0, 1.0))
+"""Post-treatment survival multiplier per hospital × condition (the seed's table, softened)."""
+N_OR = (3, 2, 0)
+ICU_BEDS = (4, 2, 1)
+SPECIALIST_COUNT = ((2, 1, 2), (1, 0, 1), (0, 0, 0))
+"""On-call specialists per hospital × (cardiologist, neurologist, trauma surgeon)."""
+BLOOD_STOCK = ((10, 5, 10, 5, 5, 3, 12, 6), (6, 3, 6, 3, 3, 2, 8, 4), (0, 0, 0, 0, 0, 0, 4, 2))
+"""Units per hospital × blood type at 08:00."""
+AMBULANCE_NODE = (4, 5, 1, 7, 0)
+AMBULANCE_ALS = (True, True, False, False, False)
+AID_ENTRY = (0, 9)
+"""Nodes where mutual-aid units enter the city (alternating)."""
+DISRUPTIONS = ("accident", "road_closure", "equipment_failure", "surge_diversion",
+               "shift_change")
+
+
+@dataclass(frozen=True)
+class CodeRedParams:
+    """One scenario. Minutes are simulated minutes; rates are per minute."""
+
+    horizon_min: float = 90.0
+    """Episode length, minutes (ends earlier only by fast-forwarding once all is resolved)."""
+    patients: tuple[tuple[int, float], ...] = ((CARDIAC, 0.0),)
+    """Phase-1 patients as (condition, onset minute)."""
+    call_rate: float = 0.0
+    """Phase-2 911 calls per minute (0: no call queue)."""
+    call_window_min: float = 0.0
+    """Calls arrive during [0, call_window_min)."""
+    max_calls: int = 0
+    """Call slots (calls beyond it are not generated)."""
+    cascade: bool = False
+    """Task5: deaths spawn secondary patients, saves start news cycles (surge calls)."""
+    mutual_aid: int = 0
+    """Mutual-aid requests allowed."""
+    disruption_rate: float = 0.0
+    """Disruptions per minute (Poisson)."""
+    actions_per_epoch: int = 4
+    """Decision slots per epoch; the last slot (or maintain_plan) advances the clock."""
+    max_epoch_min: float = 10.0
+    """An epoch lasts until the next decision event or at most this many minutes."""
+    escalate_min: float = 10.0
+    """A call left untriaged this long escalates (its patient deteriorates 1.5× faster)."""
+    aid_delay_min: tuple[float, float] = (15.0, 25.0)
+    """Mutual-aid arrival delay range, minutes."""
+    page_delay_min: float = 15.0
+    """Minutes from paging a specialist to their arrival."""
+    hold_min: float = 60.0
+    """Minutes a prepared OR / present specialist is held for an arriving patient."""
+    prep_min: float = 10.0
+    """OR preparation time, minutes."""
+    crossmatch_min: float = 15.0
+    """Crossmatch time for typed blood, minutes."""
+    typing_min: float = 5.0
+    """Blood-type query delay, minutes."""
+    auto_blood_min: float = 20.0
+    """Hospital's own typing + crossmatch after arrival when nothing was allocated, minutes."""
+    oneg_cap: int = 4
+    """Emergency O− units releasable per patient."""
+    handover_min: float = 5.0
+    """Handover (offload) time at the hospital, minutes."""
+    scene_min_als: float = 12.0
+    """On-scene time of an ALS crew, minutes."""
+    scene_min_bls: float = 10.0
+    """On-scene time of a BLS crew, minutes."""
+    elective_prob: float = 0.4
+    """Probability each OR is busy with an elective case at 08:00."""
+    rush_factor: float = 1.3
+    """Arterial travel-time multiplier until 10:00."""
+    aid_penalty: float = 0.04
+    """Score penalty per mutual-aid request."""
+    aid_penalty_cap: float = 0.10
+    """Cap of the mutual-aid penalty."""
+    invalid_penalty: float = 0.01
+    """Reward subtracted per invalid action."""
+    # ----- ablation switches (tests only) -----------------------------------------------------
+    mech_deterioration: bool = True
+    """Vitals fall after onset (off: vitals stay at their onset value)."""
+    mech_readiness: bool = True
+    """OR preparation and specialist paging matter (off: OR and specialist always ready)."""
+    mech_blood: bool = True
+    """Trauma needs blood before surgery (off: blood never waits or runs short)."""
+    mech_escalation: bool = True
+    """Untriaged calls escalate."""
+    mech_diversion: bool = True
+    """Surge disruptions put hospitals on diversion."""
+    mech_aid_delay: bool = True
+    """Mutual aid arrives after a delay (off: instantly)."""
+
+
+_T1 = CodeRedParams()
+_T2 = replace(_T1, horizon_min=120.0, patients=((CARDIAC, 0.0), (STROKE, 5.0)), mutual_aid=1,
+              disruption_rate=0.02)
+_T3 = replace(_T1, horizon_min=180.0,
+              patients=((CARDIAC, 0.0), (CARDIAC, 3.0), (STROKE, 5.0), (TRAUMA, 8.0),
+                        (GENERAL, 12.0)), mutual_aid=2, disruption_rate=0.03)
+_T4 = replace(_T1, horizon_min=120.0, patients=(), call_rate=0.1, call_window_min=90.0,
+              max_calls=12, mutual_aid=1, disruption_rate=0.02)
+_T5 = replace(_T1, horizon_min=180.0, patients=((TRAUMA, 0.0), (CARDIAC, 4.0)), call_rate=0.08,
+              call_window_min=140.0, max_calls=16, cascade=True, mutual_aid=2,
+              disruption_rate=0.03)
+
+SCENARIOS: dict[str, CodeRedParams] = {
+    "task1": _T1,
+    "task2": _T2,
+    "task3": _T3,
+    "task4": _T4,
+    "task5": _T5,
+    "task3_gridlock": replace(_T3, disruption_rate=0.1, rush_factor=1.6),
+    "task5_surge": replace(_T5, call_rate=0.12, max_calls=20, disruption_rate=0.06),
+}
+"""The seed's five tasks plus two stress variants (heavy disruption; call surge)."""
+
+
+def scenario_params(name: str) -> CodeRedParams:
+    """Preset ``name`` or a ``ValueError`` listing the choices."""
+    if name not in SCENARIOS:
+        raise ValueError(f"unknown scenario {name!r} for codered; choose one of: "
+                         f"{', '.join(SCENARIOS)}")
+    return SCENARIOS[name]

@@ -1,0 +1,145 @@
+"""The outcome-gated grader and the dense reward of ``codered``.
+
+Over the patients who needed hospital care and appeared (``n``), with ``s_i`` the survival
+probability fixed when patient ``i``'s definitive treatment started (0 if never treated or dead):
+
+* ``alive = Σ s_i / n`` — the share treated alive (expected); every other component is gated by it;
+* ``time = Σ s_i · min(1, target_i / onset_to_treatment_i) / n``;
+* ``vitals = Σ s_i · vitals_at_treatment_i / n``;
+* ``prep_ready = Σ s_i · readiness_i / n_res`` over patients needing an OR or a specialist
+  (readiness: share of {OR ready, specialist present} at arrival); ``alive`` if none needed one;
+* ``efficiency = alive · useful / (useful + waste)`` (``alive`` when nothing was spent) with useful
+  = used preps, pages, preemptions, blood units and correct non-dispatch triage; waste = unused
+  preps/pages/preemptions, wasted blood, ambulances sent to non-urgent calls (ALS 1, BLS ½) and
+  ¼ per emergency O− unit given to a non-O− patient;
+* task5 only: ``secondary_harm = alive · (1 − Σ_sec (1 − s_j) / n_sec)`` (``alive`` if no secondary
+  patient appeared) and ``cascade = alive · (1 − crowded_fraction) · (1 − ½·escalated_calls /
+  calls)``; in other tasks both drop out and the weights are renormalised.
+
+``score = clip(Σ w_c·c / Σ w_c − min(0.10, 0.04 · mutual_aid_requests), 0, 1)`` with the seed's
+weights (time .32, efficiency .16, secondary_harm .16, prep_ready .16, vitals .10, cascade .10).
+A patient never treated scores 0 everywhere, so a passive agent scores 0 on every task.
+
+Dense reward: the change of ``score + shaping`` since the previous step, where shaping pays 0.01
+per patient milestone (crew on scene, arrival at hospital), capped at 0.05 and withdrawn on the last
+step: the episode's reward sum equals the final score exactly.
+"""
+
+from __future__ import annotations
+
+from lifeline.core.env import Grade
+from lifeline.envs.codered.params import (
+    CARDIAC,
+    PROCEDURE_OF,
+    SERIOUS,
+    SPECIALIST_OF,
+    STROKE,
+    TARGET_MIN,
+    CodeRedParams,
+)
+from lifeline.envs.codered.types import (
+    AT_HOSPITAL,
+    DEAD,
+    FUTURE,
+    HANDOVER,
+    ON_SCENE,
+    OR_READY,
+    SP_PRESENT,
+    STABILISED,
+    TRANSPORT,
+    TREATED,
+    CodeRedState,
+)
+
+WEIGHTS = {"time": 0.32, "efficiency": 0.16, "secondary_harm": 0.16, "prep_ready": 0.16,
+           "vitals": 0.10, "cascade": 0.10}
+SHAPING_PER_MILESTONE, SHAPING_CAP = 0.01, 0.05
+
+
+def grade(s: CodeRedState, params: CodeRedParams) -> Grade:
+    """Episode grade (meaningful any time; final once the horizon is reached)."""
+    need = [p for p in s.patients if not p.void and p.cond in SERIOUS and p.status != FUTURE]
+    n = len(need)
+    treated = [p for p in need if p.status == TREATED]
+    tl = s.tally
+    calls = [p for p in s.patients if p.is_call and not p.void and p.status != FUTURE]
+    if n:
+        alive = sum(p.survival for p in treated) / n
+    else:  # only non-urgent calls appeared: what counts is triaging them without ambulances
+        minors = [p for p in calls if p.cond not in SERIOUS]
+        alive = tl.triage_good / len(minors) if minors else 0.0
+    time = sum(p.survival * min(1.0, TARGET_MIN[p.cond] / max(p.treated_at - p.onset, 1.0))
+               for p in treated) / n if n else alive
+    vit = sum(p.survival * p.vitals_at for p in treated) / n if n else alive
+    res = [p for p in need if PROCEDURE_OF[p.cond] >= 0 or SPECIALIST_OF[p.cond] >= 0]
+    ready = 0.0
+    for p in treated:
+        parts = []
+        if PROCEDURE_OF[p.cond] >= 0:
+            parts.append(p.or_ready_arr)
+        if SPECIALIST_OF[p.cond] >= 0:
+            parts.append(p.spec_ready_arr)
+        if parts:
+            ready += p.survival * sum(parts) / len(parts)
+    prep_ready = ready / len(res) if res else alive
+    useful = tl.preps_used + tl.pages_used + tl.preempt_used + tl.blood_used + tl.triage_good
+    waste = (tl.preps_wasted + tl.pages_wasted + tl.preempt_wasted + tl.blood_wasted
+             + tl.triage_waste + 0.25 * tl.oneg_nonneg)
+    if s.t >= params.horizon_min:  # preps and pages still held unused at the end were wasted
+        for hosp in s.hospitals:
+            waste += sum(1 for o in hosp.ors if o.agent_prep and o.claimed < 0)
+            waste += sum(1 for sp in hosp.specialists if sp.agent_paged and sp.state in
+                         (SP_PRESENT, 1))
+    efficiency = alive * useful / (useful + waste) if useful + waste > 0 else alive
+    comps = {"time": time, "efficiency": efficiency, "prep_ready": prep_ready, "vitals": vit}
+    elapsed = max(s.t, 1e-9)
+    crowded = tl.crowded_minutes + sum(s.t - h.crowded_since for h in s.hospitals
+                                       if h.crowded_since >= 0)
+    if params.cascade:
+        secs = [p for p in need if p.secondary]
+        harmed = sum(1.0 - (p.survival if p.status == TREATED else 0.0) for p in secs)
+        comps["secondary_harm"] = alive * (1.0 - harmed / len(secs)) if secs else alive
+        esc = tl.escalations / len(calls) if calls else 0.0
+        comps["cascade"] = alive * max(0.0, 1.0 - crowded / (3.0 * elapsed)) * (1.0 - 0.5 * esc)
+    wsum = sum(WEIGHTS[k] for k in comps)
+    penalty = min(params.aid_penalty_cap, params.aid_penalty * tl.aid_requests)
+    score = sum(WEIGHTS[k] * v for k, v in comps.items()) / wsum - penalty
+    dead = sum(1 for p in need if p.status == DEAD)
+    untreated = sum(1 for p in need if p.status not in (TREATED, DEAD))
+    exp_deaths = dead + sum(1.0 - p.survival for p in treated)
+    strokes = [p.treated_at - p.arrived for p in treated if p.cond == STROKE]
+    cards = [p.treated_at - p.arrived for p in treated if p.cond == CARDIAC]
+    ott = [p.treated_at - p.onset for p in treated]
+    metrics = {
+        "patients": float(n), "treated": float(len(treated)), "alive_share": alive,
+        "deaths": float(dead), "expected_deaths": exp_deaths, "untreated": float(untreated),
+        "harm": exp_deaths + untreated,
+        "mean_onset_to_treatment_min": sum(ott) / len(ott) if ott else 0.0,
+        "door_to_needle_min": sum(strokes) / len(strokes) if strokes else 0.0,
+        "door_to_balloon_min": sum(cards) / len(cards) if cards else 0.0,
+        "calls": float(len(calls)), "escalations": float(tl.escalations),
+        "mutual_aid_requests": float(tl.aid_requests), "mutual_aid_penalty": penalty,
+        "preps_wasted": float(tl.preps_wasted), "pages_wasted": float(tl.pages_wasted),
+        "blood_used": float(tl.blood_used), "blood_wasted": float(tl.blood_wasted),
+        "icu_boarding": float(tl.icu_boarding), "crowded_minutes": crowded,
+        "transfers": float(tl.transfers), "news_cycles": float(tl.news_cycles),
+        "invalid_actions": float(s.invalid_actions),
+    }
+    return Grade(score=float(min(1.0, max(0.0, score))), components=comps, metrics=metrics)
+
+
+def shaping(s: CodeRedState, params: CodeRedParams) -> float:
+    """Milestone credit in force now (0 at the end of the episode)."""
+    if s.t >= params.horizon_min:
+        return 0.0
+    m = 0
+    for p in s.patients:
+        if p.cond in SERIOUS and not p.void:
+            if p.status in (ON_SCENE, TRANSPORT, HANDOVER, AT_HOSPITAL, STABILISED, TREATED):
+                m += 1
+            if p.status in (AT_HOSPITAL, STABILISED, TREATED):
+                m += 1
+    return min(SHAPING_CAP, SHAPING_PER_MILESTONE * m)
+
+
+__all__ = ["OR_READY", "WEIGHTS", "grade", "shaping"]
