@@ -158,6 +158,7 @@ def advance_round(state: PharmacyState, params: PharmacyParams) -> str:
             _place(state, params, po, (r + 1) * dpr)
         elif po.status == "held":  # never approved: finance cancels it (nothing is charged)
             po.status = "cancelled"
+            state.reserved -= po.cost
     state.round += 1
     if state.round < params.rounds:
         start_round(state, params)
@@ -274,6 +275,8 @@ def _open_tickets(state: PharmacyState, r: int, recorded: np.ndarray) -> None:
 
 
 def _place(state: PharmacyState, params: PharmacyParams, po: PurchaseOrder, day: int) -> None:
+    if po.status in ("held", "approved"):
+        state.reserved -= po.cost
     po.status = "open"
     po.order_day = day
     po.arrival_day = day + lead_time(params, state.events, po.supplier, day, po.expedite)
@@ -396,7 +399,7 @@ def _new_po(state: PharmacyState, params: PharmacyParams, s: int, p: int, qty: f
     state.serial += 1
     std = qty * SKUS[s].unit_cost
     cost = std * SUPPLIERS[p].cost_mult * (1.5 if expedite else 1.0)
-    po = PurchaseOrder(f"PO-{state.serial}", s, p, qty, cost, std, expedite, "held")
+    po = PurchaseOrder(f"PO-{state.serial}", s, p, qty, cost, std, expedite, "new")
     state.pos.append(po)
     if cost > params.approval_threshold:
         state.counters.large_pos += 1
@@ -405,6 +408,8 @@ def _new_po(state: PharmacyState, params: PharmacyParams, s: int, p: int, qty: f
             state.counters.clean_approvals += 1
             _place(state, params, po, state.day)
         else:
+            po.status = "held"
+            state.reserved += cost
             po.approval_id = f"APR-{state.serial}"
             return (f"{po.po_id} ({qty:g} {SKU_NAMES[s]} from {SUPPLIER_NAMES[p]}, "
                     f"${cost:,.2f}) held for finance approval {po.approval_id}")

@@ -63,6 +63,8 @@ ID_PATTERN = re.compile(r"\b(EVT|TCK|JUS|EV|APR)-\d+\b")
 LINES: tuple[tuple[int, int], ...] = tuple((int(w), int(s)) for w, s in np.argwhere(STOCKED))
 """The 26 stocked (ward, SKU) lines in ward-major order."""
 LINE_INDEX = {line: i for i, line in enumerate(LINES)}
+_LW = np.array([w for w, _ in LINES])
+_LS = np.array([s for _, s in LINES])
 
 
 def order_quantity(params: PharmacyParams, sku: int, level: int) -> int:
@@ -100,6 +102,12 @@ class Layout:
         self._actions += [Escalate(ward=w, sku=s) for w, s in LINES]
         self._actions += [Quarantine(slot=k) for k in range(ALERT_SLOTS)]
         self._index = {a: i for i, a in enumerate(self._actions)}
+        self.order_cost_flat = self.order_cost.ravel()
+        self.static_mask = np.zeros(self.total, dtype=bool)
+        """The always-legal part: advance_round, set_allocation, review_ward."""
+        self.static_mask[0] = True
+        self.static_mask[self.offsets["set_allocation"]:self.offsets["order"]] = True
+        self.static_mask[self.offsets["review_ward"]:self.offsets["escalate"]] = True
 
     def encode(self, action: Action) -> int:
         index = self._index.get(action)
@@ -163,8 +171,7 @@ def _text(value: str, what: str, limit: int = MAX_TEXT) -> str | None:
 
 def available_budget(state: PharmacyState) -> float:
     """$ not yet spent nor reserved by held or approved POs."""
-    reserved = sum(po.cost for po in state.pos if po.status in ("held", "approved"))
-    return state.budget - state.counters.spent - reserved
+    return state.budget - state.counters.spent - state.reserved
 
 
 def parse_plan(state: PharmacyState, plan: str) -> dict[tuple[int, int], float] | str:
@@ -209,14 +216,15 @@ def alert_lots(state: PharmacyState, params: PharmacyParams) -> list[tuple[int, 
     """Affected lots still in stock: ``(location (-1 central, else ward), sku, lot id)``."""
     out: list[tuple[int, int, str]] = []
     for ev in state.events:
-        if ev.kind not in ("recall", "cold_chain") or ev.announce_round > state.round:
+        if not ev.lots or ev.announce_round > state.round:
             continue
-        for lot_id in ev.lots:
-            if any(lot.lot_id == lot_id for lot in state.central[ev.sku]):
-                out.append((-1, ev.sku, lot_id))
-            for w in range(len(WARDS)):
-                if any(lot.lot_id == lot_id for lot in state.wards[w][ev.sku]):
-                    out.append((w, ev.sku, lot_id))
+        s = ev.sku
+        places = [(-1, state.central[s])] + [(w, state.wards[w][s]) for w in range(len(WARDS))]
+        for loc, lots in places:
+            if lots:
+                present = {lot.lot_id for lot in lots}
+                out += [(loc, s, lot_id) for lot_id in ev.lots if lot_id in present]
+    out.sort(key=lambda x: (x[2], x[0]))
     return out
 
 
@@ -383,6 +391,9 @@ def _v_quarantine_lot(state: PharmacyState, params: PharmacyParams, layout: Layo
 
 def _v_set(state: PharmacyState, params: PharmacyParams, layout: Layout,
            a: SetAllocation) -> str | None:
+    if (type(a.ward) is int and type(a.sku) is int and type(a.level) is int  # fast path
+            and (a.ward, a.sku) in LINE_INDEX and 0 <= a.level < len(LEVELS)):
+        return None
     problem = (_int(a.ward, 0, len(WARDS) - 1, "ward") or _int(a.sku, 0, len(SKUS) - 1, "sku")
                or _int(a.level, 0, len(LEVELS) - 1, "level"))
     if problem:
@@ -446,19 +457,16 @@ _VALIDATORS: dict[type[Action], Any] = {
 # ----- mask -------------------------------------------------------------------------------------
 def action_mask(state: PharmacyState, params: PharmacyParams, layout: Layout) -> np.ndarray:
     """Exactly the legal encoded actions (same predicates as :func:`validate`)."""
-    mask = np.zeros(layout.total, dtype=bool)
+    mask = layout.static_mask.copy()
     off = layout.offsets
-    mask[0] = True
-    mask[off["set_allocation"]:off["order"]] = True
     left = available_budget(state) + 1e-6
-    mask[off["order"]:off["review_ward"]] = (layout.order_cost <= left).ravel()
-    mask[off["review_ward"]:off["escalate"]] = True
+    mask[off["order"]:off["review_ward"]] = layout.order_cost_flat <= left
     if state.reviews_used < params.reviews_per_round:
-        lines = np.array([state.requests[w, s] > 0 and not state.escalated[w, s]
-                          for w, s in LINES])
-        mask[off["escalate"]:off["quarantine"]] = lines
-    n = min(ALERT_SLOTS, len(alert_lots(state, params)))
-    mask[off["quarantine"]:off["quarantine"] + n] = True
+        mask[off["escalate"]:off["quarantine"]] = ((state.requests[_LW, _LS] > 0)
+                                                   & ~state.escalated[_LW, _LS])
+    if any(ev.lots and ev.announce_round <= state.round for ev in state.events):
+        n = min(ALERT_SLOTS, len(alert_lots(state, params)))
+        mask[off["quarantine"]:off["quarantine"] + n] = True
     return mask
 
 

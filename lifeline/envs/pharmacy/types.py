@@ -175,6 +175,8 @@ class PharmacyState(CoreState):
     """Valid justifications filed this round not yet used by a large PO."""
     budget: float = 0.0
     """Total budget of the episode, $."""
+    reserved: float = 0.0
+    """$ reserved by held and approved POs (charged when placed, released if cancelled)."""
     counters: Counters = field(default_factory=Counters)
     systems: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """Enterprise systems used (ERP, WMS, supplier portal, finance, messaging)."""
@@ -470,7 +472,8 @@ TOOL_TYPES: tuple[type[Action], ...] = (
 )
 """The seed's 21 tools."""
 CONSOLE_TYPES: tuple[type[Action], ...] = (SetAllocation, Order, ReviewWard, Escalate, Quarantine)
-ACTION_TYPES: tuple[type[Action], ...] = (*TOOL_TYPES, *CONSOLE_TYPES)
+ACTION_TYPES: tuple[type[Action], ...] = (*CONSOLE_TYPES, *TOOL_TYPES)
+"""Console actions first (small integer arguments), then the 21 tools."""
 READ_ONLY: tuple[type[Action], ...] = (
     GetRoundBriefing, ViewRequests, ReadInbox, QueryWardHistory, QueryErp, QuerySupplier,
     ErpOracleGetInventory, ErpOracleGetPipeline, WmsScanInventory, SupplierPortalGetQuote,
