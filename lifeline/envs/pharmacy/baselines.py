@@ -18,7 +18,7 @@ from lifeline.agents.base import Agent
 from lifeline.core.env import Action, Environment
 from lifeline.envs.pharmacy import inventory, rules
 from lifeline.envs.pharmacy.env import PharmacyEnv
-from lifeline.envs.pharmacy.generator import COST, IS_CRIT, N_SKUS, N_WARDS, STOCKED, lead_time
+from lifeline.envs.pharmacy.generator import COST, IS_CRIT, N_SKUS, STOCKED, lead_time
 from lifeline.envs.pharmacy.generator import expected_daily as _expected_daily
 from lifeline.envs.pharmacy.params import (
     CENTRAL,
@@ -36,7 +36,6 @@ from lifeline.envs.pharmacy.types import (
     AdvanceRound,
     ErpOracleGetInventory,
     EscalateToClinicalReview,
-    FileJustification,
     FinanceSapGetBudget,
     GetRoundBriefing,
     MessagingSendToWard,
@@ -241,10 +240,7 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
                 used = buy(s, fast, gap, avail - keep)
                 avail -= used
                 pos += used / (SKUS[s].unit_cost * SUPPLIERS[fast].cost_mult)
-        if short_lived:
-            target = cum[0]
-        else:
-            target = cum[min(lag, len(cum)) - 1]
+        target = cum[0] if short_lived else cum[min(lag, len(cum)) - 1]
         if short_lived and rounds_of[0] > 1:  # platelets during a disruption: FASTMED
             avail -= buy(s, 2, target - pos, avail - keep)
         elif lag - 1 < len(cum):

@@ -330,7 +330,7 @@ def _evidence(state: PharmacyState, params: PharmacyParams, w: int, skus: list[i
         est = float(state.evidence_est[w, s])
         expected = float(expected_daily(params)[w, s]) * params.days_per_round
         ratio = est / expected if expected > 0 else 1.0
-        census = int(round(persona.census * min(ratio, 3.0)))
+        census = round(persona.census * min(ratio, 3.0))
         acuity = round(1.0 + min(ratio, 3.0), 1)
         events = [ev.eid for ev in state.events if ev.kind == "mci"
                   and ev.announce_round <= state.round and w < 2 and IS_CRIT[s]]

@@ -86,7 +86,7 @@ def initial_stock(params: PharmacyParams, rng: np.random.Generator
         lots = []
         for j, share in enumerate((0.4, 0.6)):
             if sku.shelf_life_days:
-                life = max(1, int(round(sku.shelf_life_days * rng.uniform(0.3, 0.95))))
+                life = max(1, round(sku.shelf_life_days * rng.uniform(0.3, 0.95)))
             else:
                 life = NO_EXPIRY
             lots.append(Lot(f"L-{s}-{j}", s, float(np.round(total * share)), life))

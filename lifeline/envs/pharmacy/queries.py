@@ -19,7 +19,6 @@ from lifeline.envs.pharmacy.generator import N_SKUS, N_WARDS, STOCKED
 from lifeline.envs.pharmacy.params import (
     NO_EXPIRY,
     SKU_NAMES,
-    SKUS,
     SUPPLIER_NAMES,
     SUPPLIERS,
     WARDS,
@@ -200,8 +199,8 @@ def get_quote(state: PharmacyState, params: PharmacyParams, a: SupplierPortalGet
     rnd, p, s, qty, price, lead = state.quotes[a.quote_id]
     if rnd >= state.round:
         return f"{a.quote_id} pending (available next round)"
-    return (f"{a.quote_id}: {SUPPLIER_NAMES[p]} {SKU_NAMES[s]} {qty:g} units at ${price:,.2f}/unit, "
-            f"lead time {lead} days (as quoted in round {rnd + 1})")
+    return (f"{a.quote_id}: {SUPPLIER_NAMES[p]} {SKU_NAMES[s]} {qty:g} units at "
+            f"${price:,.2f}/unit, lead time {lead} days (as quoted in round {rnd + 1})")
 
 
 def finance_budget(state: PharmacyState, params: PharmacyParams, a: Any) -> str:

@@ -1,4 +1,4 @@
-"""Text view for humans and LLM agents: exactly what the agent may see, plus the last tool result."""
+"""Text view for humans and LLM agents: what the agent may see, plus the last tool result."""
 
 from __future__ import annotations
 

@@ -69,7 +69,7 @@ _LS = np.array([s for _, s in LINES])
 
 def order_quantity(params: PharmacyParams, sku: int, level: int) -> int:
     """Units of ``order(sku, *, level)``: ``ORDER_DAYS[level]`` days of expected network demand."""
-    return max(1, int(round(float(expected_daily(params)[:, sku].sum()) * ORDER_DAYS[level])))
+    return max(1, round(float(expected_daily(params)[:, sku].sum()) * ORDER_DAYS[level]))
 
 
 class Layout:
@@ -348,9 +348,9 @@ def _v_escalate_tool(state: PharmacyState, params: PharmacyParams, layout: Layou
 def _v_po(state: PharmacyState, params: PharmacyParams, layout: Layout,
           a: SubmitPo) -> str | None:
     p, s = supplier_index(a.supplier_id), sku_index(a.product_id)
-    for problem in (p, s):
-        if isinstance(problem, str):
-            return problem
+    for bad in (p, s):
+        if isinstance(bad, str):
+            return bad
     if a.destination_id != CENTRAL:
         return f"destination_id must be {CENTRAL} (wards are supplied by allocation plans)"
     problem = _int(a.quantity, 1, MAX_UNITS, "quantity")
