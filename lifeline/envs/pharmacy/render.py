@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from lifeline.envs.pharmacy import rules
-from lifeline.envs.pharmacy.generator import STOCKED
 from lifeline.envs.pharmacy.params import SKU_NAMES, WARD_NAMES, PharmacyParams
 from lifeline.envs.pharmacy.queries import event_lines
 from lifeline.envs.pharmacy.types import PharmacyState
 
 
 def render_text(state: PharmacyState, params: PharmacyParams) -> str:
-    """Round, budgets, events, the request/plan table and the last tool's output."""
-    r = min(state.round, params.rounds - 1)
+    """Round, budgets, events, quarantine slots, a one-line request/plan summary and the last
+    tool's output. The per-line tables are tools (``view_requests``, ``get_round_briefing``):
+    the seed scores calling the dashboard once per round, so the view does not repeat it."""
     lines = [
         f"MedChain central pharmacy — round {min(state.round + 1, params.rounds)}/{params.rounds}"
         f" (day {state.round * params.days_per_round}); tool calls left "
@@ -28,13 +26,11 @@ def render_text(state: PharmacyState, params: PharmacyParams) -> str:
             f"{k}: {('CENTRAL' if loc < 0 else WARD_NAMES[loc])} {SKU_NAMES[s]} {lot}"
             for k, (loc, s, lot) in enumerate(alerts[:rules.ALERT_SLOTS])))
     if state.round < params.rounds:
-        lines.append(f"Round {r + 1} lines (request / plan / evidence):")
-        for w, s in np.argwhere(STOCKED):
-            ev = {0: "-", 1: f"{state.evidence_est[w, s]:g}", 2: "REDACTED"}[
-                int(state.evidence_seen[w, s])]
-            verdict = ("", " APPROVE", " REDUCE", " DENY")[int(state.verdicts[w, s])]
-            lines.append(f"  {WARD_NAMES[w]:<7} {SKU_NAMES[s]:<10} {state.requests[w, s]:>6g} "
-                         f"{state.plan[w, s]:>7g} {ev:>8}{verdict}")
+        req = state.requests.sum(axis=1).tolist()
+        lines.append("Requests this round (units): " + ", ".join(
+            f"{WARD_NAMES[w]} {req[w]:g}" for w in range(len(WARD_NAMES)))
+            + f"; plan lines set {int((state.plan > 0).sum())}, units {state.plan.sum():g}"
+            + "  (view_requests / get_round_briefing for the details)")
     else:
         lines.append("Episode over.")
     if state.last_result:

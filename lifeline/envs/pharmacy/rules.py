@@ -1,7 +1,7 @@
 """The ONE place for validity: the console encoding, ``validate`` (precise messages) and the mask.
 
-Encoding (254 actions): ``advance_round`` | ``set_allocation(line, level)`` 26 lines x 5 levels |
-``order(sku, supplier, quantity_level)`` 10 x 3 x 3 | ``review_ward(ward)`` x3 |
+Encoding (254 actions): ``advance_round`` | ``set_allocation(level, ward, sku)`` 5 levels x 26
+lines | ``order(supplier, quantity_level, sku)`` 3 x 3 x 10 | ``review_ward(ward)`` x3 |
 ``escalate(line)`` x26 | ``quarantine(slot)`` x4. The 21 string-argument tools other than
 ``advance_round`` have no encoding (``encode`` raises); they are validated here all the same.
 """
@@ -94,15 +94,19 @@ class Layout:
                                     for s in range(len(SKUS))])
         """$ of ``order(sku, supplier, level)`` (sku, supplier, level)."""
         self._actions: list[Action] = [AdvanceRound()]
-        self._actions += [SetAllocation(ward=w, sku=s, level=k) for w, s in LINES
-                          for k in range(n_levels)]
-        self._actions += [Order(sku=s, supplier=p, quantity_level=q) for s in range(len(SKUS))
-                          for p in range(len(SUPPLIERS)) for q in range(len(ORDER_DAYS))]
+        # level-major / supplier-major, so the text view lists one line per (level, ward) and
+        # per (supplier, quantity level) with the SKUs as the varying last argument
+        self._actions += [SetAllocation(level=k, ward=w, sku=s) for k in range(n_levels)
+                          for w, s in LINES]
+        self._actions += [Order(supplier=p, quantity_level=q, sku=s)
+                          for p in range(len(SUPPLIERS)) for q in range(len(ORDER_DAYS))
+                          for s in range(len(SKUS))]
         self._actions += [ReviewWard(ward=w) for w in range(len(WARDS))]
         self._actions += [Escalate(ward=w, sku=s) for w, s in LINES]
         self._actions += [Quarantine(slot=k) for k in range(ALERT_SLOTS)]
         self._index = {a: i for i, a in enumerate(self._actions)}
-        self.order_cost_flat = self.order_cost.ravel()
+        self.order_cost_flat = self.order_cost.transpose(1, 2, 0).ravel()
+        """Order costs in encoding order (supplier, level, sku)."""
         self.static_mask = np.zeros(self.total, dtype=bool)
         """The always-legal part: advance_round, set_allocation, review_ward."""
         self.static_mask[0] = True

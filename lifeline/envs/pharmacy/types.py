@@ -422,9 +422,9 @@ class SetAllocation(Action):
     """Console: set plan line (ward, sku) to a level of its request: 0/50/75/100/125 %."""
 
     kind: ClassVar[str] = "set_allocation"
+    level: int = _arg("0..4 = 0/50/75/100/125 % of the request")
     ward: int = _arg("0 ICU, 1 ER, 2 General")
     sku: int = _arg("SKU index 0..9")
-    level: int = _arg("0..4 = 0/50/75/100/125 % of the request")
 
 
 @dataclass(frozen=True)
@@ -432,9 +432,9 @@ class Order(Action):
     """Console: PO to central from a supplier for 1/2/3 days of expected network demand."""
 
     kind: ClassVar[str] = "order"
-    sku: int = _arg("SKU index 0..9")
     supplier: int = _arg("0 MEDLINE, 1 BACKUP-B, 2 FASTMED")
     quantity_level: int = _arg("0..2 = 1/2/3 days of expected demand")
+    sku: int = _arg("SKU index 0..9")
 
 
 @dataclass(frozen=True)
