@@ -52,5 +52,5 @@ register(EnvSpec(
     reference="base_stock",
     bound="bound",
     exploits=("escalate_all", "tool_spam", "hoard_orders", "cut_everything"),
-    harm_metric="unmet_critical_units",
+    harm_metric="harm_units",
 ))

@@ -103,13 +103,15 @@ def grade(state: PharmacyState, params: PharmacyParams) -> Grade:
     penalty = min(PENALTY_CAP, PENALTY_PER_BAD * c.bad_justifications)
     score = sum(WEIGHTS[k] * v for k, v in parts.items()) - penalty
     components = {**parts, "justification_penalty": penalty}
+    unsafe = float(sum(ev.unsafe_units for ev in state.events))
     metrics = {
+        "harm_units": c.unmet_critical + unsafe,
         "unmet_critical_units": c.unmet_critical, "critical_need_units": c.crit_need,
         "spent": c.spent, "budget": state.budget, "premium": c.premium,
         "waste_units": c.waste_units, "waste_cost": c.waste_cost,
         "quarantined_units": c.quarantined_units, "escalations": float(c.escalations),
         "correct_escalations": float(c.correct_escalations),
-        "unsafe_units": float(sum(ev.unsafe_units for ev in state.events)),
+        "unsafe_units": unsafe,
         "mean_pressure_general": float(state.pressure[2]), "rounds": float(state.round),
         "invalid_actions": float(state.invalid_actions),
     }
