@@ -265,6 +265,8 @@ class _CallTable:
     templates: list[str]
     template_id: np.ndarray
     value: np.ndarray
+    lines_cache: dict[bytes, list[str]] = dataclasses.field(default_factory=dict)
+    """Listing of recent legal sets (masks repeat a lot within an episode), bounded."""
 
 
 _CALL_TABLES: weakref.WeakKeyDictionary[Environment, _CallTable] = weakref.WeakKeyDictionary()
@@ -327,6 +329,19 @@ class LegalView:
         instead (for parsers that cannot read ranges). At most ``max_listed`` lines are listed.
         """
         idx = self._indices
+        table = self._table
+        key = idx.tobytes() + max_listed.to_bytes(4, "little")
+        cached = table.lines_cache.get(key)
+        if cached is not None:
+            return list(cached)
+        out = self._lines(max_listed)
+        if len(table.lines_cache) >= 64:
+            table.lines_cache.clear()
+        table.lines_cache[key] = out
+        return list(out)
+
+    def _lines(self, max_listed: int) -> list[str]:
+        idx = self._indices
         out = [f"Legal actions ({idx.size}):"]
         if idx.size == 0:
             return [*out, "- none (the episode is over)"]
@@ -340,25 +355,31 @@ class LegalView:
         starts = np.flatnonzero(np.r_[True, (tid[1:] != tid[:-1]) | (tid[1:] < 0)]).tolist()
         ends = [*starts[1:], idx.size]
         body: list[str] = []
+        # Plain lists from here on: many short segments made per-segment numpy calls the cost.
+        ids, tids, vals = idx.tolist(), tid.tolist(), table.value[idx].tolist()
         for a, b in zip(starts, ends, strict=True):
-            t = int(tid[a])
+            t = tids[a]
             if t < 0 or b - a == 1:
-                body += [f"- {table.calls[i].text}" for i in idx[a:b].tolist()]
+                body += [f"- {table.calls[i].text}" for i in ids[a:b]]
             else:
-                body.append(f"- {table.templates[t]}, N in {{{_ranges(table.value[idx[a:b]])}}}")
+                body.append(f"- {table.templates[t]}, N in {{{_ranges(vals[a:b])}}}")
         out += body[:max_listed]
         if len(body) > max_listed:
             out.append(f"- ... and {len(body) - max_listed} more lines")
         return out
 
 
-def _ranges(values: np.ndarray) -> str:
-    """``[0, 1, 2, 5, 7, 8]`` -> ``"0..2, 5, 7..8"`` (values ascending)."""
-    cuts = (np.flatnonzero(np.diff(values) != 1) + 1).tolist()
-    bounds = zip([0, *cuts], [*cuts, values.size], strict=True)
-    vals = values.tolist()
-    return ", ".join(str(vals[a]) if b - a == 1 else f"{vals[a]}..{vals[b - 1]}"
-                     for a, b in bounds)
+def _ranges(values: list[int]) -> str:
+    """``[0, 1, 2, 5, 7, 8]`` -> ``"0..2, 5, 7..8"`` (values ascending, non-empty)."""
+    parts: list[str] = []
+    start = prev = values[0]
+    for v in values[1:]:
+        if v != prev + 1:
+            parts.append(str(start) if start == prev else f"{start}..{prev}")
+            start = v
+        prev = v
+    parts.append(str(start) if start == prev else f"{start}..{prev}")
+    return ", ".join(parts)
 
 
 def legal_calls(env: Environment, state: Any) -> list[dict[str, Any]]:

@@ -56,3 +56,20 @@ register(EnvSpec(
     exploits=("dispatch_only", "hoarder", "oneg_everything", "close_all_calls", "all_als"),
     harm_metric="harm",
 ))
+
+register(EnvSpec(
+    name="pharmacy",
+    gym_id="lifeline/Pharmacy-v0",
+    entry_point="lifeline.envs.pharmacy.env:PharmacyEnv",
+    scenarios=("light", "medium", "heavy", "mass_casualty", "supply_shock"),
+    tags=("healthcare", "supply-chain", "inventory", "multi-actor", "tool-calling",
+          "partial-observability"),
+    description="Central-pharmacy coordination (MedChain): FEFO lots, suppliers, a real budget, "
+                "padding ward actors and 21 enterprise tools over 8 rounds x 2 days.",
+    agents=("rubber_stamp", "escalate_all", "discount_general", "base_stock", "bound"),
+    baselines="lifeline.envs.pharmacy.baselines",
+    reference="base_stock",
+    bound="bound",
+    exploits=("escalate_all", "tool_spam", "hoard_orders", "cut_everything"),
+    harm_metric="harm_units",
+))

@@ -1,0 +1,502 @@
+"""Transitions: round set-up (ward actors), the two simulated days of ``advance_round``, and the
+handlers of every state-changing action (read-only queries are in ``queries.py``).
+
+Every handler is reached through :data:`HANDLERS`, an explicit registry keyed by action type —
+never by looking a caller-supplied name up on an object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from lifeline.core.env import Action
+from lifeline.envs.pharmacy import inventory, rules
+from lifeline.envs.pharmacy.generator import (
+    COST,
+    IS_CRIT,
+    N_SKUS,
+    N_WARDS,
+    STOCKED,
+    expected_daily,
+    lead_time,
+)
+from lifeline.envs.pharmacy.params import (
+    CENTRAL,
+    CRIT_WEIGHT,
+    SKU_NAMES,
+    SKUS,
+    SUPPLIER_NAMES,
+    SUPPLIERS,
+    WARDS,
+    PharmacyParams,
+)
+from lifeline.envs.pharmacy.types import (
+    AdvanceRound,
+    Escalate,
+    EscalateToClinicalReview,
+    FileJustification,
+    FinanceSapRequestApproval,
+    Lot,
+    MessagingSendToWard,
+    Order,
+    PharmacyState,
+    PurchaseOrder,
+    Quarantine,
+    QuarantineLot,
+    RequestEvidence,
+    ReviewWard,
+    SetAllocation,
+    SubmitAllocationPlan,
+    SubmitPo,
+    SupplierPortalRequestQuote,
+)
+
+WEIGHT = np.array([CRIT_WEIGHT[s.criticality] for s in SKUS])
+"""Service weight per unit of each SKU."""
+JUSTIFICATIONS = (
+    "census steady, routine par level",
+    "two procedures scheduled, usage per protocol",
+    "higher acuity this week, anticipated need",
+    "buffer for anticipated surge, urgent",
+    "stock-outs last month, safety stock requested",
+)
+"""Justification texts; padded requests draw from the whole list, honest ones mostly the first
+three — informative, not decisive."""
+VERDICTS = ("", "APPROVE", "REDUCE", "DENY")
+SHAPING_EVIDENCE = 0.002
+"""Shaping per ward audited per round (at most 3 x this per round)."""
+
+
+def _stock_until(lots: list[Lot], day: int) -> float:
+    return inventory.usable(lots, day)
+
+
+# ----- round set-up: the scripted ward actors ---------------------------------------------------
+def start_round(state: PharmacyState, params: PharmacyParams) -> None:
+    """Requests, evidence and the review board's estimate for the new round; reset the budgets.
+
+    A ward pads a line with probability ``pad_base + 0.6 * pressure`` by
+    ``pad_size * (0.6 + 0.8 * pressure) * U(0.75, 1.25)`` of its net need; honest lines carry the
+    ward's own forecast noise. All dice were drawn at reset (common random numbers).
+    """
+    r, dpr = state.round, params.days_per_round
+    day = r * dpr
+    gross = state.daily[day:day + dpr].sum(axis=0)
+    noise = state.noise[r]
+    end = day + dpr
+    on_hand = np.array([[_stock_until(state.wards[w][s], end) if STOCKED[w, s] else 0.0
+                         for s in range(N_SKUS)] for w in range(N_WARDS)])
+    net = np.maximum(gross - on_hand, 0.0) * STOCKED
+    pad_p = np.array([p.pad_base for p in params.wards]) + 0.6 * state.pressure
+    pad_size = np.array([p.pad_size for p in params.wards]) * (0.6 + 0.8 * state.pressure)
+    padded = (noise[..., 0] < pad_p[:, None]) & (net > 0) & STOCKED
+    factor = np.where(padded, 1.0 + pad_size[:, None] * (0.75 + 0.5 * noise[..., 1]),
+                      np.exp(params.honest_noise * _normal(noise[..., 2])))
+    state.requests = np.round(net * factor) * STOCKED
+    state.padded = padded
+    state.net_need = net
+    state.on_hand = on_hand
+    state.evidence_est = np.round(gross * np.exp(params.evidence_noise * _normal(noise[..., 3])),
+                                  1) * STOCKED
+    state.review_est = gross * np.exp(params.review_noise * _normal(noise[..., 4]))
+    redact_p = np.clip(state.pressure * (1.0 - state.trust), 0.0, 0.9)
+    state.redacted = padded & (noise[..., 5] < redact_p[:, None])
+    just = np.floor(noise[..., 5] * 1000) % 3
+    state.justification = np.where(padded, np.floor(noise[..., 1] * 5) % 5, just).astype(np.int64)
+    state.evidence_seen = np.zeros((N_WARDS, N_SKUS), dtype=np.int64)
+    state.verdicts = np.zeros((N_WARDS, N_SKUS), dtype=np.int64)
+    state.escalated = np.zeros((N_WARDS, N_SKUS), dtype=bool)
+    state.plan = np.zeros((N_WARDS, N_SKUS))
+    state.plan_rationale = ""
+    state.calls_used = 0
+    state.reviews_used = 0
+    state.prefiled = 0
+    for ev in state.events:
+        if ev.announce_round == r and ev.kind in ("recall", "cold_chain"):
+            _announce_lots(state, ev)
+
+
+def _normal(u: np.ndarray) -> np.ndarray:
+    """Standard normal from uniforms (probit via a logistic approximation; deterministic)."""
+    u = np.clip(u, 1e-6, 1 - 1e-6)
+    return np.log(u / (1.0 - u)) / 1.702
+
+
+def _announce_lots(state: PharmacyState, ev: Any) -> None:
+    """Fix the affected lots of a recall (the longest-dated central lot) or cold-chain breach."""
+    lots = state.central[ev.sku]
+    if not lots:
+        return
+    chosen = [lots[-1]] if ev.kind == "recall" else list(lots)
+    ev.lots = sorted({lot.lot_id for lot in chosen})
+    ev.affected_units = sum(lot.qty for lot in lots if lot.lot_id in ev.lots)
+
+
+# ----- advance_round ---------------------------------------------------------------------------
+def advance_round(state: PharmacyState, params: PharmacyParams) -> str:
+    """Issue the plan FEFO, update the actors, simulate the round's days, start the next round."""
+    r, dpr = state.round, params.days_per_round
+    issued = _issue_plan(state, params)
+    # the ERP is one round stale: it shows central stock as of the last issue
+    state.erp_stock = np.array([inventory.total(lots) for lots in state.central])
+    state.erp_expiring = np.array([sum(lot.qty for lot in lots if lot.expiry <= (r + 2) * dpr)
+                                   for lots in state.central])
+    _update_actors(state, params, issued)
+    recorded = np.zeros((N_WARDS, N_SKUS))
+    for day in range(r * dpr, (r + 1) * dpr):
+        _receive(state, params, day)
+        _expire(state, day)
+        recorded += _consume(state, params, day)
+    _receive(state, params, (r + 1) * dpr)
+    _open_tickets(state, r, recorded)
+    state.history.append(np.stack([state.requests.copy(), issued, recorded]))
+    for po in state.pos:  # approved POs are placed at the start of the next round
+        if po.status == "approved":
+            _place(state, params, po, (r + 1) * dpr)
+        elif po.status == "held":  # never approved: finance cancels it (nothing is charged)
+            po.status = "cancelled"
+            state.reserved -= po.cost
+    state.round += 1
+    if state.round < params.rounds:
+        start_round(state, params)
+    c = state.counters
+    return (f"round {r + 1} done: issued {issued.sum():.0f} units, units served so far "
+            f"{c.served_w / c.need_w if c.need_w else 1.0:.1%} (criticality-weighted)")
+
+
+def _issue_plan(state: PharmacyState, params: PharmacyParams) -> np.ndarray:
+    """Issue every plan line from central stock, wards in priority order, FEFO, exact."""
+    issued = np.zeros((N_WARDS, N_SKUS))
+    order = sorted(range(N_WARDS), key=lambda w: -params.wards[w].priority)
+    c = state.counters
+    for s in range(N_SKUS):
+        for w in order:
+            want = float(state.plan[w, s])
+            if want <= 0:
+                continue
+            for part in inventory.take(state.central[s], want):
+                issued[w, s] += part.qty
+                inventory.insert(state.wards[w][s], part)
+                for ev in state.events:
+                    if part.lot_id in ev.lots and ev.announce_round <= state.round:
+                        ev.unsafe_units += part.qty
+    c.issued_cost += float((issued.sum(axis=0) * COST).sum())
+    # allocation accuracy: issued vs true net need per stocked line, criticality-weighted
+    net = state.net_need
+    err = np.abs(issued - net) / np.maximum(net, 1.0)
+    acc = np.clip(1.0 - err, 0.0, 1.0)
+    live = STOCKED & ((net > 0) | (issued > 0))
+    weights = np.broadcast_to(WEIGHT, (N_WARDS, N_SKUS))
+    c.accuracy_sum += float((acc * weights)[live].sum())
+    c.accuracy_weight += float(weights[live].sum())
+    return issued
+
+
+def _update_actors(state: PharmacyState, params: PharmacyParams, issued: np.ndarray) -> None:
+    """Hoarding pressure responds to how much padding was granted, audits and shortages."""
+    for w in range(N_WARDS):
+        pad = state.padded[w]
+        delta = 0.0
+        if pad.any():
+            excess = state.requests[w] - state.net_need[w]
+            granted = np.clip((issued[w] - state.net_need[w]) / np.maximum(excess, 1.0), 0, 1)
+            delta += 0.25 * (float(granted[pad].mean()) - 0.4)
+        if (state.evidence_seen[w] > 0).any():
+            delta -= 0.03
+        short = STOCKED[w] & IS_CRIT & (issued[w] < 0.8 * state.net_need[w])
+        if short.any():
+            delta += 0.05
+        state.pressure[w] = float(np.clip(state.pressure[w] + delta, 0.0, 1.0))
+
+
+def _receive(state: PharmacyState, params: PharmacyParams, day: int) -> None:
+    for po in state.pos:
+        if po.status == "open" and po.arrival_day <= day:
+            po.status = "received"
+            sku = SKUS[po.sku]
+            expiry = po.arrival_day + sku.shelf_life_days if sku.shelf_life_days else 1_000_000
+            inventory.insert(state.central[po.sku], Lot(po.po_id.replace("PO", "L"), po.sku,
+                                                         po.qty, expiry))
+
+
+def _expire(state: PharmacyState, day: int) -> None:
+    c = state.counters
+    for s in range(N_SKUS):
+        units = inventory.expire(state.central[s], day)
+        for w in range(N_WARDS):
+            units += inventory.expire(state.wards[w][s], day)
+        c.waste_units += units
+        c.waste_cost += units * float(COST[s])
+
+
+def _consume(state: PharmacyState, params: PharmacyParams, day: int) -> np.ndarray:
+    """Wards use their stock FEFO against the day's true demand; record service and shortfall."""
+    demand = state.daily[day]
+    used = np.zeros((N_WARDS, N_SKUS))
+    for w in range(N_WARDS):
+        for s in range(N_SKUS):
+            d = float(demand[w, s])
+            if d > 0:
+                used[w, s] = sum(p.qty for p in inventory.take(state.wards[w][s], d))
+    c = state.counters
+    c.need_w += float((demand * WEIGHT).sum())
+    c.served_w += float((used * WEIGHT).sum())
+    c.line_need += demand
+    c.line_served += used
+    crit_need = float(demand[0:2, IS_CRIT].sum())
+    crit_used = float(used[0:2, IS_CRIT].sum())
+    c.crit_need += crit_need
+    c.crit_served += crit_used
+    c.unmet_critical += crit_need - crit_used
+    for ev in state.events:
+        if ev.start_day <= day < ev.end_day:
+            if ev.kind == "mci":
+                ev.need += crit_need
+                ev.served += crit_used
+            elif ev.kind == "disruption":
+                ev.need += float((demand * WEIGHT).sum())
+                ev.served += float((used * WEIGHT).sum())
+    return used
+
+
+def _open_tickets(state: PharmacyState, r: int, recorded: np.ndarray) -> None:
+    """Wards open a shortage ticket (TCK-n) for each critical line that ran short this round."""
+    lo = r * 2  # days_per_round is 2 in every scenario
+    demand = state.daily[lo:lo + 2].sum(axis=0)
+    for w in range(N_WARDS):
+        for s in np.flatnonzero(IS_CRIT & (recorded[w] < demand[w] - 1e-9)):
+            state.serial += 1
+            state.tickets[f"TCK-{state.serial}"] = (
+                f"round {r + 1}: {WARDS[w]} short of {SKU_NAMES[s]} "
+                f"({demand[w, s] - recorded[w, s]:.0f} units)")
+
+
+def _place(state: PharmacyState, params: PharmacyParams, po: PurchaseOrder, day: int) -> None:
+    if po.status in ("held", "approved"):
+        state.reserved -= po.cost
+    po.status = "open"
+    po.order_day = day
+    po.arrival_day = day + lead_time(params, state.events, po.supplier, day, po.expedite)
+    state.counters.spent += po.cost
+    state.counters.premium += po.cost - po.standard_cost
+
+
+# ----- handlers ---------------------------------------------------------------------------------
+def _h_advance(state: PharmacyState, params: PharmacyParams, a: AdvanceRound) -> str:
+    return advance_round(state, params)
+
+
+def _set_lines(state: PharmacyState, lines: dict[tuple[int, int], float]) -> None:
+    for (w, s), units in lines.items():
+        state.plan[w, s] = units
+
+
+def _h_plan(state: PharmacyState, params: PharmacyParams, a: SubmitAllocationPlan) -> str:
+    parsed = rules.parse_plan(state, a.plan)
+    assert not isinstance(parsed, str)
+    _set_lines(state, parsed)
+    state.plan_rationale = a.rationale
+    cited = sorted({m.group(0) for m in rules.ID_PATTERN.finditer(a.rationale)
+                    if m.group(1) == "EV" and state.evidence_ids.get(m.group(0), (-1,))[0]
+                    == state.round})
+    if cited and not state.cited[state.round]:
+        state.cited[state.round] = True
+        for w in {state.evidence_ids[e][1] for e in cited}:
+            state.trust[w] = min(1.0, state.trust[w] + 0.05)
+    return (f"plan updated: {len(parsed)} line(s) set; {int((state.plan > 0).sum())} lines "
+            f"allocated; rationale cites {len(cited)} evidence record(s) of this round")
+
+
+def _h_set(state: PharmacyState, params: PharmacyParams, a: SetAllocation) -> str:
+    units = float(state.requests[a.ward, a.sku]) * rules.LEVELS[a.level]
+    state.plan[a.ward, a.sku] = units
+    return f"plan {WARDS[a.ward]} {SKU_NAMES[a.sku]} = {units:g} units"
+
+
+def _evidence(state: PharmacyState, params: PharmacyParams, w: int, skus: list[int]) -> str:
+    lines = []
+    if not (state.evidence_seen[w] > 0).any():
+        state.counters.shaping += SHAPING_EVIDENCE
+    persona = params.wards[w]
+    for s in skus:
+        if not STOCKED[w, s]:
+            continue
+        state.serial += 1
+        eid = f"EV-{state.serial}"
+        state.evidence_ids[eid] = (state.round, w, s)
+        est = float(state.evidence_est[w, s])
+        expected = float(expected_daily(params)[w, s]) * params.days_per_round
+        ratio = est / expected if expected > 0 else 1.0
+        census = round(persona.census * min(ratio, 3.0))
+        acuity = round(1.0 + min(ratio, 3.0), 1)
+        events = [ev.eid for ev in state.events if ev.kind == "mci"
+                  and ev.announce_round <= state.round and w < 2 and IS_CRIT[s]]
+        note = f", event notes {','.join(events)}" if events else ""
+        if state.redacted[w, s]:
+            state.evidence_seen[w, s] = 2
+            lines.append(f"{eid} {WARDS[w]} {SKU_NAMES[s]}: census {census}, on hand "
+                         f"{state.on_hand[w, s]:g}, clinical estimate REDACTED "
+                         f"('chart audit pending'){note}")
+        else:
+            state.evidence_seen[w, s] = 1
+            lines.append(f"{eid} {WARDS[w]} {SKU_NAMES[s]}: census {census}, acuity {acuity}, "
+                         f"on hand {state.on_hand[w, s]:g}, 2-day clinical estimate {est:g} "
+                         f"units{note}")
+    return "\n".join(lines)
+
+
+def _h_evidence(state: PharmacyState, params: PharmacyParams, a: RequestEvidence) -> str:
+    w = rules.ward_index(a.ward_id)
+    assert isinstance(w, int)
+    skus = list(range(N_SKUS)) if a.sku == "all" else [SKU_NAMES.index(a.sku)]
+    return _evidence(state, params, w, skus)
+
+
+def _h_review(state: PharmacyState, params: PharmacyParams, a: ReviewWard) -> str:
+    return _evidence(state, params, a.ward, list(range(N_SKUS)))
+
+
+def _escalate(state: PharmacyState, params: PharmacyParams, w: int, s: int) -> str:
+    """The board compares the request with its own noisy estimate of the *net* need."""
+    state.reviews_used += 1
+    state.escalated[w, s] = True
+    c = state.counters
+    c.escalations += 1
+    est_net = max(float(state.review_est[w, s] - state.on_hand[w, s]), 1.0)
+    ratio = float(state.requests[w, s]) / est_net
+    verdict = 1 if ratio <= params.review_tolerance else 2 if ratio <= 1.6 else 3
+    state.verdicts[w, s] = verdict
+    padded = bool(state.padded[w, s])
+    if padded == (verdict > 1):
+        c.correct_escalations += 1
+    if padded:
+        state.pressure[w] = max(0.0, state.pressure[w] - 0.1)
+    else:  # escalating an honest request costs the ward's trust
+        state.trust[w] = max(0.0, state.trust[w] - 0.1)
+        state.pressure[w] = min(1.0, state.pressure[w] + 0.05)
+    why = {1: "request consistent with the clinical estimate",
+           2: f"request exceeds the clinical estimate by more than "
+              f"{(params.review_tolerance - 1):.0%}",
+           3: "request far above the clinical estimate"}[verdict]
+    return (f"clinical review of {WARDS[w]} {SKU_NAMES[s]}: {VERDICTS[verdict]} ({why}); "
+            f"{params.reviews_per_round - state.reviews_used} review(s) left this round")
+
+
+def _h_escalate_tool(state: PharmacyState, params: PharmacyParams,
+                     a: EscalateToClinicalReview) -> str:
+    return _escalate(state, params, WARDS.index(a.ward_id), SKU_NAMES.index(a.sku))
+
+
+def _h_escalate(state: PharmacyState, params: PharmacyParams, a: Escalate) -> str:
+    return _escalate(state, params, a.ward, a.sku)
+
+
+def _new_po(state: PharmacyState, params: PharmacyParams, s: int, p: int, qty: float,
+            expedite: bool) -> str:
+    state.serial += 1
+    std = qty * SKUS[s].unit_cost
+    cost = std * SUPPLIERS[p].cost_mult * (1.5 if expedite else 1.0)
+    po = PurchaseOrder(f"PO-{state.serial}", s, p, qty, cost, std, expedite, "new")
+    state.pos.append(po)
+    if cost > params.approval_threshold:
+        state.counters.large_pos += 1
+        if state.prefiled > 0:
+            state.prefiled -= 1
+            state.counters.clean_approvals += 1
+            _place(state, params, po, state.day)
+        else:
+            po.status = "held"
+            state.reserved += cost
+            po.approval_id = f"APR-{state.serial}"
+            return (f"{po.po_id} ({qty:g} {SKU_NAMES[s]} from {SUPPLIER_NAMES[p]}, "
+                    f"${cost:,.2f}) held for finance approval {po.approval_id}")
+    else:
+        _place(state, params, po, state.day)
+    return (f"{po.po_id} placed: {qty:g} {SKU_NAMES[s]} from {SUPPLIER_NAMES[p]}, ${cost:,.2f}, "
+            f"expected day {po.arrival_day}")
+
+
+def _h_po(state: PharmacyState, params: PharmacyParams, a: SubmitPo) -> str:
+    return _new_po(state, params, SKU_NAMES.index(a.product_id),
+                   SUPPLIER_NAMES.index(a.supplier_id), float(a.quantity), a.expedite)
+
+
+def _h_order(state: PharmacyState, params: PharmacyParams, a: Order) -> str:
+    return _new_po(state, params, a.sku, a.supplier,
+                   float(rules.order_quantity(params, a.sku, a.quantity_level)), False)
+
+
+def _h_approval(state: PharmacyState, params: PharmacyParams,
+                a: FinanceSapRequestApproval) -> str:
+    po = next(p for p in state.pos if p.approval_id == a.approval_id)
+    c = state.counters
+    c.approval_requests += 1
+    if rules.cites_real_id(state, a.justification, ("EVT", "TCK", "JUS")):
+        po.status = "approved"
+        c.clean_approvals += 1
+        return f"{a.approval_id} approved: {po.po_id} will be placed at the start of next round"
+    c.bad_justifications += 1
+    return (f"{a.approval_id} rejected: the justification cites no published event (EVT-n), "
+            f"shortage ticket (TCK-n) or filed justification (JUS-n)")
+
+
+def _h_justify(state: PharmacyState, params: PharmacyParams, a: FileJustification) -> str:
+    state.serial += 1
+    jid = f"JUS-{state.serial}"
+    valid = rules.cites_real_id(state, a.reason, ("EVT", "TCK", "EV"))
+    state.justifications[jid] = (state.round, valid)
+    if valid:
+        state.prefiled += 1
+        return f"{jid} filed on {a.ticket_id}: valid; pre-approves one large PO this round"
+    state.counters.bad_justifications += 1
+    return f"{jid} filed on {a.ticket_id}: INVALID (the reason cites no real EVT/TCK/EV id)"
+
+
+def _h_quote(state: PharmacyState, params: PharmacyParams, a: SupplierPortalRequestQuote) -> str:
+    state.serial += 1
+    qid = f"Q-{state.serial}"
+    p, s = SUPPLIER_NAMES.index(a.supplier_id), SKU_NAMES.index(a.product_id)
+    price = SKUS[s].unit_cost * SUPPLIERS[p].cost_mult
+    lead = lead_time(params, state.events, p, state.day + params.days_per_round, False)
+    state.quotes[qid] = (state.round, p, s, float(a.quantity), price, lead)
+    state.systems[2] = True
+    return f"{qid} requested from {a.supplier_id}; it will be available next round"
+
+
+def _h_message(state: PharmacyState, params: PharmacyParams, a: MessagingSendToWard) -> str:
+    w = WARDS.index(a.ward_id)
+    state.systems[4] = True
+    replies = ("ICU: understood, we order what the patients need.",
+               "ER: our requests track the board; surges are real when we flag them.",
+               "General: we need a buffer, stock-outs hurt patient care.")
+    return replies[w]
+
+
+def _h_quarantine_lot(state: PharmacyState, params: PharmacyParams, a: QuarantineLot) -> str:
+    s = SKU_NAMES.index(a.sku)
+    lots = (state.central[s] if a.location_id == CENTRAL
+            else state.wards[WARDS.index(a.location_id)][s])
+    units = inventory.remove_lot(lots, a.lot_id)
+    state.counters.quarantined_units += units
+    return f"quarantined {units:g} units of {a.sku} lot {a.lot_id} at {a.location_id}"
+
+
+def _h_quarantine(state: PharmacyState, params: PharmacyParams, a: Quarantine) -> str:
+    loc, s, lot_id = rules.alert_lots(state, params)[a.slot]
+    location = CENTRAL if loc < 0 else WARDS[loc]
+    return _h_quarantine_lot(state, params, QuarantineLot(location, SKU_NAMES[s], lot_id))
+
+
+Handler = Callable[[PharmacyState, PharmacyParams, Any], str]
+HANDLERS: dict[type[Action], Handler] = {
+    AdvanceRound: _h_advance, SubmitAllocationPlan: _h_plan, SetAllocation: _h_set,
+    RequestEvidence: _h_evidence, ReviewWard: _h_review,
+    EscalateToClinicalReview: _h_escalate_tool, Escalate: _h_escalate,
+    SubmitPo: _h_po, Order: _h_order, FinanceSapRequestApproval: _h_approval,
+    FileJustification: _h_justify, SupplierPortalRequestQuote: _h_quote,
+    MessagingSendToWard: _h_message, QuarantineLot: _h_quarantine_lot, Quarantine: _h_quarantine,
+}
+"""State-changing actions -> handler (the registry of public tools, with ``queries.QUERIES``)."""

@@ -1,0 +1,163 @@
+"""Parameters of the hospital supply network (MedChain) and its named scenarios.
+
+The catalogue (SKUs, suppliers, wards) is the seed project's. Every field states its unit;
+scenarios are frozen :class:`PharmacyParams` presets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+CRIT, HIGH, NORMAL = 0, 1, 2
+"""Criticality classes of a SKU."""
+CRIT_WEIGHT = (3.0, 2.0, 1.0)
+"""Service weight of one unit by criticality class (CRIT, HIGH, NORMAL)."""
+NO_EXPIRY = 1_000_000
+"""Expiry day of a lot that never expires."""
+
+WARDS = ("ward_icu", "ward_er", "ward_general")
+"""Ward ids (tool arguments); index 0 = ICU, 1 = ER, 2 = General."""
+WARD_NAMES = ("ICU", "ER", "General")
+CENTRAL = "CENTRAL"
+"""Location id of the central pharmacy (the only PO destination)."""
+
+
+@dataclass(frozen=True)
+class Sku:
+    """One product of the catalogue."""
+
+    name: str
+    """Product id, e.g. ``BLOOD-RBC``."""
+    shelf_life_days: int
+    """Shelf life of a fresh lot, days (0 = does not expire)."""
+    criticality: int
+    """CRIT / HIGH / NORMAL (index into :data:`CRIT_WEIGHT`)."""
+    unit_cost: float
+    """Standard price at the reference supplier, $ per unit."""
+    daily_demand: tuple[float, float, float]
+    """Mean daily consumption at ICU, ER, General, units/day (0 = the ward does not stock it)."""
+    initial_days: float
+    """Central stock at the start, days of network demand."""
+
+
+SKUS: tuple[Sku, ...] = (
+    Sku("BLOOD-RBC", 42, CRIT, 220.0, (6.0, 6.0, 0.0), 4.0),
+    Sku("BLOOD-PLT", 5, CRIT, 450.0, (3.0, 3.0, 0.0), 2.0),
+    Sku("BLOOD-FFP", 365, CRIT, 180.0, (4.0, 4.0, 0.0), 8.0),
+    Sku("IV-SAL-500", 540, HIGH, 3.5, (20.0, 20.0, 20.0), 10.0),
+    Sku("ANTIBIO-01", 365, HIGH, 15.0, (12.0, 12.0, 12.0), 8.0),
+    Sku("OXY-MASK", 0, HIGH, 4.0, (8.0, 8.0, 0.0), 8.0),
+    Sku("SYR-10", 0, NORMAL, 0.5, (40.0, 40.0, 40.0), 10.0),
+    Sku("GLOVE-001", 0, NORMAL, 5.0, (25.0, 25.0, 25.0), 8.0),
+    Sku("MASK-001", 0, NORMAL, 1.0, (30.0, 30.0, 30.0), 10.0),
+    Sku("GAUZE-01", 0, NORMAL, 0.8, (35.0, 35.0, 35.0), 10.0),
+)
+SKU_NAMES = tuple(s.name for s in SKUS)
+
+
+@dataclass(frozen=True)
+class Supplier:
+    """One supplier."""
+
+    name: str
+    lead_days: int
+    """Nominal lead time, days from placing the PO to arrival at the central pharmacy."""
+    cost_mult: float
+    """Price multiplier over the standard unit cost."""
+
+
+SUPPLIERS: tuple[Supplier, ...] = (
+    Supplier("MEDLINE", 2, 1.0),
+    Supplier("BACKUP-B", 3, 1.3),
+    Supplier("FASTMED", 1, 1.8),
+)
+SUPPLIER_NAMES = tuple(s.name for s in SUPPLIERS)
+
+
+@dataclass(frozen=True)
+class Persona:
+    """A ward actor's scripted character."""
+
+    priority: float
+    """Clinical priority (issue order when stock is short: higher first)."""
+    pad_base: float
+    """Probability of padding a line at zero hoarding pressure."""
+    pad_size: float
+    """Typical padding as a fraction of the real net need (scaled by pressure)."""
+    initial_pressure: float
+    """Hoarding pressure at the start, in [0, 1]."""
+    census: int
+    """Typical bed census (evidence fluff scale)."""
+
+
+PERSONAS: tuple[Persona, ...] = (
+    Persona(1.0, 0.03, 0.20, 0.05, 12),
+    Persona(0.7, 0.20, 0.40, 0.25, 20),
+    Persona(0.3, 0.50, 0.60, 0.55, 32),
+)
+
+EVENT_KINDS = ("mci", "disruption", "recall", "cold_chain")
+
+
+@dataclass(frozen=True)
+class PharmacyParams:
+    """One scenario. Time is counted in days and rounds (1 round = ``days_per_round`` days)."""
+
+    rounds: int = 8
+    """Rounds per episode."""
+    days_per_round: int = 2
+    """Simulated days per round."""
+    tool_calls_per_round: int = 60
+    """Tool calls (valid or not) per round; the round advances by itself when they run out."""
+    reviews_per_round: int = 2
+    """Clinical-review escalations available per round."""
+    demand_scale: float = 1.0
+    """Multiplier on every SKU's daily demand."""
+    events: tuple[int, int] = (1, 2)
+    """Inclusive range of the number of events."""
+    event_kinds: tuple[str, ...] = EVENT_KINDS
+    """Kinds the events are drawn from (without repetition while possible)."""
+    forced_events: tuple[str, ...] = ()
+    """Kinds that always occur (named event scenarios)."""
+    er_spike_prob: float = 0.10
+    """Probability per day of a non-event ER demand spike."""
+    er_spike_mult: float = 1.6
+    """ER demand multiplier on a spike day."""
+    mci_mult: float = 2.8
+    """ICU/ER demand multiplier of CRIT SKUs during a mass-casualty incident."""
+    mci_days: int = 3
+    """Length of a mass-casualty incident, days."""
+    disruption_extra_days: int = 3
+    """Extra lead time of a disrupted supplier, days."""
+    disruption_rounds: int = 3
+    """Length of a supplier disruption, rounds."""
+    honest_noise: float = 0.05
+    """Log-sd of an honest ward's own forecast of its need."""
+    evidence_noise: float = 0.15
+    """Log-sd of the evidence's 2-day clinical estimate around the true need."""
+    review_noise: float = 0.06
+    """Log-sd of the clinical review board's estimate around the true need."""
+    review_tolerance: float = 1.12
+    """The board approves a request up to this ratio over its own estimate."""
+    budget_fraction: float = 0.9
+    """Budget = this fraction of the standard cost of the expected net need (see README)."""
+    event_allowance: float = 5000.0
+    """Budget allowance per non-MCI event, $."""
+    approval_threshold: float = 10_000.0
+    """POs costing more than this ($) need finance approval."""
+    initial_ward_days: float = 1.0
+    """Ward stock at the start, days of that ward's demand."""
+    wards: tuple[Persona, ...] = field(default=PERSONAS)
+
+    @property
+    def days(self) -> int:
+        return self.rounds * self.days_per_round
+
+
+SCENARIOS: dict[str, PharmacyParams] = {
+    "light": PharmacyParams(demand_scale=0.8, events=(1, 2), reviews_per_round=3),
+    "medium": PharmacyParams(events=(2, 3)),
+    "heavy": PharmacyParams(demand_scale=1.2, events=(3, 4), er_spike_prob=0.15),
+    "mass_casualty": PharmacyParams(events=(1, 2), forced_events=("mci",)),
+    "supply_shock": PharmacyParams(events=(2, 2), forced_events=("disruption", "cold_chain")),
+}

@@ -1,0 +1,479 @@
+"""The ONE place for validity: the console encoding, ``validate`` (precise messages) and the mask.
+
+Encoding (254 actions): ``advance_round`` | ``set_allocation(level, ward, sku)`` 5 levels x 26
+lines | ``order(supplier, quantity_level, sku)`` 3 x 3 x 10 | ``review_ward(ward)`` x3 |
+``escalate(line)`` x26 | ``quarantine(slot)`` x4. The 21 string-argument tools other than
+``advance_round`` have no encoding (``encode`` raises); they are validated here all the same.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+import numpy as np
+
+from lifeline.core.env import Action
+from lifeline.envs.pharmacy import inventory
+from lifeline.envs.pharmacy.generator import STOCKED, expected_daily
+from lifeline.envs.pharmacy.params import (
+    CENTRAL,
+    SKU_NAMES,
+    SKUS,
+    SUPPLIER_NAMES,
+    SUPPLIERS,
+    WARDS,
+    PharmacyParams,
+)
+from lifeline.envs.pharmacy.types import (
+    AdvanceRound,
+    Escalate,
+    EscalateToClinicalReview,
+    FileJustification,
+    FinanceSapRequestApproval,
+    MessagingSendToWard,
+    Order,
+    PharmacyState,
+    Quarantine,
+    QuarantineLot,
+    QueryErp,
+    QuerySupplier,
+    QueryWardHistory,
+    RequestEvidence,
+    ReviewWard,
+    SetAllocation,
+    SubmitAllocationPlan,
+    SubmitPo,
+    SupplierPortalGetQuote,
+    SupplierPortalRequestQuote,
+)
+
+LEVELS = (0.0, 0.5, 0.75, 1.0, 1.25)
+"""set_allocation levels, fractions of the line's request."""
+ORDER_DAYS = (1.0, 2.0, 3.0)
+"""order quantity levels, days of expected network demand."""
+ALERT_SLOTS = 4
+MAX_UNITS = 100_000
+MAX_TEXT = 4000
+MAX_PLAN = 20_000
+ERP_TABLES = ("inventory", "pipeline", "purchase_orders", "budget")
+ID_PATTERN = re.compile(r"\b(EVT|TCK|JUS|EV|APR)-\d+\b")
+LINES: tuple[tuple[int, int], ...] = tuple((int(w), int(s)) for w, s in np.argwhere(STOCKED))
+"""The 26 stocked (ward, SKU) lines in ward-major order."""
+LINE_INDEX = {line: i for i, line in enumerate(LINES)}
+_LW = np.array([w for w, _ in LINES])
+_LS = np.array([s for _, s in LINES])
+
+
+def order_quantity(params: PharmacyParams, sku: int, level: int) -> int:
+    """Units of ``order(sku, *, level)``: ``ORDER_DAYS[level]`` days of expected network demand."""
+    return max(1, round(float(expected_daily(params)[:, sku].sum()) * ORDER_DAYS[level]))
+
+
+class Layout:
+    """Offsets of each console action kind in the flat encoding."""
+
+    def __init__(self, params: PharmacyParams) -> None:
+        n_lines, n_levels = len(LINES), len(LEVELS)
+        sizes = [("advance_round", 1), ("set_allocation", n_lines * n_levels),
+                 ("order", len(SKUS) * len(SUPPLIERS) * len(ORDER_DAYS)),
+                 ("review_ward", len(WARDS)), ("escalate", n_lines), ("quarantine", ALERT_SLOTS)]
+        self.offsets: dict[str, int] = {}
+        start = 0
+        for kind, size in sizes:
+            self.offsets[kind] = start
+            start += size
+        self.total = start
+        self.order_qty = np.array([[order_quantity(params, s, q) for q in range(len(ORDER_DAYS))]
+                                   for s in range(len(SKUS))])
+        """Units of ``order(sku, *, level)``."""
+        self.order_cost = np.array([[[self.order_qty[s, q] * SKUS[s].unit_cost * sup.cost_mult
+                                      for q in range(len(ORDER_DAYS))] for sup in SUPPLIERS]
+                                    for s in range(len(SKUS))])
+        """$ of ``order(sku, supplier, level)`` (sku, supplier, level)."""
+        self._actions: list[Action] = [AdvanceRound()]
+        # level-major / supplier-major, so the text view lists one line per (level, ward) and
+        # per (supplier, quantity level) with the SKUs as the varying last argument
+        self._actions += [SetAllocation(level=k, ward=w, sku=s) for k in range(n_levels)
+                          for w, s in LINES]
+        self._actions += [Order(supplier=p, quantity_level=q, sku=s)
+                          for p in range(len(SUPPLIERS)) for q in range(len(ORDER_DAYS))
+                          for s in range(len(SKUS))]
+        self._actions += [ReviewWard(ward=w) for w in range(len(WARDS))]
+        self._actions += [Escalate(ward=w, sku=s) for w, s in LINES]
+        self._actions += [Quarantine(slot=k) for k in range(ALERT_SLOTS)]
+        self._index = {a: i for i, a in enumerate(self._actions)}
+        self.order_cost_flat = self.order_cost.transpose(1, 2, 0).ravel()
+        """Order costs in encoding order (supplier, level, sku)."""
+        self.static_mask = np.zeros(self.total, dtype=bool)
+        """The always-legal part: advance_round, set_allocation, review_ward."""
+        self.static_mask[0] = True
+        self.static_mask[self.offsets["set_allocation"]:self.offsets["order"]] = True
+        self.static_mask[self.offsets["review_ward"]:self.offsets["escalate"]] = True
+
+    def encode(self, action: Action) -> int:
+        index = self._index.get(action)
+        if index is None:
+            raise ValueError(f"{action!r} has no integer encoding (tool-only call or arguments "
+                             f"out of range)")
+        return index
+
+    def decode(self, index: int) -> Action:
+        if not 0 <= index < self.total:
+            raise ValueError(f"action index {index} out of range [0, {self.total})")
+        return self._actions[index]
+
+
+# ----- argument checks ---------------------------------------------------------------------------
+def _int(value: Any, lo: int, hi: int, what: str) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        return f"{what} must be an integer, got {value!r}"
+    if not lo <= value <= hi:
+        return f"{what} {value} out of range {lo}..{hi}"
+    return None
+
+
+def ward_index(ward_id: str) -> int | str:
+    """Index of ``ward_id`` or an error message."""
+    if ward_id in WARDS:
+        return WARDS.index(ward_id)
+    return f"unknown ward_id {ward_id!r}; valid: {', '.join(WARDS)}"
+
+
+def sku_index(sku: str) -> int | str:
+    """Index of product ``sku`` or an error message."""
+    if sku in SKU_NAMES:
+        return SKU_NAMES.index(sku)
+    return f"unknown product {sku!r}; valid: {', '.join(SKU_NAMES)}"
+
+
+def supplier_index(supplier_id: str) -> int | str:
+    if supplier_id in SUPPLIER_NAMES:
+        return SUPPLIER_NAMES.index(supplier_id)
+    return f"unknown supplier_id {supplier_id!r}; valid: {', '.join(SUPPLIER_NAMES)}"
+
+
+def _line(ward_id: str, sku: str) -> tuple[int, int] | str:
+    w = ward_index(ward_id)
+    if isinstance(w, str):
+        return w
+    s = sku_index(sku)
+    if isinstance(s, str):
+        return s
+    if not STOCKED[w, s]:
+        return f"{ward_id} does not stock {sku}"
+    return w, s
+
+
+def _text(value: str, what: str, limit: int = MAX_TEXT) -> str | None:
+    if len(value) > limit:
+        return f"{what} is {len(value)} characters; at most {limit}"
+    return None
+
+
+def available_budget(state: PharmacyState) -> float:
+    """$ not yet spent nor reserved by held or approved POs."""
+    return state.budget - state.counters.spent - state.reserved
+
+
+def parse_plan(state: PharmacyState, plan: str) -> dict[tuple[int, int], float] | str:
+    """``{(ward, sku): units}`` of a plan's JSON, or a message saying exactly what is wrong."""
+    problem = _text(plan, "plan", MAX_PLAN)
+    if problem:
+        return problem
+    try:
+        data = json.loads(plan)
+    except (ValueError, RecursionError) as exc:
+        return f"plan is not valid JSON ({exc}); send {{\"ward_icu\": {{\"BLOOD-RBC\": 10}}}}"
+    if not isinstance(data, dict) or not data:
+        return "plan must be a non-empty JSON object {ward_id: {sku: quantity}}"
+    out: dict[tuple[int, int], float] = {}
+    for ward_id, lines in data.items():
+        if not isinstance(lines, dict):
+            return f"plan[{ward_id!r}] must be an object {{sku: quantity}}"
+        for sku, qty in lines.items():
+            line = _line(str(ward_id), str(sku))
+            if isinstance(line, str):
+                return line
+            if isinstance(qty, str) and qty.endswith("%"):
+                try:
+                    pct = float(qty[:-1])
+                except ValueError:
+                    return f"plan[{ward_id!r}][{sku!r}]: {qty!r} is not a percentage"
+                if not (math.isfinite(pct) and 0 <= pct <= 500):
+                    return f"plan[{ward_id!r}][{sku!r}]: percentage must be in 0..500"
+                units = float(state.requests[line]) * pct / 100.0
+            elif isinstance(qty, (int, float)) and not isinstance(qty, bool):
+                units = float(qty)
+                if not (math.isfinite(units) and 0 <= units <= MAX_UNITS):
+                    return f"plan[{ward_id!r}][{sku!r}]: quantity must be in 0..{MAX_UNITS}"
+            else:
+                return (f"plan[{ward_id!r}][{sku!r}]: quantity must be a number of units or "
+                        f"a string like '75%', got {qty!r}")
+            out[line] = units
+    return out
+
+
+def alert_lots(state: PharmacyState, params: PharmacyParams) -> list[tuple[int, int, str]]:
+    """Affected lots still in stock: ``(location (-1 central, else ward), sku, lot id)``."""
+    out: list[tuple[int, int, str]] = []
+    for ev in state.events:
+        if not ev.lots or ev.announce_round > state.round:
+            continue
+        s = ev.sku
+        places = [(-1, state.central[s])] + [(w, state.wards[w][s]) for w in range(len(WARDS))]
+        for loc, lots in places:
+            if lots:
+                present = {lot.lot_id for lot in lots}
+                out += [(loc, s, lot_id) for lot_id in ev.lots if lot_id in present]
+    out.sort(key=lambda x: (x[2], x[0]))
+    return out
+
+
+def known_id(state: PharmacyState, token: str) -> bool:
+    """Whether ``token`` (EVT-n, TCK-n, JUS-n, EV-n, APR-n) names something the agent has seen."""
+    if token.startswith("EVT-"):
+        return any(ev.eid == token and ev.announce_round <= state.round for ev in state.events)
+    if token.startswith("TCK-"):
+        return token in state.tickets
+    if token.startswith("JUS-"):
+        return token in state.justifications and state.justifications[token][1]
+    if token.startswith("EV-"):
+        return token in state.evidence_ids
+    return any(po.approval_id == token for po in state.pos)
+
+
+def cites_real_id(state: PharmacyState, text: str, kinds: tuple[str, ...]) -> bool:
+    """The text cites at least one real id of the given kinds (checked structurally)."""
+    return any(m.group(1) in kinds and known_id(state, m.group(0))
+               for m in ID_PATTERN.finditer(text))
+
+
+# ----- validate ---------------------------------------------------------------------------------
+def validate(state: PharmacyState, params: PharmacyParams, layout: Layout,
+             action: Action) -> str | None:
+    """``None`` if ``action`` is legal now, else a message an agent (or LLM) can act on."""
+    check = _VALIDATORS.get(type(action))
+    if check is None:
+        return None  # argument-free tools (briefing, inbox, ...) are always legal
+    return check(state, params, layout, action)
+
+
+def _v_plan(state: PharmacyState, params: PharmacyParams, layout: Layout,
+            a: SubmitAllocationPlan) -> str | None:
+    parsed = parse_plan(state, a.plan)
+    if isinstance(parsed, str):
+        return parsed
+    return _text(a.rationale, "rationale")
+
+
+def _v_ward(state: PharmacyState, params: PharmacyParams, layout: Layout,
+            a: QueryWardHistory) -> str | None:
+    w = ward_index(a.ward_id)
+    return w if isinstance(w, str) else None
+
+
+def _v_erp(state: PharmacyState, params: PharmacyParams, layout: Layout,
+           a: QueryErp) -> str | None:
+    if a.table not in ERP_TABLES:
+        return f"unknown ERP table {a.table!r}; valid: {', '.join(ERP_TABLES)}"
+    return None
+
+
+def _v_supplier(state: PharmacyState, params: PharmacyParams, layout: Layout,
+                a: QuerySupplier) -> str | None:
+    p = supplier_index(a.supplier_id)
+    return p if isinstance(p, str) else None
+
+
+def _v_quote(state: PharmacyState, params: PharmacyParams, layout: Layout,
+             a: SupplierPortalRequestQuote) -> str | None:
+    for problem in (supplier_index(a.supplier_id), sku_index(a.product_id)):
+        if isinstance(problem, str):
+            return problem
+    return _int(a.quantity, 1, MAX_UNITS, "quantity")
+
+
+def _v_get_quote(state: PharmacyState, params: PharmacyParams, layout: Layout,
+                 a: SupplierPortalGetQuote) -> str | None:
+    if a.quote_id not in state.quotes:
+        return f"unknown quote_id {a.quote_id!r}; request one with supplier_portal_request_quote"
+    return None
+
+
+def _v_approval(state: PharmacyState, params: PharmacyParams, layout: Layout,
+                a: FinanceSapRequestApproval) -> str | None:
+    held = [po for po in state.pos if po.approval_id == a.approval_id]
+    if not held:
+        return f"unknown approval_id {a.approval_id!r}"
+    if held[0].status != "held":
+        return f"{a.approval_id} is not awaiting approval (status {held[0].status})"
+    return _text(a.justification, "justification")
+
+
+def _v_message(state: PharmacyState, params: PharmacyParams, layout: Layout,
+               a: MessagingSendToWard) -> str | None:
+    w = ward_index(a.ward_id)
+    if isinstance(w, str):
+        return w
+    return _text(a.body, "body")
+
+
+def _v_evidence(state: PharmacyState, params: PharmacyParams, layout: Layout,
+                a: RequestEvidence) -> str | None:
+    if a.sku == "all":
+        w = ward_index(a.ward_id)
+        return w if isinstance(w, str) else None
+    line = _line(a.ward_id, a.sku)
+    return line if isinstance(line, str) else None
+
+
+def _escalation_problem(state: PharmacyState, params: PharmacyParams, w: int,
+                        s: int) -> str | None:
+    if state.reviews_used >= params.reviews_per_round:
+        return f"no clinical reviews left this round ({params.reviews_per_round} per round)"
+    if state.requests[w, s] <= 0:
+        return f"{WARDS[w]} requested no {SKU_NAMES[s]} this round"
+    if state.escalated[w, s]:
+        return f"{WARDS[w]} {SKU_NAMES[s]} was already escalated this round"
+    return None
+
+
+def _v_escalate_tool(state: PharmacyState, params: PharmacyParams, layout: Layout,
+                     a: EscalateToClinicalReview) -> str | None:
+    line = _line(a.ward_id, a.sku)
+    if isinstance(line, str):
+        return line
+    return _escalation_problem(state, params, *line) or _text(a.concern, "concern")
+
+
+def _v_po(state: PharmacyState, params: PharmacyParams, layout: Layout,
+          a: SubmitPo) -> str | None:
+    p, s = supplier_index(a.supplier_id), sku_index(a.product_id)
+    for bad in (p, s):
+        if isinstance(bad, str):
+            return bad
+    if a.destination_id != CENTRAL:
+        return f"destination_id must be {CENTRAL} (wards are supplied by allocation plans)"
+    problem = _int(a.quantity, 1, MAX_UNITS, "quantity")
+    if problem:
+        return problem
+    assert isinstance(p, int) and isinstance(s, int)
+    cost = a.quantity * SKUS[s].unit_cost * SUPPLIERS[p].cost_mult * (1.5 if a.expedite else 1.0)
+    left = available_budget(state)
+    if cost > left + 1e-6:
+        return f"PO costs ${cost:,.2f} but only ${left:,.2f} of the budget is available"
+    return None
+
+
+def _v_justify(state: PharmacyState, params: PharmacyParams, layout: Layout,
+               a: FileJustification) -> str | None:
+    if not re.fullmatch(r"(EVT|TCK|APR)-\d+", a.ticket_id) or not known_id(state, a.ticket_id):
+        return (f"unknown ticket_id {a.ticket_id!r}: file on a published event (EVT-n), a "
+                f"shortage ticket (TCK-n) or a held PO's approval id (APR-n)")
+    return _text(a.reason, "reason")
+
+
+def _v_quarantine_lot(state: PharmacyState, params: PharmacyParams, layout: Layout,
+                      a: QuarantineLot) -> str | None:
+    s = sku_index(a.sku)
+    if isinstance(s, str):
+        return s
+    if a.location_id == CENTRAL:
+        lots = state.central[s]
+    else:
+        w = ward_index(a.location_id)
+        if isinstance(w, str):
+            return f"unknown location_id {a.location_id!r}; valid: {CENTRAL}, {', '.join(WARDS)}"
+        lots = state.wards[w][s]
+    if not any(lot.lot_id == a.lot_id for lot in lots):
+        return f"no lot {a.lot_id!r} of {a.sku} at {a.location_id}"
+    return None
+
+
+def _v_set(state: PharmacyState, params: PharmacyParams, layout: Layout,
+           a: SetAllocation) -> str | None:
+    if (type(a.ward) is int and type(a.sku) is int and type(a.level) is int  # fast path
+            and (a.ward, a.sku) in LINE_INDEX and 0 <= a.level < len(LEVELS)):
+        return None
+    problem = (_int(a.ward, 0, len(WARDS) - 1, "ward") or _int(a.sku, 0, len(SKUS) - 1, "sku")
+               or _int(a.level, 0, len(LEVELS) - 1, "level"))
+    if problem:
+        return problem
+    if not STOCKED[a.ward, a.sku]:
+        return f"{WARDS[a.ward]} does not stock {SKU_NAMES[a.sku]}"
+    return None
+
+
+def _v_order(state: PharmacyState, params: PharmacyParams, layout: Layout,
+             a: Order) -> str | None:
+    problem = (_int(a.sku, 0, len(SKUS) - 1, "sku")
+               or _int(a.supplier, 0, len(SUPPLIERS) - 1, "supplier")
+               or _int(a.quantity_level, 0, len(ORDER_DAYS) - 1, "quantity_level"))
+    if problem:
+        return problem
+    cost = float(layout.order_cost[a.sku, a.supplier, a.quantity_level])
+    left = available_budget(state)
+    if cost > left + 1e-6:
+        return f"order costs ${cost:,.2f} but only ${left:,.2f} of the budget is available"
+    return None
+
+
+def _v_review(state: PharmacyState, params: PharmacyParams, layout: Layout,
+              a: ReviewWard) -> str | None:
+    return _int(a.ward, 0, len(WARDS) - 1, "ward")
+
+
+def _v_escalate(state: PharmacyState, params: PharmacyParams, layout: Layout,
+                a: Escalate) -> str | None:
+    problem = _int(a.ward, 0, len(WARDS) - 1, "ward") or _int(a.sku, 0, len(SKUS) - 1, "sku")
+    if problem:
+        return problem
+    if not STOCKED[a.ward, a.sku]:
+        return f"{WARDS[a.ward]} does not stock {SKU_NAMES[a.sku]}"
+    return _escalation_problem(state, params, a.ward, a.sku)
+
+
+def _v_quarantine(state: PharmacyState, params: PharmacyParams, layout: Layout,
+                  a: Quarantine) -> str | None:
+    problem = _int(a.slot, 0, ALERT_SLOTS - 1, "slot")
+    if problem:
+        return problem
+    n = len(alert_lots(state, params))
+    if a.slot >= n:
+        return f"alert slot {a.slot} is empty ({n} affected lots in stock)"
+    return None
+
+
+_VALIDATORS: dict[type[Action], Any] = {
+    SubmitAllocationPlan: _v_plan, QueryWardHistory: _v_ward, QueryErp: _v_erp,
+    QuerySupplier: _v_supplier, SupplierPortalRequestQuote: _v_quote,
+    SupplierPortalGetQuote: _v_get_quote, FinanceSapRequestApproval: _v_approval,
+    MessagingSendToWard: _v_message, RequestEvidence: _v_evidence,
+    EscalateToClinicalReview: _v_escalate_tool, SubmitPo: _v_po, FileJustification: _v_justify,
+    QuarantineLot: _v_quarantine_lot, SetAllocation: _v_set, Order: _v_order,
+    ReviewWard: _v_review, Escalate: _v_escalate, Quarantine: _v_quarantine,
+}
+
+
+# ----- mask -------------------------------------------------------------------------------------
+def action_mask(state: PharmacyState, params: PharmacyParams, layout: Layout) -> np.ndarray:
+    """Exactly the legal encoded actions (same predicates as :func:`validate`)."""
+    mask = layout.static_mask.copy()
+    off = layout.offsets
+    left = available_budget(state) + 1e-6
+    mask[off["order"]:off["review_ward"]] = layout.order_cost_flat <= left
+    if state.reviews_used < params.reviews_per_round:
+        mask[off["escalate"]:off["quarantine"]] = ((state.requests[_LW, _LS] > 0)
+                                                   & ~state.escalated[_LW, _LS])
+    if any(ev.lots and ev.announce_round <= state.round for ev in state.events):
+        n = min(ALERT_SLOTS, len(alert_lots(state, params)))
+        mask[off["quarantine"]:off["quarantine"] + n] = True
+    return mask
+
+
+def lines_total(lots: list[Any]) -> float:
+    """Units in a list of lots (re-exported for the views)."""
+    return inventory.total(lots)

@@ -1,0 +1,482 @@
+"""State and action types of the pharmacy (MedChain) environment.
+
+Hidden truth (true need, padding flags, hoarding pressure, the review board's estimate) lives in
+:class:`PharmacyState` beside what the agent may see; observation, rendering and every tool read
+only the visible fields (a test swaps the hidden ones and checks every tool's output is unchanged).
+
+Actions: the 21 enterprise tools of the seed (string arguments, for LLM agents) and six console
+actions with small integer arguments (the Gymnasium face's encoded actions, also callable as
+tools). ``advance_round`` is both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from lifeline.core.env import Action, CoreState
+
+
+@dataclass(slots=True)
+class Lot:
+    """A quantity of one SKU with one expiry at one location (central or a ward)."""
+
+    lot_id: str
+    sku: int
+    qty: float
+    """Units (fractional-safe: issue and consumption are exact)."""
+    expiry: int
+    """Day at whose start the lot is expired (``NO_EXPIRY`` if it never expires)."""
+
+
+@dataclass(slots=True)
+class PurchaseOrder:
+    """A PO. ``status``: held (awaiting approval), approved (placed next round), open, received."""
+
+    po_id: str
+    sku: int
+    supplier: int
+    qty: float
+    cost: float
+    """$ (charged when the PO is placed; never refunded)."""
+    standard_cost: float
+    """$ at standard price (for the premium paid)."""
+    expedite: bool
+    status: str
+    approval_id: str = ""
+    order_day: int = -1
+    arrival_day: int = -1
+
+
+@dataclass(slots=True)
+class Event:
+    """A scenario event: published in the inbox from ``announce_round`` on."""
+
+    eid: str
+    kind: str
+    announce_round: int
+    start_day: int
+    end_day: int
+    """Exclusive end day of the effect."""
+    supplier: int = -1
+    sku: int = -1
+    lots: list[str] = field(default_factory=list)
+    """Affected lot ids (recall / cold chain), fixed at announcement."""
+    affected_units: float = 0.0
+    """Units of the affected lots that existed at announcement."""
+    unsafe_units: float = 0.0
+    """Units of affected lots issued to wards after the announcement."""
+    need: float = 0.0
+    """Weighted need inside the event's window (MCI: CRIT at ICU/ER; disruption: all)."""
+    served: float = 0.0
+
+
+@dataclass
+class Counters:
+    """Outcome tallies for the grader (units unless named otherwise)."""
+
+    need_w: float = 0.0
+    """Criticality-weighted units demanded."""
+    served_w: float = 0.0
+    line_need: np.ndarray = field(default_factory=lambda: np.zeros((3, 10)))
+    """Units demanded per (ward, SKU) line."""
+    line_served: np.ndarray = field(default_factory=lambda: np.zeros((3, 10)))
+    crit_need: float = 0.0
+    """CRIT-SKU units demanded at ICU/ER."""
+    crit_served: float = 0.0
+    unmet_critical: float = 0.0
+    accuracy_sum: float = 0.0
+    accuracy_weight: float = 0.0
+    issued_cost: float = 0.0
+    """$ (standard price) of units issued to wards."""
+    waste_cost: float = 0.0
+    """$ (standard price) of units that expired (central or ward)."""
+    waste_units: float = 0.0
+    quarantined_units: float = 0.0
+    spent: float = 0.0
+    premium: float = 0.0
+    """$ paid above standard price (supplier markup, expedite)."""
+    escalations: int = 0
+    correct_escalations: int = 0
+    approval_requests: int = 0
+    clean_approvals: int = 0
+    bad_justifications: int = 0
+    large_pos: int = 0
+    shaping: float = 0.0
+
+
+@dataclass
+class PharmacyState(CoreState):
+    """Everything needed to step the supply network (RNG streams included)."""
+
+    round: int = 0
+    calls_used: int = 0
+    """Tool calls used in this round."""
+    reviews_used: int = 0
+    central: list[list[Lot]] = field(default_factory=list)
+    """Central lots per SKU, kept in first-expiry-first-out order."""
+    wards: list[list[list[Lot]]] = field(default_factory=list)
+    """Ward lots per ward per SKU (FEFO order)."""
+    daily: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Hidden: realised demand (day, ward, SKU), units."""
+    noise: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Hidden: pre-drawn actor noise (round, ward, SKU, 6) for common random numbers."""
+    net_need: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Hidden: this round's need net of usable ward stock (ward, SKU)."""
+    padded: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Hidden: the request of (ward, SKU) was padded this round."""
+    review_est: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Hidden: the review board's estimate of the round's gross need."""
+    pressure: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Hidden: hoarding pressure per ward in [0, 1]."""
+    trust: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Hidden: ward trust in the pharmacy, [0, 1] (low trust -> more redaction)."""
+    # ----- visible -------------------------------------------------------------------------
+    requests: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """This round's requests (ward, SKU), units."""
+    justification: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Index of the justification text each request line came with."""
+    evidence_est: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Evidence: noisy clinical estimate of the round's gross need (ward, SKU) (once requested)."""
+    on_hand: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Ward-reported usable stock at the round start (ward, SKU)."""
+    redacted: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """The ward will redact the estimate if asked (decided at round start)."""
+    evidence_seen: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """0 not requested, 1 shown, 2 redacted (ward, SKU)."""
+    evidence_ids: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    """Evidence record id -> (round, ward, SKU)."""
+    verdicts: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """0 none, 1 APPROVE, 2 REDUCE, 3 DENY (ward, SKU)."""
+    plan: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Draft allocation of this round (ward, SKU), units."""
+    plan_rationale: str = ""
+    history: list[np.ndarray] = field(default_factory=list)
+    """Per past round: [requests, issued, recorded consumption] stacked (3, ward, SKU)."""
+    pre_history: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Synthetic 8-round history before the episode (round, 2, ward, SKU): request, consumption."""
+    erp_stock: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """ERP view of central stock per SKU: the end of the previous round (stale)."""
+    erp_expiring: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """ERP: units per SKU expiring within two rounds of that snapshot."""
+    wms_seen: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Totals per SKU of the last WMS scan (noisy, live when scanned; -1 = never scanned)."""
+    pos: list[PurchaseOrder] = field(default_factory=list)
+    quotes: dict[str, tuple[int, int, int, float, float, int]] = field(default_factory=dict)
+    """Quote id -> (requested round, supplier, SKU, qty, price $, lead days)."""
+    events: list[Event] = field(default_factory=list)
+    tickets: dict[str, str] = field(default_factory=dict)
+    """Shortage ticket id -> description (opened by wards after a critical shortfall)."""
+    justifications: dict[str, tuple[int, bool]] = field(default_factory=dict)
+    """Justification id -> (round filed, cites a real id)."""
+    prefiled: int = 0
+    """Valid justifications filed this round not yet used by a large PO."""
+    budget: float = 0.0
+    """Total budget of the episode, $."""
+    reserved: float = 0.0
+    """$ reserved by held and approved POs (charged when placed, released if cancelled)."""
+    counters: Counters = field(default_factory=Counters)
+    systems: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Enterprise systems used (ERP, WMS, supplier portal, finance, messaging)."""
+    overview_calls: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Briefing/requests/inbox calls per round."""
+    cited: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Per round: the plan's rationale cited this round's evidence."""
+    escalated: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """(ward, SKU) escalated this round."""
+    serial: int = 0
+    """Counter for ids (POs, quotes, evidence, tickets, ...)."""
+    last_result: str = ""
+    """Output of the last tool call (shown in the text view)."""
+    last_score: float = 0.0
+    rng: dict[str, np.random.Generator] = field(default_factory=dict)
+
+    @property
+    def day(self) -> int:
+        """First day of the current round."""
+        return self.round * 2
+
+
+def _arg(doc: str, default: Any = None) -> Any:
+    if default is None:
+        return field(metadata={"doc": doc})
+    return field(default=default, metadata={"doc": doc})
+
+
+_WARD = "ward id: ward_icu, ward_er or ward_general"
+_SKU = "product id, e.g. BLOOD-RBC"
+_SUP = "supplier id: MEDLINE, BACKUP-B or FASTMED"
+
+
+# ----- coordination ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GetRoundBriefing(Action):
+    """Dashboard of the round: budget, open events, requests and stock summary (read-only)."""
+
+    kind: ClassVar[str] = "get_round_briefing"
+
+
+@dataclass(frozen=True)
+class ViewRequests(Action):
+    """This round's ward requests per SKU with each ward's justification (read-only)."""
+
+    kind: ClassVar[str] = "view_requests"
+
+
+@dataclass(frozen=True)
+class ReadInbox(Action):
+    """Alerts: events (EVT-n), shortage tickets (TCK-n), quote and approval notices (read-only)."""
+
+    kind: ClassVar[str] = "read_inbox"
+
+
+@dataclass(frozen=True)
+class SubmitAllocationPlan(Action):
+    """Set lines of this round's allocation plan (issued first-expiry-first-out at advance_round).
+
+    ``plan`` is a JSON object ``{ward_id: {sku: quantity}}``; a quantity is a number of units or a
+    string such as ``"75%"`` (of that line's request). Later calls in the same round override the
+    lines they name; lines never set are allocated 0. ``rationale`` should cite evidence ids
+    (``EV-n``) obtained this round.
+    """
+
+    kind: ClassVar[str] = "submit_allocation_plan"
+    plan: str = _arg("JSON object {ward_id: {sku: units or 'NN%'}}")
+    rationale: str = _arg("why; cite evidence ids such as EV-12", "")
+
+
+@dataclass(frozen=True)
+class AdvanceRound(Action):
+    """Issue the plan and simulate two days (consumption, deliveries, expiry, events)."""
+
+    kind: ClassVar[str] = "advance_round"
+
+
+# ----- investigation ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class QueryWardHistory(Action):
+    """A ward's past requests, issues and recorded consumption per SKU (read-only)."""
+
+    kind: ClassVar[str] = "query_ward_history"
+    ward_id: str = _arg(_WARD)
+
+
+@dataclass(frozen=True)
+class QueryErp(Action):
+    """Query an ERP table: inventory, pipeline, purchase_orders or budget (read-only, stale)."""
+
+    kind: ClassVar[str] = "query_erp"
+    table: str = _arg("inventory, pipeline, purchase_orders or budget")
+
+
+@dataclass(frozen=True)
+class QuerySupplier(Action):
+    """A supplier's catalogue terms: lead time, price multiplier, published status (read-only)."""
+
+    kind: ClassVar[str] = "query_supplier"
+    supplier_id: str = _arg(_SUP)
+
+
+# ----- enterprise systems ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class ErpOracleGetInventory(Action):
+    """ERP central inventory per SKU: authoritative but as of the end of the last round."""
+
+    kind: ClassVar[str] = "erp_oracle_get_inventory"
+
+
+@dataclass(frozen=True)
+class ErpOracleGetPipeline(Action):
+    """ERP purchase pipeline: open, held and approved POs with expected arrival days."""
+
+    kind: ClassVar[str] = "erp_oracle_get_pipeline"
+
+
+@dataclass(frozen=True)
+class WmsScanInventory(Action):
+    """Live warehouse scan of central lots with expiry; each lot count has +-5% scan noise."""
+
+    kind: ClassVar[str] = "wms_scan_inventory"
+
+
+@dataclass(frozen=True)
+class SupplierPortalRequestQuote(Action):
+    """Ask a supplier for a quote (price and current lead time); it arrives next round."""
+
+    kind: ClassVar[str] = "supplier_portal_request_quote"
+    supplier_id: str = _arg(_SUP)
+    product_id: str = _arg(_SKU)
+    quantity: int = _arg("units, 1..100000")
+
+
+@dataclass(frozen=True)
+class SupplierPortalGetQuote(Action):
+    """Read a quote by id (Q-n); pending until the round after it was requested."""
+
+    kind: ClassVar[str] = "supplier_portal_get_quote"
+    quote_id: str = _arg("quote id, e.g. Q-4")
+
+
+@dataclass(frozen=True)
+class FinanceSapGetBudget(Action):
+    """Budget: total, spent (POs placed are charged, never refunded), reserved, remaining."""
+
+    kind: ClassVar[str] = "finance_sap_get_budget"
+
+
+@dataclass(frozen=True)
+class FinanceSapRequestApproval(Action):
+    """Ask finance to release a held PO (APR-n); the justification must cite a real id.
+
+    Accepted citations: a published event (EVT-n), a shortage ticket (TCK-n) or a filed
+    justification (JUS-n). An approved PO is placed at the start of the next round.
+    """
+
+    kind: ClassVar[str] = "finance_sap_request_approval"
+    approval_id: str = _arg("approval id, e.g. APR-3")
+    justification: str = _arg("text citing EVT-n, TCK-n or JUS-n")
+
+
+@dataclass(frozen=True)
+class MessagingSendToWard(Action):
+    """Send a message to a ward; the ward answers in character (no effect on stock)."""
+
+    kind: ClassVar[str] = "messaging_send_to_ward"
+    ward_id: str = _arg(_WARD)
+    body: str = _arg("message text")
+
+
+# ----- audit -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RequestEvidence(Action):
+    """Ask a ward for evidence on a request: census, acuity, on-hand stock, clinical estimate.
+
+    Returns evidence ids (EV-n) to cite. A ward may redact its estimate; redaction is a signal.
+    ``sku`` may be ``all``.
+    """
+
+    kind: ClassVar[str] = "request_evidence"
+    ward_id: str = _arg(_WARD)
+    sku: str = _arg("product id or 'all'")
+
+
+@dataclass(frozen=True)
+class EscalateToClinicalReview(Action):
+    """Send a request line to the clinical review board (limited per round).
+
+    Verdict APPROVE / REDUCE / DENY from the board's own noisy estimate; it never states a
+    quantity. Escalating an honest request costs that ward's trust.
+    """
+
+    kind: ClassVar[str] = "escalate_to_clinical_review"
+    ward_id: str = _arg(_WARD)
+    sku: str = _arg(_SKU)
+    concern: str = _arg("why the request looks wrong", "")
+
+
+# ----- procurement ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SubmitPo(Action):
+    """Place a purchase order to the central pharmacy (charged now; >$10k needs approval).
+
+    With a valid justification filed this round (file_justification) a large PO is placed at once;
+    otherwise it is held (APR-n) until finance_sap_request_approval releases it next round.
+    ``expedite``: x1.5 price, lead time -2 days (at least 1).
+    """
+
+    kind: ClassVar[str] = "submit_po"
+    supplier_id: str = _arg(_SUP)
+    product_id: str = _arg(_SKU)
+    destination_id: str = _arg("must be CENTRAL")
+    quantity: int = _arg("units, 1..100000")
+    expedite: bool = _arg("pay x1.5 for 2 days less lead time", False)
+
+
+@dataclass(frozen=True)
+class FileJustification(Action):
+    """File a finance justification on an existing id (EVT-n, TCK-n or APR-n).
+
+    A justification whose reason cites a real id pre-approves one large PO this round.
+    """
+
+    kind: ClassVar[str] = "file_justification"
+    ticket_id: str = _arg("EVT-n, TCK-n or APR-n")
+    reason: str = _arg("text citing EVT-n / TCK-n / EV-n")
+
+
+@dataclass(frozen=True)
+class QuarantineLot(Action):
+    """Quarantine a lot at a location (recalled or cold-chain-breached stock); it is destroyed."""
+
+    kind: ClassVar[str] = "quarantine_lot"
+    location_id: str = _arg("CENTRAL or a ward id")
+    sku: str = _arg(_SKU)
+    lot_id: str = _arg("lot id, e.g. L-3-1")
+
+
+# ----- console actions (the Gymnasium face; integer arguments) ------------------------------
+@dataclass(frozen=True)
+class SetAllocation(Action):
+    """Console: set plan line (ward, sku) to a level of its request: 0/50/75/100/125 %."""
+
+    kind: ClassVar[str] = "set_allocation"
+    level: int = _arg("0..4 = 0/50/75/100/125 % of the request")
+    ward: int = _arg("0 ICU, 1 ER, 2 General")
+    sku: int = _arg("SKU index 0..9")
+
+
+@dataclass(frozen=True)
+class Order(Action):
+    """Console: PO to central from a supplier for 1/2/3 days of expected network demand."""
+
+    kind: ClassVar[str] = "order"
+    supplier: int = _arg("0 MEDLINE, 1 BACKUP-B, 2 FASTMED")
+    quantity_level: int = _arg("0..2 = 1/2/3 days of expected demand")
+    sku: int = _arg("SKU index 0..9")
+
+
+@dataclass(frozen=True)
+class ReviewWard(Action):
+    """Console: request evidence on every line of one ward."""
+
+    kind: ClassVar[str] = "review_ward"
+    ward: int = _arg("0 ICU, 1 ER, 2 General")
+
+
+@dataclass(frozen=True)
+class Escalate(Action):
+    """Console: escalate line (ward, sku) to clinical review."""
+
+    kind: ClassVar[str] = "escalate"
+    ward: int = _arg("0 ICU, 1 ER, 2 General")
+    sku: int = _arg("SKU index 0..9")
+
+
+@dataclass(frozen=True)
+class Quarantine(Action):
+    """Console: quarantine the lot in alert slot ``slot`` (the inbox lists affected lots)."""
+
+    kind: ClassVar[str] = "quarantine"
+    slot: int = _arg("alert slot 0..3")
+
+
+TOOL_TYPES: tuple[type[Action], ...] = (
+    GetRoundBriefing, ViewRequests, ReadInbox, SubmitAllocationPlan, AdvanceRound,
+    QueryWardHistory, QueryErp, QuerySupplier,
+    ErpOracleGetInventory, ErpOracleGetPipeline, WmsScanInventory, SupplierPortalRequestQuote,
+    SupplierPortalGetQuote, FinanceSapGetBudget, FinanceSapRequestApproval, MessagingSendToWard,
+    RequestEvidence, EscalateToClinicalReview,
+    SubmitPo, FileJustification, QuarantineLot,
+)
+"""The seed's 21 tools."""
+CONSOLE_TYPES: tuple[type[Action], ...] = (SetAllocation, Order, ReviewWard, Escalate, Quarantine)
+ACTION_TYPES: tuple[type[Action], ...] = (*CONSOLE_TYPES, *TOOL_TYPES)
+"""Console actions first (small integer arguments), then the 21 tools."""
+READ_ONLY: tuple[type[Action], ...] = (
+    GetRoundBriefing, ViewRequests, ReadInbox, QueryWardHistory, QueryErp, QuerySupplier,
+    ErpOracleGetInventory, ErpOracleGetPipeline, WmsScanInventory, SupplierPortalGetQuote,
+    FinanceSapGetBudget,
+)
+"""Queries: they cost one tool call of the round's budget and no simulated time."""

@@ -1,0 +1,433 @@
+"""The pharmacy (MedChain) environment: one test per mechanic, the grader by hand, no leaks."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import lifeline
+from lifeline.adapters.tools import parse_tool_call, tool_specs
+from lifeline.agents import make_agent
+from lifeline.envs.pharmacy import dynamics, inventory, reward, rules
+from lifeline.envs.pharmacy.env import PharmacyEnv
+from lifeline.envs.pharmacy.generator import STOCKED, lead_time
+from lifeline.envs.pharmacy.params import SCENARIOS, SKU_NAMES, WARDS
+from lifeline.envs.pharmacy.queries import QUERIES
+from lifeline.envs.pharmacy.types import (
+    CONSOLE_TYPES,
+    READ_ONLY,
+    TOOL_TYPES,
+    AdvanceRound,
+    EscalateToClinicalReview,
+    FileJustification,
+    FinanceSapRequestApproval,
+    Lot,
+    Order,
+    PharmacyState,
+    ReadInbox,
+    RequestEvidence,
+    SetAllocation,
+    SubmitAllocationPlan,
+    SubmitPo,
+    WmsScanInventory,
+)
+from lifeline.testing.checker import after_invalid_turn, world_bytes
+
+SEED = 11
+
+
+@pytest.fixture()
+def env() -> PharmacyEnv:
+    return PharmacyEnv("medium")
+
+
+def _play(env: PharmacyEnv, agent_name: str, seed: int) -> PharmacyState:
+    agent = make_agent(agent_name, "pharmacy")
+    agent.reset(env, seed)
+    state = env.reset(seed)
+    while not state.done:
+        env.step(state, agent.act(env, state))
+    return state
+
+
+# ----- the tool surface ------------------------------------------------------------------------
+def test_the_seed_21_tools_and_the_console_are_documented_tools(env: PharmacyEnv) -> None:
+    names = [s.name for s in tool_specs(env)]
+    seed_tools = ["get_round_briefing", "view_requests", "read_inbox", "submit_allocation_plan",
+                  "advance_round", "query_ward_history", "query_erp", "query_supplier",
+                  "erp_oracle_get_inventory", "erp_oracle_get_pipeline", "wms_scan_inventory",
+                  "supplier_portal_request_quote", "supplier_portal_get_quote",
+                  "finance_sap_get_budget", "finance_sap_request_approval",
+                  "messaging_send_to_ward", "request_evidence", "escalate_to_clinical_review",
+                  "submit_po", "file_justification", "quarantine_lot"]
+    assert [t.kind for t in TOOL_TYPES] == seed_tools and len(TOOL_TYPES) == 21
+    assert set(names) == set(seed_tools) | {t.kind for t in CONSOLE_TYPES}
+    handled = set(dynamics.HANDLERS) | set(QUERIES)
+    assert handled == set(env.action_types), "every action is reached through the registries"
+    assert set(QUERIES) == set(READ_ONLY)
+
+
+def test_read_only_queries_cost_a_call_not_time(env: PharmacyEnv) -> None:
+    state = env.reset(SEED)
+    for _ in range(env.params.tool_calls_per_round - 1):
+        ts = env.step(state, ReadInbox())
+        assert ts.valid and state.round == 0
+    assert state.calls_used == env.params.tool_calls_per_round - 1
+    env.step(state, WmsScanInventory())  # the last call of the round advances it
+    assert state.round == 1 and state.calls_used == 0
+
+
+def test_episode_always_ends_under_query_spam(env: PharmacyEnv) -> None:
+    state = env.reset(SEED)
+    steps = 0
+    while not state.done:
+        env.step(state, ReadInbox())
+        steps += 1
+    assert steps == env.params.rounds * env.params.tool_calls_per_round
+    assert env.progress(state) == 1.0
+
+
+@pytest.mark.parametrize(("action", "text"), [
+    (SubmitPo("MEDLINE", "BLOOD-RBC", "ward_icu", 5), "destination_id must be CENTRAL"),
+    (SubmitPo("ACME", "BLOOD-RBC", "CENTRAL", 5), "unknown supplier_id 'ACME'"),
+    (SubmitPo("MEDLINE", "UNOBTAINIUM", "CENTRAL", 5), "unknown product 'UNOBTAINIUM'"),
+    (SubmitPo("MEDLINE", "BLOOD-PLT", "CENTRAL", 100_000), "of the budget is available"),
+    (SubmitAllocationPlan('{"ward_general": {"BLOOD-RBC": 3}}'),
+     "ward_general does not stock BLOOD-RBC"),
+    (SubmitAllocationPlan('{"ward_icu": {"BLOOD-RBC": -3}}'), "quantity must be in 0.."),
+    (SubmitAllocationPlan("{oops"), "plan is not valid JSON"),
+    (RequestEvidence("ward_x", "all"), "unknown ward_id 'ward_x'"),
+    (FinanceSapRequestApproval("APR-999", "EVT-1"), "unknown approval_id 'APR-999'"),
+    (FileJustification("EVT-99", "because"), "unknown ticket_id 'EVT-99'"),
+    (SetAllocation(ward=2, sku=0, level=1), "ward_general does not stock BLOOD-RBC"),
+])
+def test_bad_calls_get_a_precise_error_and_only_use_the_turn(env: PharmacyEnv, action: object,
+                                                            text: str) -> None:
+    state = env.reset(SEED)
+    expected = after_invalid_turn(env, state)
+    ts = env.step(state, action)
+    assert not ts.valid and text in ts.message
+    assert world_bytes(state) == expected
+    assert state.calls_used == 1
+
+
+def test_tool_face_and_console_face_drive_the_same_core(env: PharmacyEnv) -> None:
+    a, b = env.reset(SEED), env.reset(SEED)
+    env.step(a, SetAllocation(ward=1, sku=0, level=2))
+    call = parse_tool_call(env, "submit_allocation_plan",
+                           {"plan": json.dumps({"ward_er": {"BLOOD-RBC": "75%"}})})
+    env.step(b, call)
+    assert np.array_equal(a.plan, b.plan)
+    qty = rules.order_quantity(env.params, 4, 1)
+    env.step(a, Order(sku=4, supplier=0, quantity_level=1))
+    env.step(b, SubmitPo("MEDLINE", "ANTIBIO-01", "CENTRAL", qty))
+    b.last_result, b.plan_rationale = a.last_result, a.plan_rationale
+    assert world_bytes(a) == world_bytes(b)
+
+
+# ----- inventory -----------------------------------------------------------------------------
+def test_fefo_issue_is_exact_with_fractions() -> None:
+    lots = [Lot("A", 0, 2.5, 3), Lot("B", 0, 4.0, 9)]
+    inventory.insert(lots, Lot("C", 0, 1.25, 1))
+    assert [lot.lot_id for lot in lots] == ["C", "A", "B"]
+    taken = inventory.take(lots, 3.6)
+    assert [(p.lot_id, p.qty) for p in taken] == [("C", 1.25), ("A", 2.35)]
+    assert inventory.total(lots) == pytest.approx(7.75 - 3.6)
+    assert [(p.lot_id, p.qty) for p in inventory.take(lots, 0.3)] == [
+        ("A", pytest.approx(0.15)), ("B", pytest.approx(0.15))]
+    assert inventory.expire(lots, 3) == 0.0
+    assert inventory.expire(lots, 9) == pytest.approx(3.85)
+    assert lots == []
+
+
+def test_fractional_demand_depletes_stock(env: PharmacyEnv) -> None:
+    state = env.reset(SEED)
+    state.daily[:] = 0.0
+    state.daily[0, 0, 3] = 0.4  # ICU, IV saline, day 0
+    state.daily[1, 0, 3] = 0.4
+    state.wards[0][3] = [Lot("X", 3, 1.0, 10**6)]
+    dynamics._consume(state, env.params, 0)
+    dynamics._consume(state, env.params, 1)
+    assert inventory.total(state.wards[0][3]) == pytest.approx(0.2)
+
+
+def test_expired_stock_is_waste(env: PharmacyEnv) -> None:
+    state = env.reset(SEED)
+    state.central[0] = [Lot("old", 0, 5.0, 1), Lot("new", 0, 3.0, 30)]
+    before = state.counters.waste_cost
+    dynamics._expire(state, 1)
+    assert [lot.lot_id for lot in state.central[0]] == ["new"]
+    assert state.counters.waste_cost - before >= 5 * 220.0
+
+
+# ----- suppliers, budget, finance ---------------------------------------------------------------
+def test_lead_times_disruption_and_expedite() -> None:
+    params = SCENARIOS["medium"]
+    assert lead_time(params, [], 0, 0, False) == 2
+    assert lead_time(params, [], 1, 0, True) == 1
+    from lifeline.envs.pharmacy.types import Event
+    outage = [Event("EVT-1", "disruption", 0, 0, 6, supplier=0)]
+    assert lead_time(params, outage, 0, 2, False) == 5
+    assert lead_time(params, outage, 0, 2, True) == 3
+    assert lead_time(params, outage, 0, 6, False) == 2
+
+
+def test_delivery_arrives_after_the_lead_time_and_spend_is_never_refunded(
+        env: PharmacyEnv) -> None:
+    state = env.reset(SEED)
+    state.events = [ev for ev in state.events if ev.kind != "disruption"]
+    stock = inventory.total(state.central[3])
+    assert env.step(state, SubmitPo("MEDLINE", "IV-SAL-500", "CENTRAL", 40)).valid
+    spent = state.counters.spent
+    assert spent == pytest.approx(40 * 3.5)
+    plan = np.zeros_like(state.plan)
+    state.plan = plan
+    env.step(state, AdvanceRound())
+    assert inventory.total(state.central[3]) == pytest.approx(stock + 40)
+    assert state.counters.spent == pytest.approx(spent)
+
+
+def test_large_po_needs_a_structural_citation(env: PharmacyEnv) -> None:
+    state = env.reset(SEED)
+    ts = env.step(state, SubmitPo("MEDLINE", "BLOOD-RBC", "CENTRAL", 50))  # $11,000
+    assert ts.valid and "held for finance approval" in state.last_result
+    apr = state.pos[-1].approval_id
+    env.step(state, FinanceSapRequestApproval(apr, "URGENT urgent critical patients EVT-99"))
+    assert state.pos[-1].status == "held" and state.counters.bad_justifications == 1
+    state.tickets["TCK-500"] = "ICU short of BLOOD-RBC"
+    env.step(state, FinanceSapRequestApproval(apr, "see TCK-500"))
+    assert state.pos[-1].status == "approved" and state.counters.spent == 0
+    env.step(state, AdvanceRound())
+    assert state.pos[-1].status == "open" and state.counters.spent == pytest.approx(11_000)
+    # a valid justification filed first places the next large PO at once
+    env.step(state, FileJustification("TCK-500", "ICU shortage TCK-500"))
+    env.step(state, SubmitPo("MEDLINE", "BLOOD-RBC", "CENTRAL", 50))
+    assert state.pos[-1].status == "open"
+    assert reward.grade(state, env.params).components["justification_penalty"] == 0.03
+
+
+# ----- actors, evidence and review ---------------------------------------------------------------
+def test_hoarding_pressure_raises_padding(env: PharmacyEnv) -> None:
+    padded = []
+    for pressure in (0.0, 1.0):
+        total = 0
+        for seed in range(10):
+            state = env.reset(seed)
+            state.pressure[:] = pressure
+            dynamics.start_round(state, env.params)
+            total += int(state.padded[2].sum())
+        padded.append(total)
+    assert padded[1] > 1.5 * padded[0]
+
+
+def test_allocations_and_audits_move_hoarding_pressure(env: PharmacyEnv) -> None:
+    stamp = _play(env, "rubber_stamp", SEED)
+    audited = _play(env, "base_stock", SEED)
+    assert stamp.pressure[2] > audited.pressure[2] + 0.2
+
+
+def test_clinical_review_is_scarce_and_never_states_a_quantity(env: PharmacyEnv) -> None:
+    state = env.reset(SEED)
+    lines = [(w, s) for w, s in rules.LINES if state.requests[w, s] > 0]
+    outputs = []
+    for w, s in lines[:env.params.reviews_per_round]:
+        assert env.step(state, EscalateToClinicalReview(WARDS[w], SKU_NAMES[s])).valid
+        outputs.append(state.last_result.replace(SKU_NAMES[s], ""))
+    w, s = lines[env.params.reviews_per_round]
+    ts = env.step(state, EscalateToClinicalReview(WARDS[w], SKU_NAMES[s]))
+    assert not ts.valid and "no clinical reviews left" in ts.message
+    for text in outputs:
+        assert not any(ch.isdigit() for ch in text.split(";")[0].replace("12%", ""))
+
+
+def test_review_verdicts_are_informative_but_fallible() -> None:
+    env = PharmacyEnv("light")
+    correct = total = 0
+    for seed in range(8):
+        state = env.reset(seed)
+        for w, s in rules.LINES:
+            if state.requests[w, s] > 0:
+                trial = copy.deepcopy(state)
+                dynamics._escalate(trial, env.params, w, s)
+                total += 1
+                correct += trial.counters.correct_escalations
+    assert 0.7 < correct / total < 0.99
+
+
+def test_no_tool_reveals_hidden_truth(env: PharmacyEnv) -> None:
+    """Swap every hidden field; every tool's output must stay the same."""
+    base = _play_partial(env, SEED, rounds=3)
+    swapped = copy.deepcopy(base)
+    rng = np.random.default_rng(0)
+    swapped.daily = rng.poisson(5.0, base.daily.shape).astype(float)
+    swapped.net_need = base.net_need * 3 + 7
+    swapped.padded = ~base.padded
+    swapped.review_est = base.review_est * 0.1
+    swapped.pressure = 1.0 - base.pressure
+    swapped.trust = 1.0 - base.trust
+    calls = [t() for t in READ_ONLY if not _params(t)]
+    calls += [lifeline_call(env, "query_ward_history", ward_id=w) for w in WARDS]
+    calls += [lifeline_call(env, "query_erp", table=t) for t in rules.ERP_TABLES]
+    calls += [lifeline_call(env, "query_supplier", supplier_id="MEDLINE")]
+    calls += [RequestEvidence(w, "all") for w in WARDS]
+    for call in calls:
+        a, b = copy.deepcopy(base), copy.deepcopy(swapped)
+        env.step(a, call)
+        env.step(b, call)
+        assert a.last_result == b.last_result, call
+        assert env.render_text(a) == env.render_text(b)
+        oa, ob = env.observe(a), env.observe(b)
+        assert all(np.array_equal(oa[k], ob[k]) for k in oa)
+    for w, s in rules.LINES:  # the board's verdict text never contains a number of units
+        if base.requests[w, s] > 0 and base.reviews_used < env.params.reviews_per_round:
+            trial = copy.deepcopy(base)
+            env.step(trial, EscalateToClinicalReview(WARDS[w], SKU_NAMES[s]))
+            verdict = trial.last_result.split(";")[0].replace(SKU_NAMES[s], "")
+            assert not any(ch.isdigit() for ch in verdict.replace("12%", ""))
+
+
+def _params(t: type) -> bool:
+    import dataclasses
+    return bool([f for f in dataclasses.fields(t) if f.init])
+
+
+def lifeline_call(env: PharmacyEnv, name: str, **arguments: object) -> object:
+    return parse_tool_call(env, name, arguments)
+
+
+def _play_partial(env: PharmacyEnv, seed: int, rounds: int) -> PharmacyState:
+    agent = make_agent("base_stock", "pharmacy")
+    agent.reset(env, seed)
+    state = env.reset(seed)
+    while state.round < rounds:
+        env.step(state, agent.act(env, state))
+    return state
+
+
+# ----- events --------------------------------------------------------------------------------
+def test_events_are_published_in_time_to_act(env: PharmacyEnv) -> None:
+    for seed in range(20):
+        state = env.reset(seed)
+        for ev in state.events:
+            if ev.kind == "mci":  # warned at least a full round ahead
+                assert ev.announce_round * env.params.days_per_round < ev.start_day
+            assert ev.announce_round <= env.params.rounds - 2
+        kinds = [ev.kind for ev in state.events]
+        assert len(kinds) == len(set(kinds))
+
+
+def test_recall_quarantine_prevents_unsafe_issue() -> None:
+    env = PharmacyEnv("supply_shock")
+    state = env.reset(SEED)
+    breach = next(ev for ev in state.events if ev.kind == "cold_chain")
+    while state.round < breach.announce_round:  # keep fresh platelets in the central store
+        assert env.step(state, SubmitPo("FASTMED", "BLOOD-PLT", "CENTRAL", 6)).valid
+        env.step(state, AdvanceRound())
+    careless = copy.deepcopy(state)
+    for loc, s, lot in rules.alert_lots(state, env.params):
+        assert env.step(state, parse_tool_call(env, "quarantine_lot", {
+            "location_id": "CENTRAL" if loc < 0 else WARDS[loc], "sku": SKU_NAMES[s],
+            "lot_id": lot})).valid
+    for st in (state, careless):
+        st.plan[:] = st.requests
+        env.step(st, AdvanceRound())
+    ev_safe = next(ev for ev in state.events if ev.kind == "cold_chain")
+    ev_bad = next(ev for ev in careless.events if ev.kind == "cold_chain")
+    assert ev_safe.unsafe_units == 0 and ev_bad.unsafe_units > 0
+
+
+# ----- grader ----------------------------------------------------------------------------------
+def test_grader_by_hand(env: PharmacyEnv) -> None:
+    state = env.reset(SEED)
+    state.events = []
+    c = state.counters
+    c.line_need = STOCKED * 10.0
+    c.line_served = STOCKED * 5.0
+    c.line_served[0, 0] = 10.0  # ICU RBC (weight 3) fully served
+    # weights: 6 CRIT lines x3, 8 HIGH x2, 12 NORMAL x1 = 46; fills 0.5 except one 1.0 (x3)
+    ns = (0.5 * 46 + 0.5 * 3) / 46
+    c.crit_need, c.crit_served = 100.0, 80.0
+    c.accuracy_sum, c.accuracy_weight = 3.0, 4.0
+    c.spent, c.premium = 1000.0, 100.0
+    c.issued_cost, c.waste_cost = 900.0, 100.0
+    c.escalations, c.correct_escalations = 4, 3
+    state.round = 8
+    state.cited[:] = [True] * 4 + [False] * 4
+    state.systems[:] = [True, True, False, False, False]
+    state.overview_calls[:] = [1, 1, 2, 0, 1, 1, 3, 5]
+    c.bad_justifications = 7
+    g = reward.grade(state, env.params)
+    brief = (1 + 1 + 0.5 + 0 + 1 + 1 + 0.25 + 0) / 8
+    expected = {
+        "network_service": ns, "critical_service": 0.8, "allocation_accuracy": 0.75,
+        "event_response": ns, "budget_efficiency": ns * 0.9, "waste_control": ns * 0.9,
+        "audit": ns * (0.5 * 0.5 + 0.5 * 0.75), "approval_workflow": ns,
+        "tool_discovery": ns * 0.4, "briefing_efficiency": ns * brief,
+        "justification_penalty": 0.15,
+    }
+    for k, v in expected.items():
+        assert g.components[k] == pytest.approx(v), k
+    score = sum(reward.WEIGHTS[k] * expected[k] for k in reward.WEIGHTS) - 0.15
+    assert g.score == pytest.approx(score)
+
+
+def test_no_component_pays_doing_nothing_or_tool_spam(env: PharmacyEnv) -> None:
+    for name in ("noop", "tool_spam"):
+        g = env.grade(_play(env, name, SEED))
+        assert g.score < 0.1, name
+        gate = g.components["network_service"]
+        for k in ("tool_discovery", "briefing_efficiency", "waste_control", "approval_workflow",
+                  "audit", "budget_efficiency"):
+            assert g.components[k] <= gate + 1e-9, (name, k)
+
+
+def test_shaping_is_capped_per_round(env: PharmacyEnv) -> None:
+    state = env.reset(SEED)
+    total = sum(env.step(state, RequestEvidence(w, "all")).reward
+                for _ in range(15) for w in WARDS)
+    assert state.round == 0
+    assert total == pytest.approx(3 * dynamics.SHAPING_EVIDENCE)
+
+
+def test_dense_reward_telescopes_to_the_score(env: PharmacyEnv) -> None:
+    agent = make_agent("base_stock", "pharmacy")
+    agent.reset(env, SEED)
+    state = env.reset(SEED)
+    total = 0.0
+    while not state.done:
+        total += env.step(state, agent.act(env, state)).reward
+    assert total == pytest.approx(env.grade(state).score + state.counters.shaping, abs=1e-9)
+
+
+# ----- ladder and determinism -------------------------------------------------------------------
+def test_ladder_order_on_a_few_seeds() -> None:
+    env = PharmacyEnv("light")
+    means = {name: np.mean([env.grade(_play(env, name, 10_000_000 + s)).score for s in range(3)])
+             for name in ("rubber_stamp", "discount_general", "base_stock", "bound")}
+    assert means["rubber_stamp"] < means["discount_general"] < means["base_stock"] < means["bound"]
+
+
+def test_tool_episode_identical_in_another_process() -> None:
+    code = ("import lifeline; from lifeline.agents import make_agent\n"
+            "env = lifeline.make('pharmacy', 'heavy'); a = make_agent('base_stock', 'pharmacy')\n"
+            "s = env.reset(5); a.reset(env, 5)\n"
+            "while not s.done: env.step(s, a.act(env, s))\n"
+            "g = env.grade(s); print(repr((g.score, sorted(g.components.items()), s.serial)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={**os.environ, "PYTHONHASHSEED": "4242"})
+    env = lifeline.make("pharmacy", "heavy")
+    state = _play(env, "base_stock", 5)
+    g = env.grade(state)
+    assert out.stdout.strip() == repr((g.score, sorted(g.components.items()), state.serial))
+
+
+def test_registered_with_difficulties() -> None:
+    spec = lifeline.spec("lifeline/Pharmacy-v0")
+    assert spec.scenarios[:3] == ("light", "medium", "heavy")
+    assert spec.reference == "base_stock" and spec.bound == "bound"
