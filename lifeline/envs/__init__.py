@@ -37,3 +37,22 @@ register(EnvSpec(
     exploits=(),
     harm_metric="expected_fatalities",
 ))
+
+register(EnvSpec(
+    name="evgrid",
+    gym_id="lifeline/EVGrid-v0",
+    entry_point="lifeline.envs.evgrid.env:EVGridEnv",
+    scenarios=("baseline", "heatwave_peak", "festival_surge", "transformer_derate",
+               "station_outage", "tariff_shock", "monsoon_storm", "cricket_final",
+               "airport_rush", "silk_board_jam", "whitefield_night"),
+    tags=("energy", "ev-charging", "grid", "routing", "road-graph", "partial-observability",
+          "multi-agent"),
+    description="EV charging dispatch on a feeder-constrained Bangalore grid (25 stations, "
+                "walk-ups and plugged-in EVs, 8-24 h).",
+    agents=("never_route", "random", "nearest", "greedy", "mpc", "bound"),
+    baselines="lifeline.envs.evgrid.baselines",
+    reference="greedy",
+    bound="bound",
+    exploits=("always_defer", "always_shift", "ultra_hog", "cheap_hours_only"),
+    harm_metric="unmet_critical_kwh",
+))

@@ -1,0 +1,1 @@
+"""EV charging on a feeder-constrained Bangalore grid (``lifeline/EVGrid-v0``)."""
