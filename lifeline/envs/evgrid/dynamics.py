@@ -37,13 +37,13 @@ def refresh_visible(s: EVGridState, ctx: Context) -> None:
     """Fill the K visible slots with pending EVs: emergencies, other walk-ups, then plugged-in
     EVs; oldest request first within each group."""
     idx = np.flatnonzero(s.ev_status == PENDING)
-    vis = np.full(ctx.K, -1, np.int64)
+    vis = s.visible  # updated in place (keeps snapshots byte-identical after a restore)
+    vis.fill(-1)
     if idx.size:
         if idx.size > 1:
             idx = idx[np.lexsort((s.ev_arrive[idx], s.ev_dwell[idx], s.ev_persona[idx] != 4))]
         n = min(idx.size, ctx.K)
         vis[:n] = idx[:n]
-    s.visible = vis
 
 
 def apply_route(s: EVGridState, ctx: Context, ev: int, station: int, rate: float) -> None:
