@@ -107,18 +107,19 @@ def _charge(s: EVGridState, ctx: Context) -> None:
     s.peak_ratio = max(s.peak_ratio, float(ratio.max()))
     ours = (ratio > 1.0) & (ev_load > 1e-9)
     s.overload_min += p.tick_min * int(np.count_nonzero(ours))
-    s.over_min = np.where(ours, s.over_min + p.tick_min, 0.0)
-    s.derate = np.where(ours, np.maximum(DERATE_FLOOR, s.derate * DERATE_STEP),
+    s.over_min[:] = np.where(ours, s.over_min + p.tick_min, 0.0)
+    s.derate[:] = np.where(ours, np.maximum(DERATE_FLOOR, s.derate * DERATE_STEP),
                         np.where(ratio < 0.9, np.minimum(1.0, s.derate + DERATE_RECOVER),
                                  s.derate))
     trip = (ours & ((s.over_min >= p.trip_after_min) | (ratio > p.trip_ratio))) | s.fault_at[k]
     trip &= s.trip_until <= s.t
     if trip.any():
-        s.trip_until = np.where(trip, s.t + p.tick_min + p.trip_min, s.trip_until)
-        s.over_min = np.where(trip, 0.0, s.over_min)
+        s.trip_until[:] = np.where(trip, s.t + p.tick_min + p.trip_min, s.trip_until)
+        s.over_min[:] = np.where(trip, 0.0, s.over_min)
         s.trips += int(np.count_nonzero(trip & ours))
         s.last_events.extend(f"feeder {z_} tripped" for z_ in np.flatnonzero(trip))
-    s.ev_load, s.last_load = ev_load, total
+    s.ev_load[:] = ev_load
+    s.last_load[:] = total
     _score_forecasts(s)
 
 
@@ -190,6 +191,8 @@ def advance(s: EVGridState, ctx: Context) -> None:
         s.ev_end[dw] = np.minimum(s.ev_end[dw], t)
     # outages displace walk-ups queued or charging at a station that just closed
     closing = ctx.outage[k] & ~ctx.outage[k - 1]
+    # (arrays of the state are updated in place throughout: a restored snapshot then pickles
+    # byte-identically to the original after the same step)
     if closing.any():
         hit = np.flatnonzero(~s.ev_dwell & ((status == QUEUED) | (status == CHARGING))
                              & (s.ev_station >= 0))
@@ -249,8 +252,8 @@ def update_reports(s: EVGridState, ctx: Context) -> None:
     lag = int(round(p.report_lag_min / p.tick_min))
     j = max(0, k - lag)
     noise = np.round(s.rng["reports"].normal(0.0, p.report_noise, ctx.S))
-    s.rep_free = np.clip(s.hist_free[j] + noise, 0, ctx.st_slots).astype(float)
-    s.rep_queue = s.hist_queue[j].astype(float)
+    s.rep_free[:] = np.clip(s.hist_free[j] + noise, 0, ctx.st_slots)
+    s.rep_queue[:] = s.hist_queue[j]
     ahead = np.minimum(np.arange(k, k + p.forecast_ticks), ctx.T)
     err = 1.0 + s.rng["forecast"].normal(0.0, p.forecast_error, (p.forecast_ticks, ctx.Z))
-    s.forecast = (ctx.zone_cap[None, :] - s.base[ahead] * err).T.copy()
+    s.forecast[:] = (ctx.zone_cap[None, :] - s.base[ahead] * err).T

@@ -79,6 +79,8 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
         s.ev_cost, s.ev_green = np.zeros(m), np.zeros(m)
         s.ev_defers = np.zeros(m, np.int64)
         s.visible = np.full(ctx.K, -1, np.int64)
+        s.rep_free, s.rep_queue = np.zeros(S), np.zeros(S)
+        s.forecast = np.zeros((Z, self.params.forecast_ticks))
         s.bg_busy, s.base, s.fault_at = busy, base, faults
         s.st_charging = np.zeros(S, np.int64)
         s.st_queue = np.zeros(S, np.int64)
