@@ -210,10 +210,10 @@ class MPCAgent(GreedyAgent):
         if not walk:
             for k in range(e.ctx.K):
                 if evs[k, 0] > 0:
-                    return self.dwell(e, state, obs, k)
+                    return self.dwell(e, state, obs, k) or Hold()
             return Hold()
         if len(walk) == 1:
-            return self.walkup(e, state, obs, walk[0], ok[walk[0]])
+            return self.walkup(e, state, obs, walk[0], ok[walk[0]]) or Hold()
         copies = 3
         rows = []
         for k in walk:
@@ -224,7 +224,7 @@ class MPCAgent(GreedyAgent):
         r, c = linear_sum_assignment(m)
         k0 = walk[int(r[0])]
         if m[r[0], c[0]] >= 1e6:
-            return self.walkup(e, state, obs, k0, ok[k0])
+            return self.walkup(e, state, obs, k0, ok[k0]) or Hold()
         j = int(c[0]) % e.ctx.S
         kw = min(float(e.ctx.st_kw[j]), float(evs[k0, E_MAXKW]))
         head = zone_headroom(e, obs)[e.ctx.st_zone[j]]
@@ -300,7 +300,7 @@ class BoundAgent(MPCAgent):
             a = np.floor(s.ev_arrive[dw] / ctx.p.tick_min).astype(int)
             b = np.minimum(np.floor(s.ev_depart[dw] / ctx.p.tick_min).astype(int), T)
             var_ev, var_t = [], []
-            for i, ev in enumerate(dw):
+            for i in range(dw.size):
                 for t in range(a[i], b[i]):
                     var_ev.append(i)
                     var_t.append(t)
@@ -372,7 +372,7 @@ class AlwaysShiftAgent(Agent):
     name = "always_shift"
 
     def act(self, env: Environment, state: Any) -> Action | int:
-        e = _env(env)
+        _env(env)
         for z in np.flatnonzero(state.shift_tick != state.tick):
             return LoadShift(zone=int(z))
         return Hold()

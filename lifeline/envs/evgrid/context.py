@@ -53,7 +53,7 @@ def road_edges() -> list[tuple[int, int, float]]:
     # Prim's spanning tree guarantees connectivity whatever the neighbour lists give.
     in_tree = [0]
     while len(in_tree) < n:
-        best = min(((km[i, j], i, j) for i in in_tree for j in range(n) if j not in in_tree))
+        best = min((km[i, j], i, j) for i in in_tree for j in range(n) if j not in in_tree)
         pairs.add((min(best[1], best[2]), max(best[1], best[2])))
         in_tree.append(best[2])
     return [(u, v, float(km[u, v] * DETOUR * MIN_PER_KM)) for u, v in sorted(pairs)]

@@ -88,7 +88,7 @@ def _charge(s: EVGridState, ctx: Context) -> None:
     p = ctx.p
     k, dt_h = s.tick, p.tick_min / 60.0
     ch = np.flatnonzero(s.ev_status == CHARGING)
-    ev_load = np.zeros(ctx.Z)
+    ev_load: np.ndarray = np.zeros(ctx.Z)
     if ch.size:
         st = s.ev_station[ch]
         z = ctx.st_zone[st]
@@ -213,13 +213,13 @@ def advance(s: EVGridState, ctx: Context) -> None:
     # queues fill free slots, first come first served
     busy = ctx.outage[k]
     free = np.where(busy, 0, ctx.st_slots - s.bg_busy[k] - s.st_charging)
-    for st in np.flatnonzero((s.st_queue > 0) & (free > 0)).tolist():
-        q = np.flatnonzero((status == QUEUED) & (s.ev_station == st))
-        q = q[np.argsort(s.ev_ready[q], kind="stable")][:int(free[st])]
+    for sid in np.flatnonzero((s.st_queue > 0) & (free > 0)).tolist():
+        q = np.flatnonzero((status == QUEUED) & (s.ev_station == sid))
+        q = q[np.argsort(s.ev_ready[q], kind="stable")][:int(free[sid])]
         status[q] = CHARGING
         s.ev_start[q] = t
-        s.st_queue[st] -= q.size
-        s.st_charging[st] += q.size
+        s.st_queue[sid] -= q.size
+        s.st_charging[sid] += q.size
     # balking: walk-ups not charging by their (hidden) patience leave unserved
     waiting = np.flatnonzero((status == PENDING) | (status == DEFERRED) | (status == QUEUED))
     if waiting.size:
@@ -249,7 +249,7 @@ def update_reports(s: EVGridState, ctx: Context) -> None:
     free = np.maximum(ctx.st_slots - s.bg_busy[k] - s.st_charging, 0)
     s.hist_free[k] = np.where(ctx.outage[k], 0, free)
     s.hist_queue[k] = s.st_queue
-    lag = int(round(p.report_lag_min / p.tick_min))
+    lag = round(p.report_lag_min / p.tick_min)
     j = max(0, k - lag)
     noise = np.round(s.rng["reports"].normal(0.0, p.report_noise, ctx.S))
     s.rep_free[:] = np.clip(s.hist_free[j] + noise, 0, ctx.st_slots)

@@ -113,18 +113,18 @@ def _dwellers(ctx: Context, rng: np.random.Generator) -> dict[str, np.ndarray]:
     sites = (WORKPLACE_SITES, DEPOT_SITES,
              EAST_DEPOTS if p.dwell_counts[0] == 0 and p.dwell_counts[1] == 0 else OVERNIGHT_SITES)
     for j, count in enumerate(p.dwell_counts):
-        persona = 5 + j
+        pid = 5 + j
         mean_a, sd_a, mean_s, sd_s = DWELL_WINDOW_H[j]
         for _ in range(int(rng.poisson(count))):
             arr_h = float(rng.normal(mean_a, sd_a))
             stay_h = max(1.5, float(rng.normal(mean_s, sd_s)))
-            soc = float(rng.uniform(0.15, 0.5))
-            site = int(sites[j][int(rng.integers(len(sites[j])))])
+            soc0 = float(rng.uniform(0.15, 0.5))
+            site0 = int(sites[j][int(rng.integers(len(sites[j])))])
             for day in (-1.0, 0.0):
-                arrive = ((arr_h - p.start_hour) % 24.0 + 24.0 * day) * 60.0
-                depart = arrive + stay_h * 60.0
-                if p.tick_min * 4 < depart <= horizon and arrive < horizon - p.tick_min * 4:
-                    rows.append((max(arrive, 0.0), persona, soc, depart, site, depart))
+                a_min = ((arr_h - p.start_hour) % 24.0 + 24.0 * day) * 60.0
+                d_min = a_min + stay_h * 60.0
+                if p.tick_min * 4 < d_min <= horizon and a_min < horizon - p.tick_min * 4:
+                    rows.append((max(a_min, 0.0), pid, soc0, d_min, site0, d_min))
     rows.sort()
     n = len(rows)
     persona = np.asarray([r[1] for r in rows], np.int64)

@@ -26,6 +26,7 @@ operator sees ``zones``, ``headroom_forecast``, ``stations`` and its own ``direc
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Any
 
@@ -46,7 +47,7 @@ DISPATCHER_TERMS = ("energy", "wait", "tail_wait", "balking", "validity")
 VIOLATION_PENALTY = 0.01
 
 
-class EVGridParallelEnv(ParallelEnv):  # type: ignore[misc]
+class EVGridParallelEnv(ParallelEnv):
     """PettingZoo parallel face of ``evgrid`` (agents ``operator`` and ``dispatcher``)."""
 
     metadata = {"name": "evgrid_ma_v0", "render_modes": ["ansi"], "is_parallelizable": True}  # noqa: RUF012
@@ -68,7 +69,7 @@ class EVGridParallelEnv(ParallelEnv):  # type: ignore[misc]
         self.max_cycles = self.core.max_steps
 
     # ----- spaces -------------------------------------------------------------------------
-    @functools.lru_cache(maxsize=None)  # noqa: B019 - PettingZoo requires the same object back
+    @functools.cache  # noqa: B019 - PettingZoo requires the same object back
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         directives = spaces.Box(-1.0, 1.0e5, shape=(self.Z, 3), dtype=np.float32)
         if agent == DISPATCHER:
@@ -82,7 +83,7 @@ class EVGridParallelEnv(ParallelEnv):  # type: ignore[misc]
         items["action_mask"] = spaces.Box(0, 1, shape=(self.n_operator,), dtype=np.int8)
         return spaces.Dict(items)
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019
+    @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.Space[Any]:
         if agent == DISPATCHER:
             return spaces.Discrete(self.core.num_actions)
@@ -155,10 +156,8 @@ class EVGridParallelEnv(ParallelEnv):  # type: ignore[misc]
         act = actions.get(DISPATCHER, self.core.encode(self.core.noop_action()))
         violations: list[str] = []
         semantic = None
-        try:
+        with contextlib.suppress(ValueError, TypeError):
             semantic = self.core.decode(int(act))
-        except (ValueError, TypeError):
-            pass
         if isinstance(semantic, Route) and self.core.validate(s, semantic) is None:
             ev = int(s.visible[semantic.ev])
             if self.blacklist[semantic.station] and not s.ev_dwell[ev]:

@@ -163,7 +163,7 @@ class EVGridParams:
 
     @property
     def ticks(self) -> int:
-        return int(round(self.horizon_min / self.tick_min))
+        return round(self.horizon_min / self.tick_min)
 
 
 SHORT = {"horizon_h": 8.0, "tick_min": 5.0}

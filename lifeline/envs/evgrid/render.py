@@ -12,7 +12,7 @@ from lifeline.envs.evgrid.types import EVGridState
 
 def _clock(hour: float) -> str:
     h = hour % 24.0
-    return f"{int(h):02d}:{int(round((h % 1) * 60)) % 60:02d}"
+    return f"{int(h):02d}:{round((h % 1) * 60) % 60:02d}"
 
 
 def render_text(s: EVGridState, ctx: Context) -> str:
