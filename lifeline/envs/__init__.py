@@ -56,3 +56,19 @@ register(EnvSpec(
     exploits=("always_defer", "always_shift", "ultra_hog", "cheap_hours_only"),
     harm_metric="unmet_critical_kwh",
 ))
+
+register(EnvSpec(
+    name="evgrid_team",
+    gym_id="lifeline/EVGridTeam-v0",
+    entry_point="lifeline.envs.evgrid.team:EVGridTeamEnv",
+    scenarios=("baseline",),
+    tags=("energy", "ev-charging", "grid", "multi-agent", "two-roles"),
+    description="evgrid with the grid operator's directives (caps, blacklist, prices) and the "
+                "dispatcher in one session; violations detected, not rewritten.",
+    agents=("never_route", "random", "nearest", "greedy", "mpc", "bound"),
+    baselines="lifeline.envs.evgrid.baselines",
+    reference="greedy",
+    bound="bound",
+    exploits=("always_defer", "always_shift"),
+    harm_metric="unmet_critical_kwh",
+))

@@ -27,8 +27,8 @@ MIN_PER_KM = 5.0
 """Urban driving pace, minutes per road km (spec: trip minutes ≈ 2 + 5 × km)."""
 FIXED_TRIP_MIN = 2.0
 """Minutes added to every trip (leaving, parking, plugging in)."""
-DETOUR = 1.3
-"""Road km per straight-line km."""
+DETOUR = 1.0
+"""Road km per straight-line km of an edge (paths along the graph already detour)."""
 NEIGHBOURS = 4
 """Each node is joined by road to its nearest neighbours (plus a spanning tree: connected)."""
 

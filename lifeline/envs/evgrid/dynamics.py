@@ -217,7 +217,9 @@ def advance(s: EVGridState, ctx: Context) -> None:
         q = np.flatnonzero((status == QUEUED) & (s.ev_station == sid))
         q = q[np.argsort(s.ev_ready[q], kind="stable")][:int(free[sid])]
         status[q] = CHARGING
-        s.ev_start[q] = t
+        # An EV that reached the station during the last tick plugged in on arrival (its wait
+        # ends then); energy is counted from this tick on.
+        s.ev_start[q] = np.where(s.ev_ready[q] > t - p.tick_min, s.ev_ready[q], t)
         s.st_queue[sid] -= q.size
         s.st_charging[sid] += q.size
     # balking: walk-ups not charging by their (hidden) patience leave unserved

@@ -11,7 +11,7 @@ Grader (score in [0, 1]) — components, each in [0, 1], weighted:
 * ``wait`` — 1 − min(mean wait / 60 min, 1), ``tail_wait`` — 1 − min(p90 wait / 120 min, 1),
   over walk-ups: minutes from request to start of charging; a balked EV counts 120 min, one still
   waiting its wait so far.
-* ``overload`` — E × (1 − min(overload zone-minutes / (0.2 × horizon), 1)); only minutes in which
+* ``overload`` — E × (1 − min(overload zone-minutes / (0.5 × horizon), 1)); only minutes in which
   our charging was part of the load above the limit count.
 * ``cost`` — E × (p_max − p̄) / (p_max − p_min): p̄ the average ₹/kWh paid, p_min/p_max the cheapest
   and dearest station price of the scenario's horizon.
@@ -35,7 +35,7 @@ from lifeline.envs.evgrid.types import BALKED, FUTURE, EVGridState
 WEIGHTS = {"energy": 0.35, "wait": 0.10, "tail_wait": 0.05, "overload": 0.10, "cost": 0.10,
            "renewable": 0.10, "balking": 0.15, "validity": 0.05}
 WAIT_NORM_MIN, TAIL_NORM_MIN, BALK_WAIT_MIN = 60.0, 120.0, 120.0
-OVERLOAD_NORM_SHARE = 0.2
+OVERLOAD_NORM_SHARE = 0.5
 INVALID_PENALTY = -0.002
 
 
