@@ -167,14 +167,17 @@ def test_ladder_order_on_a_few_seeds(scenario: str) -> None:
 
 def test_forecast_channel_is_scored_outside_the_score() -> None:
     env = EVGridEnv("heatwave_peak")
-    a, b = env.reset(4), env.reset(4)
-    env.step(a, LoadShift(zone=0, predicted_load_kw=500.0))
-    env.step(b, LoadShift(zone=0))
+    a, b = _first_walkup(env), _first_walkup(env)
+    ev = int(a.visible[0])
+    station = int(np.flatnonzero(a.ev_reach[ev])[0])
+    env.step(a, Route(ev=0, station=station, charge_rate=1.0, predicted_load_kw=500.0,
+                      predicted_queue=1.0))
+    env.step(b, Route(ev=0, station=station, charge_rate=1.0))
     for _ in range(env.params.forecast_ticks + 1):
         env.step(a, Hold())
         env.step(b, Hold())
     ga, gb = grade(a, env.ctx), grade(b, env.ctx)
-    assert ga.metrics["forecasts_scored"] == 1 and gb.metrics["forecasts_scored"] == 0
+    assert ga.metrics["forecasts_scored"] == 2 and gb.metrics["forecasts_scored"] == 0
     assert np.isfinite(ga.metrics["forecast_mae_load_kw"])
     assert ga.score == gb.score
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment, linprog
+from scipy.sparse import coo_matrix
 
 from lifeline.agents.base import Agent
 from lifeline.core.env import Action, Environment
@@ -328,14 +329,15 @@ class BoundAgent(MPCAgent):
                    + ctx.renewable[vt])
             c = -val * dt_h
             n = ve.size
-            rows_e = ve
-            a_need = np.zeros((dw.size, n))
-            a_need[rows_e, np.arange(n)] = dt_h
+            cols = np.arange(n)
             zone = ctx.st_zone[site]
-            a_zone = np.zeros((ctx.Z * T, n))
-            a_zone[zone * T + vt, np.arange(n)] = 1.0
+            # rows 0..D-1: energy of each EV ≤ its need; then one row per (zone, tick) headroom
+            a_ub = coo_matrix((np.concatenate([np.full(n, dt_h), np.ones(n)]),
+                               (np.concatenate([ve, dw.size + zone * T + vt]),
+                                np.concatenate([cols, cols]))),
+                              shape=(dw.size + ctx.Z * T, n)).tocsr()
             head = np.maximum(ctx.zone_cap[None, :] * 0.85 - s.base[:T], 0.0).T.ravel()
-            res = linprog(c, A_ub=np.vstack([a_need, a_zone]),
+            res = linprog(c, A_ub=a_ub,
                           b_ub=np.concatenate([s.ev_need[dw], head]),
                           bounds=np.stack([np.zeros(n), s.ev_max_kw[ids]], 1), method="highs")
             if res.x is not None:

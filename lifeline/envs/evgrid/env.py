@@ -129,9 +129,6 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
             dynamics.apply_defer(s, int(s.visible[action.ev]), float(action.minutes))
         elif isinstance(action, LoadShift):
             s.shift_tick[action.zone] = s.tick
-            if action.predicted_load_kw >= 0:
-                s.forecast_due.append((due, action.zone, -1, float(action.predicted_load_kw),
-                                       -1.0))
         dynamics.refresh_visible(s, ctx)
         return self._use_slot(s), {}
 

@@ -111,7 +111,7 @@ def validate(s: EVGridState, ctx: Context, lay: Layout, a: EVGridAction) -> str 
     if isinstance(a, Hold):
         return None
     if isinstance(a, LoadShift):
-        msg = _int_msg(a.zone, ctx.Z, "zone") or _prediction_msg(a.predicted_load_kw)
+        msg = _int_msg(a.zone, ctx.Z, "zone")
         if msg is None and s.shift_tick[a.zone] == s.tick:
             msg = f"zone {a.zone} ({ZONES[a.zone]}) is already shifted this tick"
         return msg

@@ -183,12 +183,10 @@ class LoadShift(Action):
     """Curtail our chargers in feeder `zone` to half power for the current tick.
 
     Relieves an overloaded feeder (avoids derating and trips) at the cost of energy delivered.
-    Optional prediction of the zone's load `forecast_ticks` ahead, kW (−1 = none).
     """
 
     kind: ClassVar[str] = "load_shift"
     zone: int = _doc("feeder zone 0-4 (central, east, southeast, south, north)")
-    predicted_load_kw: float = _doc("optional: zone load k ticks ahead, kW (-1 = none)", -1.0)
 
 
 @dataclass(frozen=True)
