@@ -283,20 +283,22 @@ class BoundAgent(MPCAgent):
     to its need, each zone's realised headroom (limit − base load − a reserve for walk-ups) never
     exceeded, maximising weighted energy minus price and plus renewable value. Each plugged-in EV
     is then started when its LP schedule starts, at the rate covering its planned average power.
-    It plays a relaxed grid (``prepare``): transformer limits ×1.6 and exact reports and
-    forecasts, so walk-ups (assigned jointly like ``mpc``) see true free slots, queues and
+    It plays a relaxed grid (``prepare``): transformer limits ×1.6, half the public slots taken
+    by other EVs, exact reports and forecasts, so walk-ups (assigned jointly like ``mpc``) see true free slots, queues and
     headroom. Scored by the same grader on the same seeds.
     """
 
     name = "bound"
     relax_capacity = 1.6
-    """Transformer limits ×1.6 and perfect reports/forecasts: the bound plays a relaxed grid."""
+    """Transformer limits ×1.6, half the background occupancy, perfect reports and forecasts:
+    the bound plays a relaxed grid (an upper bound, like the ED's capacity-unconstrained one)."""
 
     def prepare(self, env: Environment) -> Environment:
         e = _env(env)
         p = e.params
         relaxed = replace(p, report_lag_min=0.0, report_noise=0.0, forecast_error=0.0,
-                          cap_scale=tuple(c * self.relax_capacity for c in p.cap_scale))
+                          cap_scale=tuple(c * self.relax_capacity for c in p.cap_scale),
+                          background_occupancy=p.background_occupancy * 0.5)
         return EVGridEnv(e.scenario, params=relaxed)
 
     def __init__(self) -> None:
