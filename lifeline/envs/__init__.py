@@ -73,3 +73,38 @@ register(EnvSpec(
     exploits=("escalate_all", "tool_spam", "hoard_orders", "cut_everything"),
     harm_metric="harm_units",
 ))
+
+register(EnvSpec(
+    name="evgrid",
+    gym_id="lifeline/EVGrid-v0",
+    entry_point="lifeline.envs.evgrid.env:EVGridEnv",
+    scenarios=("baseline", "heatwave_peak", "festival_surge", "transformer_derate",
+               "station_outage", "tariff_shock", "monsoon_storm", "cricket_final",
+               "airport_rush", "silk_board_jam", "whitefield_night"),
+    tags=("energy", "ev-charging", "grid", "routing", "road-graph", "partial-observability",
+          "multi-agent"),
+    description="EV charging dispatch on a feeder-constrained Bangalore grid (25 stations, "
+                "walk-ups and plugged-in EVs, 8-24 h).",
+    agents=("never_route", "random", "nearest", "greedy", "mpc", "bound"),
+    baselines="lifeline.envs.evgrid.baselines",
+    reference="greedy",
+    bound="bound",
+    exploits=("always_defer", "always_shift", "ultra_hog", "cheap_hours_only"),
+    harm_metric="unmet_critical_kwh",
+))
+
+register(EnvSpec(
+    name="evgrid_team",
+    gym_id="lifeline/EVGridTeam-v0",
+    entry_point="lifeline.envs.evgrid.team:EVGridTeamEnv",
+    scenarios=("baseline",),
+    tags=("energy", "ev-charging", "grid", "multi-agent", "two-roles"),
+    description="evgrid with the grid operator's directives (caps, blacklist, prices) and the "
+                "dispatcher in one session; violations detected, not rewritten.",
+    agents=("never_route", "random", "nearest", "greedy", "mpc", "bound"),
+    baselines="lifeline.envs.evgrid.baselines",
+    reference="greedy",
+    bound="bound",
+    exploits=("always_defer", "always_shift"),
+    harm_metric="unmet_critical_kwh",
+))

@@ -1,0 +1,451 @@
+"""Baseline ladder for ``evgrid`` and its exploit policies (``AGENTS`` at the end).
+
+``never_route`` < ``nearest`` (uncontrolled: nearest station with a reported free slot, full
+power, plugged-in EVs start at once) < ``greedy`` (multi-objective station choice, time-shifted
+plugged-in EVs, curtailment when the headroom forecast goes negative) ≤ ``mpc`` (rolling-horizon
+optimisation: joint assignment of the visible walk-ups to station slots, plan search for
+plugged-in EVs over the forecast) ≤ ``bound`` (clairvoyant: the offline LP schedule of every
+plugged-in EV over the realised base load, true slots and queues). Observation-only agents use
+the public map and tariff (``env.ctx``), never hidden truth; ``bound`` reads the state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment, linprog
+from scipy.sparse import coo_matrix
+
+from lifeline.agents.base import Agent
+from lifeline.core.env import Action, Environment
+from lifeline.envs.evgrid.env import EVGridEnv
+from lifeline.envs.evgrid.rules import routable
+from lifeline.envs.evgrid.types import DONE, FUTURE, Defer, EVGridState, Hold, LoadShift, Route
+
+# observation columns (lifeline/envs/evgrid/observation.py)
+E_DWELL, E_NEED, E_MAXKW, E_WAITED, E_DEPART, E_SITE = 2, 4, 5, 7, 9, 10
+S_FREE, S_QUEUE, S_PRICE, S_CHARGING, S_ENROUTE, S_LOAD = 3, 4, 6, 7, 8, 10
+Z_OURS = 2
+SESSION_KWH = 22.0
+"""Rough energy of a walk-up session, kWh (queue waits are estimated from it and the power)."""
+
+
+def _env(env: Environment) -> EVGridEnv:
+    if not isinstance(env, EVGridEnv):
+        raise TypeError(f"this agent plays evgrid, not {type(env).__name__}")
+    return env
+
+
+class NeverRouteAgent(Agent):
+    """Never routes an EV: holds every tick (the floor of the ladder)."""
+
+    name = "never_route"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        return Hold()
+
+
+class _Base(Agent):
+    """Shared pieces: one decision per call, walk-ups and plugged-in EVs in slot order."""
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _env(env)
+        obs = e.observe(state)
+        shift = self.shift(e, state, obs)
+        if shift is not None:
+            return shift
+        ok = routable(state, e.ctx)
+        evs = obs["evs"]
+        order = [k for k in range(e.ctx.K) if evs[k, 0] > 0 and evs[k, E_DWELL] == 0] + [
+            k for k in range(e.ctx.K) if evs[k, 0] > 0 and evs[k, E_DWELL] > 0]
+        for k in order:
+            if evs[k, E_DWELL] > 0:
+                action = self.dwell(e, state, obs, k)
+            else:
+                action = self.walkup(e, state, obs, k, ok[k])
+            if action is not None:
+                return action
+        return Hold()
+
+    def shift(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray]) -> Action | None:
+        return None
+
+    def dwell(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int
+              ) -> Action | None:
+        site = int(obs["evs"][k, E_SITE]) - 1
+        return Route(ev=k, station=site, charge_rate=1.0)
+
+    def walkup(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int,
+               ok: np.ndarray) -> Action | None:
+        raise NotImplementedError
+
+
+class NearestAgent(_Base):
+    """Uncontrolled charging: nearest station with a reported free slot (else the nearest in
+    range), full power; plugged-in EVs start at full power on arrival. No curtailment."""
+
+    name = "nearest"
+
+    def walkup(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int,
+               ok: np.ndarray) -> Action | None:
+        if not ok.any():
+            return Defer(ev=k, minutes=e.params.defer_options_min[0])
+        st = obs["stations"]
+        travel = np.where(ok, obs["travel"][k], np.inf)
+        free = st[:, S_FREE] - st[:, S_ENROUTE] > 0
+        pick = np.where(free, travel, np.inf)
+        j = int(np.argmin(pick)) if np.isfinite(pick).any() else int(np.argmin(travel))
+        return Route(ev=k, station=j, charge_rate=1.0)
+
+
+def zone_headroom(e: EVGridEnv, obs: dict[str, np.ndarray]) -> np.ndarray:
+    """(Z,) forecast headroom for the next tick minus our charging and arriving load, kW.
+
+    Our load is the nominal power of the sessions now charging plus ~40 kW per EV driving to a
+    station in the zone that will find a free slot (it will plug in soon)."""
+    ctx = e.ctx
+    st = obs["stations"]
+    coming = np.minimum(st[:, S_ENROUTE], np.maximum(st[:, S_FREE], 0.0))
+    ours = np.bincount(ctx.st_zone, st[:, S_LOAD] + 40.0 * coming, minlength=ctx.Z)
+    col = 1 if obs["headroom_forecast"].shape[1] > 1 else 0
+    return obs["headroom_forecast"][:, col] - ours
+
+
+def pick_rate(e: EVGridEnv, head: float, kw: float, urgent: bool) -> float:
+    """Full power while the zone has room for half of it; 0.7 while any room is left; else 0.4."""
+    if urgent:
+        return e.params.rates[-1]
+    if head >= 0.5 * kw:
+        return e.params.rates[-1]
+    return e.params.rates[1] if head >= 0.0 else e.params.rates[0]
+
+
+def min_rate(e: EVGridEnv, need: float, kw: float, hours: float, margin: float = 1.2) -> float:
+    """Lowest allowed rate that still delivers ``need`` kWh in ``hours`` (with a margin)."""
+    for r in e.params.rates:
+        if r * kw * hours >= need * margin:
+            return r
+    return e.params.rates[-1]
+
+
+class GreedyAgent(_Base):
+    """Multi-objective heuristic (observation only).
+
+    Walk-ups: the station minimising travel + estimated queue wait + a feeder-stress penalty +
+    price (₹ → minutes) + charging time; emergencies by time alone. Rate lowered when the zone's
+    headroom is short. Plugged-in EVs: wait (defer) for solar or night hours when the slack
+    allows, then charge at the lowest rate that finishes in time. Curtails a zone (load_shift)
+    when our load would exceed its forecast headroom.
+    """
+
+    name = "greedy"
+    inr_to_min = 0.03
+    stress_min = 5.0
+
+    def __init__(self) -> None:
+        self._planned = np.zeros(0)
+
+    def shift(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray]) -> Action | None:
+        """Curtail a zone whose coming load (nominal × derating) exceeds its headroom."""
+        zones = obs["zones"]
+        nominal = np.bincount(e.ctx.st_zone, obs["stations"][:, S_LOAD], minlength=e.ctx.Z)
+        over = obs["headroom_forecast"][:, 0] < nominal * zones[:, 3]
+        for z in np.flatnonzero(over & (zones[:, 5] == 0) & (nominal > 0)):
+            return LoadShift(zone=int(z))
+        return None
+
+    def station_cost(self, e: EVGridEnv, obs: dict[str, np.ndarray], k: int,
+                     ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(cost per station in minutes, session kW per station)."""
+        ctx = e.ctx
+        ev, st = obs["evs"][k], obs["stations"]
+        kw = np.minimum(ctx.st_kw, ev[E_MAXKW])
+        free = st[:, S_FREE] - st[:, S_ENROUTE] - st[:, S_QUEUE]
+        session = SESSION_KWH / np.minimum(ctx.st_kw, 50.0) * 60.0
+        qwait = np.where(free > 0, 0.0, (1.0 - free) * session / np.maximum(ctx.st_slots, 1))
+        charge_min = ev[E_NEED] / kw * 60.0
+        head = zone_headroom(e, obs)[ctx.st_zone]
+        stress = np.where(head < kw, self.stress_min * (1.0 - np.clip(head / kw, 0, 1)), 0.0)
+        urgent = ev[1] == 4
+        cost = obs["travel"][k] + qwait + (0.05 if not urgent else 0.3) * charge_min
+        if not urgent:
+            cost = cost + stress + self.inr_to_min * st[:, S_PRICE] * ev[E_NEED]
+        return np.where(ok, cost, np.inf), kw
+
+    def walkup(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int,
+               ok: np.ndarray) -> Action | None:
+        if not ok.any():
+            return Defer(ev=k, minutes=e.params.defer_options_min[0])
+        cost, kw = self.station_cost(e, obs, k, ok)
+        j = int(np.argmin(cost))
+        head = float(zone_headroom(e, obs)[e.ctx.st_zone[j]])
+        rate = pick_rate(e, head, float(kw[j]), bool(obs["evs"][k, 1] == 4))
+        return Route(ev=k, station=j, charge_rate=rate)
+
+    def dwell(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int
+              ) -> Action | None:
+        ctx = e.ctx
+        ev = obs["evs"][k]
+        site = int(ev[E_SITE]) - 1
+        need, kw, left_h = float(ev[E_NEED]), float(ev[E_MAXKW]), float(ev[E_DEPART]) / 60.0
+        slack_h = left_h - need / kw * 1.3
+        tick = min(s.tick, ctx.T)
+        value = ctx.price[:, site] / ctx.p.base_price_inr - ctx.renewable
+        now = value[tick]
+        for minutes in sorted(e.params.defer_options_min, reverse=True):
+            if minutes / 60.0 > slack_h:
+                continue
+            ahead = min(ctx.T, tick + int(minutes / ctx.p.tick_min))
+            window = value[ahead:min(ctx.T, ahead + 8)]
+            if window.size and window.mean() < now - 0.15:
+                return Defer(ev=k, minutes=minutes)
+        return Route(ev=k, station=site, charge_rate=min_rate(e, need, kw, left_h))
+
+
+class MPCAgent(GreedyAgent):
+    """Rolling-horizon optimisation (observation only).
+
+    Each call re-plans from the current observation: all visible walk-ups are assigned jointly to
+    station slots (``scipy.optimize.linear_sum_assignment`` over EV × slot copies, the greedy
+    cost plus a congestion term growing with each extra EV sent to a station), and each
+    plugged-in EV gets the (start delay, rate) plan with the lowest forecast price − renewable
+    value among the feasible ones. Emergencies first, as in every agent.
+    """
+
+    name = "mpc"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _env(env)
+        obs = e.observe(state)
+        shift = self.shift(e, state, obs)
+        if shift is not None:
+            return shift
+        evs = obs["evs"]
+        ok = routable(state, e.ctx)
+        walk = [k for k in range(e.ctx.K) if evs[k, 0] > 0 and evs[k, E_DWELL] == 0]
+        if not walk:
+            for k in range(e.ctx.K):
+                if evs[k, 0] > 0:
+                    return self.dwell(e, state, obs, k) or Hold()
+            return Hold()
+        if len(walk) == 1:
+            return self.walkup(e, state, obs, walk[0], ok[walk[0]]) or Hold()
+        copies = 3
+        rows = []
+        for k in walk:
+            cost, _ = self.station_cost(e, obs, k, ok[k])
+            rows.append(np.concatenate([cost + 6.0 * c for c in range(copies)]))
+        m = np.asarray(rows)
+        m = np.where(np.isfinite(m), m, 1e6)
+        r, c = linear_sum_assignment(m)
+        k0 = walk[int(r[0])]
+        if m[r[0], c[0]] >= 1e6:
+            return self.walkup(e, state, obs, k0, ok[k0]) or Hold()
+        j = int(c[0]) % e.ctx.S
+        kw = min(float(e.ctx.st_kw[j]), float(evs[k0, E_MAXKW]))
+        head = float(zone_headroom(e, obs)[e.ctx.st_zone[j]])
+        rate = pick_rate(e, head, kw, bool(evs[k0, 1] == 4))
+        return Route(ev=k0, station=j, charge_rate=rate)
+
+    def dwell(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int
+              ) -> Action | None:
+        ctx = e.ctx
+        ev = obs["evs"][k]
+        site = int(ev[E_SITE]) - 1
+        need, kw, left_min = float(ev[E_NEED]), float(ev[E_MAXKW]), float(ev[E_DEPART])
+        tick = min(s.tick, ctx.T)
+        value = ctx.price[:, site] / ctx.p.base_price_inr - ctx.renewable
+        best: tuple[float, float, float] = (np.inf, 0.0, 1.0)
+        for delay in (0.0, *e.params.defer_options_min):
+            for rate in e.params.rates:
+                dur = need / (rate * kw) * 60.0
+                if delay + dur * 1.25 > left_min and not (delay == 0.0 and rate == 1.0):
+                    continue
+                a = tick + int(delay / ctx.p.tick_min)
+                b = min(ctx.T, a + max(1, int(np.ceil(dur / ctx.p.tick_min))))
+                v = float(value[a:b].mean()) if b > a else 0.0
+                v += 0.02 * rate  # gentler on the feeder when it is free to be
+                if v < best[0] - 1e-9:
+                    best = (v, delay, rate)
+        _, delay, rate = best
+        if delay > 0:
+            return Defer(ev=k, minutes=delay)
+        return Route(ev=k, station=site, charge_rate=rate)
+
+
+class BoundAgent(MPCAgent):
+    """Clairvoyant upper bound (reads the state: true slots, queues, patience, base load).
+
+    At reset it solves the offline LP (``scipy.optimize.linprog``) over the whole horizon for
+    every plugged-in EV of the realised stream: kW per EV and tick within its window, energy up
+    to its need, each zone's realised headroom (limit − base load − a reserve for walk-ups) never
+    exceeded, maximising weighted energy minus price and plus renewable value. Each plugged-in EV
+    is then started when its LP schedule starts, at the rate covering its planned average power.
+    It plays a relaxed grid (``prepare``): transformer limits ×1.6, half the public slots taken
+    by other EVs, exact reports and forecasts, so walk-ups (assigned jointly like ``mpc``) see true free slots, queues and
+    headroom. Scored by the same grader on the same seeds.
+    """
+
+    name = "bound"
+    relax_capacity = 1.6
+    """Transformer limits ×1.6, half the background occupancy, perfect reports and forecasts:
+    the bound plays a relaxed grid (an upper bound, like the ED's capacity-unconstrained one)."""
+
+    def prepare(self, env: Environment) -> Environment:
+        e = _env(env)
+        p = e.params
+        relaxed = replace(p, report_lag_min=0.0, report_noise=0.0, forecast_error=0.0,
+                          cap_scale=tuple(c * self.relax_capacity for c in p.cap_scale),
+                          background_occupancy=p.background_occupancy * 0.5)
+        return EVGridEnv(e.scenario, params=relaxed)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._plan_for: int | None = None
+        self._start = np.zeros(0)
+        self._rate = np.zeros(0)
+
+    def reset(self, env: Environment, seed: int) -> None:
+        self._plan_for = None
+
+    def _plan(self, e: EVGridEnv, s: EVGridState) -> None:
+        ctx = e.ctx
+        dw = np.flatnonzero(s.ev_dwell)
+        T, dt_h = ctx.T, ctx.p.tick_min / 60.0
+        start = np.zeros(s.ev_arrive.size)
+        rate = np.ones(s.ev_arrive.size)
+        if dw.size:
+            a = np.floor(s.ev_arrive[dw] / ctx.p.tick_min).astype(int)
+            b = np.minimum(np.floor(s.ev_depart[dw] / ctx.p.tick_min).astype(int), T)
+            var_ev, var_t = [], []
+            for i in range(dw.size):
+                for t in range(a[i], b[i]):
+                    var_ev.append(i)
+                    var_t.append(t)
+            ve, vt = np.asarray(var_ev), np.asarray(var_t)
+            ids = dw[ve]
+            site = s.ev_site[ids]
+            val = (s.ev_weight[ids] * 10.0 - ctx.price[vt, site] / ctx.p.base_price_inr
+                   + ctx.renewable[vt])
+            c = -val * dt_h
+            n = ve.size
+            cols = np.arange(n)
+            zone = ctx.st_zone[site]
+            # rows 0..D-1: energy of each EV ≤ its need; then one row per (zone, tick) headroom
+            a_ub = coo_matrix((np.concatenate([np.full(n, dt_h), np.ones(n)]),
+                               (np.concatenate([ve, dw.size + zone * T + vt]),
+                                np.concatenate([cols, cols]))),
+                              shape=(dw.size + ctx.Z * T, n)).tocsr()
+            head = np.maximum(ctx.zone_cap[None, :] * 0.85 - s.base[:T], 0.0).T.ravel()
+            res = linprog(c, A_ub=a_ub,
+                          b_ub=np.concatenate([s.ev_need[dw], head]),
+                          bounds=np.stack([np.zeros(n), s.ev_max_kw[ids]], 1), method="highs")
+            if res.x is not None:
+                x = res.x
+                for i, ev in enumerate(dw):
+                    mine = ve == i
+                    on = np.flatnonzero(x[mine] > 1e-6)
+                    if on.size:
+                        t0 = vt[mine][on[0]]
+                        t1 = vt[mine][on[-1]] + 1
+                        avg = x[mine][on].sum() / ((t1 - t0) * s.ev_max_kw[ev])
+                        start[ev] = t0 * ctx.p.tick_min
+                        rate[ev] = next((r for r in e.params.rates if r >= avg * 1.15), 1.0)
+        self._start, self._rate = start, rate
+        self._plan_for = id(s)
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _env(env)
+        if self._plan_for is None or (state.tick == 0 and state.steps == 0):
+            self._plan(e, state)
+        return super().act(env, state)
+
+    def dwell(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int
+              ) -> Action | None:
+        ev = int(s.visible[k])
+        wait = self._start[ev] - s.t
+        opts = [m for m in e.params.defer_options_min if m <= wait + 1e-9]
+        if opts:
+            return Defer(ev=k, minutes=max(opts))
+        return Route(ev=k, station=int(s.ev_site[ev]), charge_rate=float(self._rate[ev]))
+
+
+# ----- exploit policies -----------------------------------------------------------------------
+class AlwaysDeferAgent(Agent):
+    """Exploit probe: defers every pending EV by the longest option, forever."""
+
+    name = "always_defer"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _env(env)
+        for k in range(e.ctx.K):
+            if state.visible[k] >= 0:
+                return Defer(ev=k, minutes=e.params.defer_options_min[-1])
+        return Hold()
+
+
+class AlwaysShiftAgent(Agent):
+    """Exploit probe: curtails every zone every tick and never routes (a 'perfect grid' with
+    no charging)."""
+
+    name = "always_shift"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        _env(env)
+        for z in np.flatnonzero(state.shift_tick != state.tick):
+            return LoadShift(zone=int(z))
+        return Hold()
+
+
+class UltraHogAgent(NearestAgent):
+    """Exploit probe: every walk-up to the nearest ultra-fast station at full power (energy
+    fast, feeders be damned)."""
+
+    name = "ultra_hog"
+
+    def walkup(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int,
+               ok: np.ndarray) -> Action | None:
+        ultra = ok & (e.ctx.st_type == 2)
+        if not ultra.any():
+            return super().walkup(e, s, obs, k, ok)
+        j = int(np.argmin(np.where(ultra, obs["travel"][k], np.inf)))
+        return Route(ev=k, station=j, charge_rate=1.0)
+
+
+class CheapHoursOnlyAgent(GreedyAgent):
+    """Exploit probe: charges only when the tariff is at its cheapest (solar hours), deferring
+    everything else — chasing the cost and renewable components."""
+
+    name = "cheap_hours_only"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _env(env)
+        k_now = min(state.tick, e.ctx.T)
+        if e.ctx.price[k_now].min() > e.ctx.price.min() + 1e-9:
+            for k in range(e.ctx.K):
+                if state.visible[k] >= 0:
+                    return Defer(ev=k, minutes=e.params.defer_options_min[1])
+            return Hold()
+        return super().act(env, state)
+
+
+AGENTS: dict[str, type[Agent]] = {
+    "never_route": NeverRouteAgent,
+    "nearest": NearestAgent,
+    "greedy": GreedyAgent,
+    "mpc": MPCAgent,
+    "bound": BoundAgent,
+    "always_defer": AlwaysDeferAgent,
+    "always_shift": AlwaysShiftAgent,
+    "ultra_hog": UltraHogAgent,
+    "cheap_hours_only": CheapHoursOnlyAgent,
+}
+"""The evgrid ladder (``random`` is generic) and its exploit policies."""
+
+BOUNDED_COMPONENTS: tuple[str, ...] = ()
+"""The bound must dominate the score; per-component dominance is not claimed (a policy that
+serves fewer EVs can pay a lower average price or wait less on those it serves)."""
+
+__all__ = ["AGENTS", "BOUNDED_COMPONENTS", "DONE", "FUTURE"]

@@ -1,0 +1,261 @@
+"""Transitions: applying a valid action, and advancing the clock one tick.
+
+Within a tick the agent makes decisions (route, defer, load_shift) that take effect at once;
+``advance`` then runs the tick in this order: charging energy and feeder load over the tick
+(derating, shift, trips, outages), cost and renewable accounting, forecast scoring; the clock
+moves; completions and departures; outage displacements; deferrals that end; arrivals at
+stations; queues fill free slots (FIFO); balking; new requests; lagged reports and forecasts.
+Randomness comes only from the state's streams ``reports`` and ``forecast`` (the world itself
+was drawn at reset).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lifeline.envs.evgrid.context import Context
+from lifeline.envs.evgrid.generator import reach_of
+from lifeline.envs.evgrid.types import (
+    BALKED,
+    CHARGING,
+    DEFERRED,
+    DONE,
+    DRIVING,
+    LEFT,
+    PENDING,
+    QUEUED,
+    EVGridState,
+)
+
+QUEUE_GRACE_MIN = 15.0
+"""A walk-up that reached its station waits at least this long in the queue before balking."""
+DERATE_STEP, DERATE_FLOOR, DERATE_RECOVER = 0.7, 0.3, 0.15
+"""Protective derating: ×0.7 per overloaded tick (floor 0.3), +0.15 per tick under 90%."""
+
+
+def refresh_visible(s: EVGridState, ctx: Context) -> None:
+    """Fill the K visible slots with pending EVs: emergencies, other walk-ups, then plugged-in
+    EVs; oldest request first within each group."""
+    idx = np.flatnonzero(s.ev_status == PENDING)
+    vis = s.visible  # updated in place (keeps snapshots byte-identical after a restore)
+    vis.fill(-1)
+    if idx.size:
+        if idx.size > 1:
+            idx = idx[np.lexsort((s.ev_arrive[idx], s.ev_dwell[idx], s.ev_persona[idx] != 4))]
+        n = min(idx.size, ctx.K)
+        vis[:n] = idx[:n]
+
+
+def apply_route(s: EVGridState, ctx: Context, ev: int, station: int, rate: float) -> None:
+    """Send walk-up ``ev`` driving to ``station`` (battery drains), or start a dwell EV."""
+    s.ev_station[ev] = station
+    s.ev_rate[ev] = rate
+    if s.ev_dwell[ev]:
+        s.ev_status[ev] = CHARGING
+        if not np.isfinite(s.ev_start[ev]):
+            s.ev_start[ev] = s.t
+        return
+    origin = int(s.ev_origin[ev])
+    drain = float(ctx.km[origin, station]) * ctx.p.kwh_per_km
+    s.ev_drain[ev] += drain
+    s.ev_soc[ev] -= drain / s.ev_cap[ev]
+    s.ev_ready[ev] = s.t + float(ctx.travel[s.tick, origin, station])
+    s.ev_status[ev] = DRIVING
+    s.st_enroute[station] += 1
+
+
+def apply_defer(s: EVGridState, ev: int, minutes: float) -> None:
+    s.ev_status[ev] = DEFERRED
+    s.ev_until[ev] = s.t + minutes
+    s.ev_defers[ev] += 1
+
+
+def _remaining(s: EVGridState, ids: np.ndarray) -> np.ndarray:
+    """kWh still to charge: the request plus what driving used, minus what was charged."""
+    return s.ev_need[ids] + s.ev_drain[ids] - s.ev_delivered[ids]
+
+
+def session_kw(s: EVGridState, ctx: Context, ids: np.ndarray) -> np.ndarray:
+    """Full power of each EV's session: min(charger rating, vehicle limit), kW (dwell EVs: the
+    site charger, which is their limit)."""
+    st = s.ev_station[ids]
+    return np.where(s.ev_dwell[ids], s.ev_max_kw[ids],
+                    np.minimum(ctx.st_kw[np.maximum(st, 0)], s.ev_max_kw[ids]))
+
+
+def _charge(s: EVGridState, ctx: Context) -> None:
+    """Energy, load, cost and renewables over the current tick; overload, derating, trips."""
+    p = ctx.p
+    k, dt_h = s.tick, p.tick_min / 60.0
+    ch = np.flatnonzero(s.ev_status == CHARGING)
+    ev_load: np.ndarray = np.zeros(ctx.Z)
+    if ch.size:
+        st = s.ev_station[ch]
+        z = ctx.st_zone[st]
+        kw = s.ev_rate[ch] * session_kw(s, ctx, ch)
+        factor = s.derate[z] * np.where(s.shift_tick[z] == k, p.shift_factor, 1.0)
+        factor = factor * (s.trip_until[z] <= s.t) * ~ctx.outage[k, st]
+        energy = np.minimum(kw * factor * dt_h, np.maximum(_remaining(s, ch), 0.0))
+        s.ev_delivered[ch] += energy
+        s.ev_soc[ch] += energy / s.ev_cap[ch]
+        s.ev_cost[ch] += energy * ctx.price[k, st]
+        s.ev_green[ch] += energy * ctx.renewable[k]
+        ev_load = np.bincount(z, energy / dt_h, minlength=ctx.Z)
+    total = s.base[k] + ev_load
+    cap = ctx.zone_cap
+    ratio = total / cap
+    s.peak_ratio = max(s.peak_ratio, float(ratio.max()))
+    ours = (ratio > 1.0) & (ev_load > 1e-9)
+    s.overload_min += p.tick_min * int(np.count_nonzero(ours))
+    s.over_min[:] = np.where(ours, s.over_min + p.tick_min, 0.0)
+    s.derate[:] = np.where(ours, np.maximum(DERATE_FLOOR, s.derate * DERATE_STEP),
+                        np.where(ratio < 0.9, np.minimum(1.0, s.derate + DERATE_RECOVER),
+                                 s.derate))
+    trip = (ours & ((s.over_min >= p.trip_after_min) | (ratio > p.trip_ratio))) | s.fault_at[k]
+    trip &= s.trip_until <= s.t
+    if trip.any():
+        s.trip_until[:] = np.where(trip, s.t + p.tick_min + p.trip_min, s.trip_until)
+        s.over_min[:] = np.where(trip, 0.0, s.over_min)
+        s.trips += int(np.count_nonzero(trip & ours))
+        s.last_events.extend(f"feeder {z_} tripped" for z_ in np.flatnonzero(trip))
+    s.ev_load[:] = ev_load
+    s.last_load[:] = total
+    _score_forecasts(s)
+
+
+def _score_forecasts(s: EVGridState) -> None:
+    """Score predictions due at this tick against the realised load and queue."""
+    if not s.forecast_due:
+        return
+    keep = []
+    for due, zone, station, load, queue in s.forecast_due:
+        if due != s.tick:
+            keep.append((due, zone, station, load, queue))
+            continue
+        if load >= 0:
+            s.forecast_err[0] += abs(load - float(s.last_load[zone]))
+            s.forecast_err[1] += 1
+        if queue >= 0 and station >= 0:
+            s.forecast_err[2] += abs(queue - float(s.st_queue[station]))
+            s.forecast_err[3] += 1
+    s.forecast_due = keep
+
+
+def _release(s: EVGridState, ids: np.ndarray, status: int) -> None:
+    """Walk-ups leaving a slot, a queue or the road to ``status`` (counters kept consistent)."""
+    for ev in ids.tolist():
+        st = int(s.ev_station[ev])
+        old = int(s.ev_status[ev])
+        if old == CHARGING and not s.ev_dwell[ev]:
+            s.st_charging[st] -= 1
+        elif old == QUEUED:
+            s.st_queue[st] -= 1
+        elif old == DRIVING:
+            s.st_enroute[st] -= 1
+        s.ev_status[ev] = status
+        if status in (DONE, BALKED, LEFT):
+            s.ev_end[ev] = s.t
+
+
+def _displace(s: EVGridState, ctx: Context, ids: np.ndarray) -> None:
+    """Walk-ups at a station that went out of service become pending again from there."""
+    if ids.size == 0:
+        return
+    stations = s.ev_station[ids].copy()
+    _release(s, ids, PENDING)
+    s.ev_origin[ids] = stations
+    s.ev_station[ids] = -1
+    s.ev_reach[ids] = reach_of(ctx, stations, s.ev_soc[ids] * s.ev_cap[ids])
+    s.last_events.append(f"{ids.size} EV(s) displaced by a station outage")
+
+
+def advance(s: EVGridState, ctx: Context) -> None:
+    """Run one tick (see the module docstring for the order)."""
+    p = ctx.p
+    s.last_events = []
+    _charge(s, ctx)
+    s.tick += 1
+    s.t = s.tick * p.tick_min
+    s.tick_actions = 0
+    k, t = s.tick, s.t
+    status = s.ev_status
+    # completions and departures
+    ch = np.flatnonzero(status == CHARGING)
+    if ch.size:
+        full = ch[_remaining(s, ch) <= 1e-6]
+        if full.size:
+            _release(s, full, DONE)
+    dw = np.flatnonzero(s.ev_dwell & (s.ev_depart <= t) & (status >= PENDING) & (status <= DONE))
+    if dw.size:
+        s.ev_status[dw] = LEFT
+        s.ev_end[dw] = np.minimum(s.ev_end[dw], t)
+    # outages displace walk-ups queued or charging at a station that just closed
+    closing = ctx.outage[k] & ~ctx.outage[k - 1]
+    # (arrays of the state are updated in place throughout: a restored snapshot then pickles
+    # byte-identically to the original after the same step)
+    if closing.any():
+        hit = np.flatnonzero(~s.ev_dwell & ((status == QUEUED) | (status == CHARGING))
+                             & (s.ev_station >= 0))
+        _displace(s, ctx, hit[closing[s.ev_station[hit]]])
+    # deferrals end
+    back = np.flatnonzero((status == DEFERRED) & (s.ev_until <= t))
+    status[back] = PENDING
+    # arrivals at stations
+    drv = np.flatnonzero((status == DRIVING) & (s.ev_ready <= t))
+    if drv.size:
+        st = s.ev_station[drv]
+        closed = ctx.outage[k, st]
+        ok = drv[~closed]
+        np.subtract.at(s.st_enroute, st[~closed], 1)
+        np.add.at(s.st_queue, st[~closed], 1)
+        status[ok] = QUEUED
+        _displace(s, ctx, drv[closed])
+    # queues fill free slots, first come first served
+    busy = ctx.outage[k]
+    free = np.where(busy, 0, ctx.st_slots - s.bg_busy[k] - s.st_charging)
+    for sid in np.flatnonzero((s.st_queue > 0) & (free > 0)).tolist():
+        q = np.flatnonzero((status == QUEUED) & (s.ev_station == sid))
+        q = q[np.argsort(s.ev_ready[q], kind="stable")][:int(free[sid])]
+        status[q] = CHARGING
+        # An EV that reached the station during the last tick plugged in on arrival (its wait
+        # ends then); energy is counted from this tick on.
+        s.ev_start[q] = np.where(s.ev_ready[q] > t - p.tick_min, s.ev_ready[q], t)
+        s.st_queue[sid] -= q.size
+        s.st_charging[sid] += q.size
+    # balking: walk-ups not charging by their (hidden) patience leave unserved
+    waiting = np.flatnonzero((status == PENDING) | (status == DEFERRED) | (status == QUEUED))
+    if waiting.size:
+        deadline = s.ev_arrive[waiting] + s.ev_maxwait[waiting]
+        queued = status[waiting] == QUEUED
+        deadline = np.where(queued, np.maximum(deadline, s.ev_ready[waiting] + QUEUE_GRACE_MIN),
+                            deadline)
+        gone = waiting[deadline <= t]
+        if gone.size:
+            _release(s, gone, BALKED)
+            s.last_events.append(f"{gone.size} EV(s) balked")
+    # dwell EVs deferred past their departure are handled above; new requests arrive
+    m = s.ev_arrive.size
+    j = s.next_ev
+    while j < m and s.ev_arrive[j] <= t:
+        j += 1
+    status[s.next_ev:j] = PENDING
+    s.next_ev = j
+    update_reports(s, ctx)
+    refresh_visible(s, ctx)
+
+
+def update_reports(s: EVGridState, ctx: Context) -> None:
+    """Record the true picture, then publish lagged, noisy reports and the headroom forecast."""
+    p = ctx.p
+    k = s.tick
+    free = np.maximum(ctx.st_slots - s.bg_busy[k] - s.st_charging, 0)
+    s.hist_free[k] = np.where(ctx.outage[k], 0, free)
+    s.hist_queue[k] = s.st_queue
+    lag = round(p.report_lag_min / p.tick_min)
+    j = max(0, k - lag)
+    noise = np.round(s.rng["reports"].normal(0.0, p.report_noise, ctx.S))
+    s.rep_free[:] = np.clip(s.hist_free[j] + noise, 0, ctx.st_slots)
+    s.rep_queue[:] = s.hist_queue[j]
+    ahead = np.minimum(np.arange(k, k + p.forecast_ticks), ctx.T)
+    err = 1.0 + s.rng["forecast"].normal(0.0, p.forecast_error, (p.forecast_ticks, ctx.Z))
+    s.forecast[:] = (ctx.zone_cap[None, :] - s.base[ahead] * err).T

@@ -1,0 +1,234 @@
+"""Parameters of the EV-charging grid (Bangalore) and its eleven named scenarios.
+
+Units are written next to every field: minutes (``_min``), hours (``_h``), kilowatts (``_kw``),
+kilowatt-hours (``_kwh``), rupees per kWh (``_inr``). Calibration sources are in the README
+(ACN-Data session statistics, BESCOM/KERC tariffs, the MoP 2024 time-of-day rule, Indian charger
+classes); the stylised choices are documented there too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+# ----- the 25 stations of the spec: id, name, lat, lng, charger type, public slots -------------
+STATIONS: tuple[tuple[str, str, float, float, str, int], ...] = (
+    ("BLR-01", "Koramangala", 12.9352, 77.6245, "fast", 12),
+    ("BLR-02", "Whitefield", 12.9698, 77.7500, "ultra", 16),
+    ("BLR-03", "HSR Layout", 12.9116, 77.6389, "fast", 10),
+    ("BLR-04", "Indiranagar", 12.9784, 77.6408, "fast", 12),
+    ("BLR-05", "Electronic City", 12.8399, 77.6770, "slow", 14),
+    ("BLR-06", "Marathahalli", 12.9591, 77.7006, "fast", 12),
+    ("BLR-07", "Jayanagar", 12.9308, 77.5832, "slow", 10),
+    ("BLR-08", "Yeshwanthpur", 13.0245, 77.5497, "fast", 12),
+    ("BLR-09", "Hebbal", 13.0350, 77.5970, "ultra", 12),
+    ("BLR-10", "Sarjapur", 12.9010, 77.6960, "slow", 8),
+    ("BLR-11", "MG Road", 12.9757, 77.6070, "ultra", 12),
+    ("BLR-12", "Bellandur", 12.9258, 77.6681, "fast", 12),
+    ("BLR-13", "Bannerghatta", 12.8636, 77.5771, "slow", 10),
+    ("BLR-14", "Rajajinagar", 12.9890, 77.5522, "fast", 12),
+    ("BLR-15", "JP Nagar", 12.9063, 77.5857, "slow", 10),
+    ("BLR-16", "BTM Layout", 12.9165, 77.6101, "fast", 10),
+    ("BLR-17", "Cunningham Road", 12.9897, 77.5954, "ultra", 8),
+    ("BLR-18", "Yelahanka", 13.1004, 77.5963, "slow", 10),
+    ("BLR-19", "Kengeri", 12.9140, 77.4830, "slow", 8),
+    ("BLR-20", "Tumkur Road", 13.0250, 77.5100, "slow", 12),
+    ("BLR-21", "Old Airport Road", 12.9601, 77.6477, "fast", 10),
+    ("BLR-22", "KR Puram", 13.0050, 77.6950, "fast", 10),
+    ("BLR-23", "Silk Board", 12.9176, 77.6228, "fast", 12),
+    ("BLR-24", "CV Raman Nagar", 12.9860, 77.6600, "slow", 8),
+    ("BLR-25", "Domlur", 12.9610, 77.6390, "fast", 10),
+)
+N_STATIONS = len(STATIONS)
+AIRPORT = ("AIRPORT", "Kempegowda Airport", 13.1986, 77.7066)
+"""An extra road-graph node (origin of airport taxis); it has no chargers."""
+N_NODES = N_STATIONS + 1
+
+CHARGER_KW = {"slow": 7.4, "fast": 50.0, "ultra": 150.0}
+"""Rated power per public slot, kW: Type-2 AC 7.4 kW, CCS2 DC 50 kW, high-power DC 150 kW."""
+TYPE_PRICE = {"slow": 1.0, "fast": 1.09, "ultra": 1.2}
+"""Price multiplier by charger type (BESCOM 2023: AC ₹7.62, DC ₹8.31 per kWh)."""
+
+ZONES = ("central", "east", "southeast", "south", "north")
+"""Feeder zones (one distribution transformer group each)."""
+STATION_ZONE: tuple[int, ...] = (2, 1, 2, 0, 2, 1, 3, 4, 4, 2, 0, 2, 3, 4, 3, 3, 0, 4, 3, 4, 0, 1,
+                                 2, 0, 0)
+"""Zone index of each station (same order as ``STATIONS``)."""
+
+# ----- personas -------------------------------------------------------------------------------
+PERSONAS = ("taxi", "delivery", "corporate", "private", "emergency", "workplace", "depot",
+            "overnight")
+"""Walk-up personas 0-4 (ask for a station now); plugged-in personas 5-7 (dwell windows)."""
+WALKUP, DWELL = 0, 1
+N_WALKUP_PERSONAS = 5
+BATTERY_KWH = (40.0, 30.0, 50.0, 45.0, 60.0, 45.0, 60.0, 40.0)
+"""Usable battery capacity by persona, kWh."""
+MAX_KW = (60.0, 30.0, 100.0, 50.0, 100.0, 7.4, 30.0, 11.0)
+"""Highest power the vehicle accepts, kW (walk-ups: DC limit; dwell: the site charger)."""
+WEIGHT = (1.5, 1.5, 1.0, 1.0, 3.0, 1.0, 1.5, 1.0)
+"""Grader weight of a persona's energy (emergency and high-urgency fleets weighted up)."""
+MAX_WAIT_MIN = ((20.0, 45.0), (15.0, 35.0), (30.0, 60.0), (30.0, 75.0), (5.0, 15.0))
+"""Hidden patience of walk-ups (uniform range, minutes from request to start of charging)."""
+PRICE_SENSITIVITY = (0.6, 0.8, 0.2, 1.0, 0.0)
+"""Displayed price sensitivity of walk-up personas (0 = indifferent, 1 = very sensitive)."""
+DWELL_WINDOW_H = ((8.0, 1.0, 8.5, 1.0), (12.5, 1.0, 3.5, 0.5), (21.0, 1.0, 8.5, 0.7))
+"""Dwell personas (workplace, depot, overnight): (arrival mean, sd, stay mean, sd), hours."""
+
+
+@dataclass(frozen=True)
+class EVGridParams:
+    """One scenario of the EV grid. See the README for calibration and each field's role."""
+
+    # --- clock ---------------------------------------------------------------------------------
+    start_hour: float = 6.0
+    """Hour of day at which the episode starts (weekday)."""
+    horizon_h: float = 24.0
+    """Episode length, hours."""
+    tick_min: float = 15.0
+    """Length of one tick, minutes (15 for day-long scenarios, 5 for short ones)."""
+    actions_per_tick: int = 20
+    """Decisions per tick: the clock advances after ``hold`` or this many non-hold actions."""
+    visible_evs: int = 10
+    """K: pending EVs shown (and addressable) at once, emergency first, then oldest."""
+    # --- demand --------------------------------------------------------------------------------
+    walkups_per_hour: float = 8.0
+    """Mean walk-up requests per hour over the day (the daily profile has mean 1)."""
+    persona_mix: tuple[float, float, float, float, float] = (0.30, 0.20, 0.15, 0.30, 0.05)
+    """Shares of taxi, delivery, corporate, private, emergency among walk-ups."""
+    dwell_counts: tuple[int, int, int] = (60, 15, 40)
+    """Mean number of workplace, depot and overnight plugged-in EVs per day (Poisson)."""
+    soc_walkup: tuple[float, float] = (0.08, 0.40)
+    """State of charge of walk-ups at request (uniform range, fraction)."""
+    target_soc: float = 0.8
+    """Walk-ups charge to this state of charge, then leave."""
+    origin_boost: tuple[tuple[int, float], ...] = ()
+    """(node, extra weight) pairs concentrating walk-up origins (airport, stadium, ...)."""
+    demand_spike: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    """(from hour, to hour, multiplier) of an extra arrival surge (hour of day, may pass 24)."""
+    kwh_per_km: float = 0.15
+    """Energy used driving, kWh per km."""
+    # --- grid ----------------------------------------------------------------------------------
+    zone_cap_kw: tuple[float, ...] = (1100.0, 800.0, 1100.0, 700.0, 900.0)
+    """Transformer limit of each feeder zone, kW."""
+    base_scale: float = 1.0
+    """Multiplier of the base (non-EV) load curve (heatwave: air conditioning)."""
+    cap_scale: tuple[float, ...] = (1.0, 1.0, 1.0, 1.0, 1.0)
+    """Multiplier of each zone's limit (a derated transformer)."""
+    trip_after_min: float = 30.0
+    """Sustained overload for this long trips the zone's feeder."""
+    trip_ratio: float = 1.3
+    """Instant trip when load exceeds this multiple of the limit."""
+    trip_min: float = 60.0
+    """Minutes a tripped feeder stays off (its stations deliver nothing)."""
+    shift_factor: float = 0.5
+    """``load_shift``: our chargers in the zone run at this fraction for the current tick."""
+    renewable_scale: float = 1.0
+    """Multiplier of the solar part of the renewable share (monsoon clouds)."""
+    fault_rate_per_h: float = 0.0
+    """Random feeder faults (storm): trips per zone-hour, independent of load."""
+    # --- prices --------------------------------------------------------------------------------
+    base_price_inr: float = 7.6
+    """Public AC price at 1.0x time-of-day, ₹/kWh (BESCOM 2023)."""
+    peak_mult: float = 1.3
+    """Time-of-day multiplier in the evening peak 18-22 h (MoP 2024: 1.3x outside solar)."""
+    solar_mult: float = 0.7
+    """Time-of-day multiplier in solar hours 09-16 h (MoP 2024: 0.7x)."""
+    night_mult: float = 0.85
+    """Time-of-day multiplier at night 22-06 h (BESCOM ToD ₹3.85 vs ₹4.85 ≈ 0.8)."""
+    # --- roads ---------------------------------------------------------------------------------
+    traffic_scale: float = 1.0
+    """Multiplier of every travel time (monsoon flooding)."""
+    jam: tuple[int, float, float, float] = (-1, 0.0, 0.0, 1.0)
+    """(node, from hour, to hour, factor): roads at ``node`` slowed by ``factor`` in a window."""
+    # --- stations ------------------------------------------------------------------------------
+    outages: tuple[tuple[int, float, float], ...] = ()
+    """(station, from hour, to hour): announced station outages (no charging, routing masked)."""
+    background_occupancy: float = 0.35
+    """Mean share of public slots used by EVs outside our fleet."""
+    report_lag_min: float = 10.0
+    """Station availability and queue reports describe the world this many minutes ago."""
+    report_noise: float = 1.0
+    """Standard deviation of the reported free-slot count, slots."""
+    forecast_error: float = 0.08
+    """Relative standard deviation of the base-load forecast behind the headroom forecast."""
+    forecast_ticks: int = 4
+    """Headroom forecast length, ticks; also how far ahead an action's prediction is scored."""
+    defer_options_min: tuple[float, float, float] = (15.0, 60.0, 180.0)
+    """Minutes ``defer`` can postpone an EV's decision by."""
+    rates: tuple[float, float, float] = (0.4, 0.7, 1.0)
+    """Allowed ``charge_rate`` values (fraction of the charger's rated power)."""
+
+    @property
+    def horizon_min(self) -> float:
+        return self.horizon_h * 60.0
+
+    @property
+    def ticks(self) -> int:
+        return round(self.horizon_min / self.tick_min)
+
+
+SHORT = {"horizon_h": 8.0, "tick_min": 5.0}
+"""Short scenarios: 8 hours at 5-minute ticks (96 ticks like the day-long ones)."""
+
+SCENARIOS: dict[str, EVGridParams] = {
+    # A weekday 06:00 -> 06:00: walk-ups with morning/evening peaks, workplace, depot and
+    # overnight plugged-in EVs: when to deliver energy (solar hours, night tariff) matters.
+    "baseline": EVGridParams(),
+    # Air conditioning raises the base load 6% and derates transformers 5% in the heat;
+    # the afternoon/evening peak leaves little headroom. 14:00-22:00.
+    "heatwave_peak": EVGridParams(start_hour=14.0, base_scale=1.06,
+                                  cap_scale=(0.95, 0.95, 0.95, 0.95, 0.95), kwh_per_km=0.18,
+                                  walkups_per_hour=11.0, **SHORT),  # type: ignore[arg-type]
+    # Festival evening: walk-up demand 1.9x, mostly private cars. 16:00-24:00.
+    "festival_surge": EVGridParams(start_hour=16.0, walkups_per_hour=13.0,
+                                   persona_mix=(0.22, 0.13, 0.1, 0.5, 0.05),
+                                   demand_spike=(17.0, 22.0, 1.9), **SHORT),  # type: ignore[arg-type]
+    # The east (Whitefield) transformer runs at 55% of its limit all day.
+    "transformer_derate": EVGridParams(cap_scale=(1.0, 0.55, 1.0, 1.0, 1.0)),
+    # Three stations (two ultra) are down for maintenance 08:00-14:00 (announced). 06:00-14:00.
+    "station_outage": EVGridParams(start_hour=6.0, walkups_per_hour=14.0,
+                                   outages=((10, 8.0, 14.0), (8, 8.0, 14.0), (0, 9.0, 13.0)),
+                                   **SHORT),  # type: ignore[arg-type]
+    # Evening peak price 1.9x and solar discount 0.55x: time-shifting pays twice as much.
+    "tariff_shock": EVGridParams(peak_mult=1.9, solar_mult=0.55),
+    # Clouds cut solar to 30%, flooding slows roads 1.4x, random feeder faults. 12:00-20:00.
+    "monsoon_storm": EVGridParams(start_hour=12.0, renewable_scale=0.3, traffic_scale=1.4,
+                                  fault_rate_per_h=0.02, walkups_per_hour=13.0,
+                                  **SHORT),  # type: ignore[arg-type]
+    # Match night at Chinnaswamy (near MG Road / Cunningham Road): central demand spikes before
+    # the match and after it ends. 16:00-24:00.
+    "cricket_final": EVGridParams(start_hour=16.0, walkups_per_hour=12.0,
+                                  origin_boost=((10, 6.0), (16, 4.0), (24, 2.0)),
+                                  demand_spike=(22.0, 24.0, 2.2), **SHORT),  # type: ignore[arg-type]
+    # Early-morning airport taxis arriving low on charge. 04:00-12:00.
+    "airport_rush": EVGridParams(start_hour=4.0, walkups_per_hour=13.0,
+                                 persona_mix=(0.62, 0.1, 0.13, 0.1, 0.05),
+                                 origin_boost=((25, 10.0), (17, 2.0), (8, 2.0)),
+                                 soc_walkup=(0.08, 0.3), **SHORT),  # type: ignore[arg-type]
+    # Silk Board junction gridlocked 08:00-11:00 (roads there 4x slower). 06:00-14:00.
+    "silk_board_jam": EVGridParams(start_hour=6.0, walkups_per_hour=13.0,
+                                   jam=(22, 8.0, 11.0, 4.0),
+                                   origin_boost=((22, 3.0), (2, 2.0), (15, 2.0)),
+                                   **SHORT),  # type: ignore[arg-type]
+    # Overnight depots in the east: many fleet EVs plug in at night on a tight east feeder,
+    # cheap night tariff, no sun. 20:00-08:00.
+    "whitefield_night": EVGridParams(start_hour=20.0, horizon_h=12.0, tick_min=10.0,
+                                     walkups_per_hour=5.0, dwell_counts=(0, 0, 40),
+                                     cap_scale=(1.0, 0.7, 1.0, 1.0, 1.0),
+                                     origin_boost=((1, 4.0), (5, 3.0), (21, 3.0))),
+}
+"""The seed project's eleven scenarios, each with a real effect (see README)."""
+
+EAST_DEPOTS = (1, 5, 21)
+"""Stations hosting the east depots (whitefield_night puts its overnight fleet there)."""
+
+
+def scenario_params(name: str) -> EVGridParams:
+    """Parameters of scenario ``name`` (``ValueError`` listing the choices if unknown)."""
+    if name not in SCENARIOS:
+        raise ValueError(f"unknown evgrid scenario {name!r}; choose one of {sorted(SCENARIOS)}")
+    return SCENARIOS[name]
+
+
+def with_overrides(p: EVGridParams, **changes: object) -> EVGridParams:
+    """A copy of ``p`` with fields replaced (for tests and ablations)."""
+    return replace(p, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,106 @@
+"""The episode grader and the dense reward (its increments).
+
+Grader (score in [0, 1]) — components, each in [0, 1], weighted:
+
+``0.35 energy + 0.10 wait + 0.05 tail_wait + 0.10 overload + 0.10 cost + 0.10 renewable
++ 0.15 balking + 0.05 validity``
+
+* ``energy`` — E = Σ wᵢ·min(chargedᵢ − drainᵢ, needᵢ) / Σ wᵢ·needᵢ over EVs that have arrived
+  (w: emergency 3, taxi/delivery/depot 1.5, others 1; energy that only replaces what driving
+  used is not delivered energy).
+* ``wait`` — 1 − min(mean wait / 60 min, 1), ``tail_wait`` — 1 − min(p90 wait / 120 min, 1),
+  over walk-ups: minutes from request to start of charging; a balked EV counts 120 min, one still
+  waiting its wait so far.
+* ``overload`` — E × (1 − min(overload zone-minutes / (0.5 × horizon), 1)); only minutes in which
+  our charging was part of the load above the limit count.
+* ``cost`` — E × (p_max − p̄) / (p_max − p_min): p̄ the average ₹/kWh paid, p_min/p_max the cheapest
+  and dearest station price of the scenario's horizon.
+* ``renewable`` — E × (r̄ − r_min) / (r_max − r_min): r̄ the renewable share of our energy.
+* ``balking`` — 1 − balked walk-ups / walk-ups; ``validity`` — 1 − invalid actions / steps.
+
+Cost, renewable and overload are multiplied by E so idling earns nothing from them; balking and
+the waits are scored on every walk-up, so never routing scores near 0 on them too. The dense
+reward is the increase of the score at each tick (plus the invalid-action penalty), so its sum over
+an episode is the final score minus the score at reset: shaping can never beat the outcome.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lifeline.core.env import Grade
+from lifeline.envs.evgrid.context import Context
+from lifeline.envs.evgrid.types import BALKED, FUTURE, EVGridState
+
+WEIGHTS = {"energy": 0.35, "wait": 0.10, "tail_wait": 0.05, "overload": 0.10, "cost": 0.10,
+           "renewable": 0.10, "balking": 0.15, "validity": 0.05}
+WAIT_NORM_MIN, TAIL_NORM_MIN, BALK_WAIT_MIN = 60.0, 120.0, 120.0
+OVERLOAD_NORM_SHARE = 0.5
+INVALID_PENALTY = -0.002
+
+
+def walkup_waits(s: EVGridState) -> np.ndarray:
+    """Censored waits (minutes) of the walk-ups that have arrived."""
+    arr = (s.ev_status != FUTURE) & ~s.ev_dwell
+    start = s.ev_start[arr]
+    wait = np.where(np.isfinite(start), start - s.ev_arrive[arr], s.t - s.ev_arrive[arr])
+    return np.where(s.ev_status[arr] == BALKED, BALK_WAIT_MIN, wait)
+
+
+def grade(s: EVGridState, ctx: Context) -> Grade:
+    """Episode grade (meaningful at any time; final at the end of the horizon)."""
+    arr = s.ev_status != FUTURE
+    need, w = s.ev_need[arr], s.ev_weight[arr]
+    credited = np.clip(s.ev_delivered[arr] - s.ev_drain[arr], 0.0, need)
+    total_w = float(np.dot(w, need))
+    e = float(np.dot(w, credited)) / total_w if total_w > 0 else 0.0
+    waits = walkup_waits(s)
+    walk = arr & ~s.ev_dwell
+    n_walk = int(np.count_nonzero(walk))
+    balked = int(np.count_nonzero(s.ev_status[walk] == BALKED))
+    if n_walk:
+        mean_w, p90_w = float(waits.mean()), float(np.percentile(waits, 90))
+        wait_c = 1.0 - min(mean_w / WAIT_NORM_MIN, 1.0)
+        tail_c = 1.0 - min(p90_w / TAIL_NORM_MIN, 1.0)
+        balk_c = 1.0 - balked / n_walk
+    else:
+        mean_w = p90_w = 0.0
+        wait_c = tail_c = balk_c = e
+    charged = float(s.ev_delivered.sum())
+    cost = float(s.ev_cost.sum())
+    green = float(s.ev_green.sum())
+    p_lo, p_hi = ctx.p_range
+    r_lo, r_hi = ctx.r_range
+    avg_price = cost / charged if charged > 0 else p_hi
+    share = green / charged if charged > 0 else r_lo
+    cheap = (p_hi - avg_price) / (p_hi - p_lo) if p_hi > p_lo else 1.0
+    ren = (share - r_lo) / (r_hi - r_lo) if r_hi > r_lo else 1.0
+    over = 1.0 - min(s.overload_min / (OVERLOAD_NORM_SHARE * ctx.p.horizon_min), 1.0)
+    invalid_rate = s.invalid_actions / s.steps if s.steps else 0.0
+    parts = {
+        "energy": e, "wait": wait_c, "tail_wait": tail_c,
+        "overload": e * over, "cost": e * float(np.clip(cheap, 0.0, 1.0)),
+        "renewable": e * float(np.clip(ren, 0.0, 1.0)), "balking": balk_c,
+        "validity": 1.0 - invalid_rate,
+    }
+    score = sum(WEIGHTS[k] * v for k, v in parts.items())
+    unmet = need - credited
+    critical = w > 1.0
+    fe = s.forecast_err
+    metrics = {
+        "evs": float(np.count_nonzero(arr)), "walkups": float(n_walk),
+        "dwell_evs": float(np.count_nonzero(arr & s.ev_dwell)),
+        "energy_requested_kwh": float(need.sum()), "energy_delivered_kwh": float(credited.sum()),
+        "energy_charged_kwh": charged, "unmet_kwh": float(unmet.sum()),
+        "unmet_critical_kwh": float(unmet[critical].sum()),
+        "mean_wait_min": mean_w, "p90_wait_min": p90_w, "balked": float(balked),
+        "balk_rate": balked / n_walk if n_walk else 0.0,
+        "overload_zone_min": float(s.overload_min), "trips": float(s.trips),
+        "peak_load_ratio": float(s.peak_ratio), "cost_inr": cost,
+        "avg_price_inr_per_kwh": avg_price if charged > 0 else 0.0,
+        "renewable_share": share if charged > 0 else 0.0, "invalid_rate": invalid_rate,
+        "forecast_mae_load_kw": fe[0] / fe[1] if fe[1] else float("nan"),
+        "forecast_mae_queue": fe[2] / fe[3] if fe[3] else float("nan"),
+        "forecasts_scored": fe[1] + fe[3],
+    }
+    return Grade(score=float(np.clip(score, 0.0, 1.0)), components=parts, metrics=metrics)
