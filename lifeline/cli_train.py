@@ -50,6 +50,9 @@ def register(app: typer.Typer) -> None:
                                         "cloning of the heuristic on this many training episodes."),
         max_minutes: float = typer.Option(None, "--max-minutes", help="Stop after this much "
                                           "wall time."),
+        curriculum: bool = typer.Option(False, "--curriculum", help="Train on the env's "
+                                        "curriculum (easier levels of the same city first, "
+                                        "escalating on score); evaluate on SCENARIO."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar."),
     ) -> None:
         """Train MaskablePPO on ENV/SCENARIO and save model, metadata and learning curve."""
@@ -65,7 +68,8 @@ def register(app: typer.Typer) -> None:
         run_dir = out or Path("runs") / "ppo" / f"{spec_.name}-{scen}-s{seed}"
         try:
             result = train_ppo(spec_.name, scen, timesteps, run_dir, seed=seed,
-                               config=PPOConfig(bc_episodes=bc_episodes),
+                               config=PPOConfig(bc_episodes=bc_episodes,
+                                                curriculum=curriculum),
                                progress_bar=progress, max_minutes=max_minutes)
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from exc

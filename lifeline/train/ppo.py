@@ -99,6 +99,9 @@ class PPOConfig:
     select_episodes: int = 30
     """Validation episodes per check (seeds ``VALIDATION_SEED_BASE + i``, never held-out ones)."""
     torch_threads: int = 1
+    curriculum: bool = False
+    """Train on the env's curriculum (``<env package>.curriculum.make_curriculum``) climbing to the
+    scenario instead of on the scenario alone; validation and evaluation still use the scenario."""
 
 
 # ----- environment wrapper ---------------------------------------------------------------------
@@ -190,10 +193,16 @@ def episode_score(env: gym.Env, info: dict[str, Any]) -> float:
 
 def make_training_env(env_name: str, scenario: str, seeds: Iterator[int],
                       reward_scale: float, reward: str = "dense", death_penalty: float = 0.0,
-                      ) -> TrainingEnv:
-    """The env's Gymnasium face (``Dict`` observation), wrapped in :class:`TrainingEnv`."""
+                      curriculum: Any = None) -> TrainingEnv:
+    """The env's Gymnasium face (``Dict`` observation), wrapped in :class:`TrainingEnv`; with a
+    ``curriculum``, a :class:`lifeline.train.curriculum.CurriculumFace` following it."""
     from lifeline.adapters.gymnasium import make_gym
 
+    if curriculum is not None:
+        from lifeline.train.curriculum import CurriculumFace
+
+        return TrainingEnv(CurriculumFace(env_name, curriculum), seeds, reward_scale, reward,
+                           death_penalty)
     return TrainingEnv(make_gym(env_name, scenario), seeds, reward_scale, reward, death_penalty)
 
 
@@ -452,11 +461,17 @@ def train_ppo(
     start = time.perf_counter()
     commit = git_commit()  # at the start: the code that trains, not whatever is checked in later
 
+    curriculum = None
+    if cfg.curriculum:  # one schedule shared by the in-process vectorised copies
+        from lifeline.train.curriculum import make_env_curriculum
+
+        curriculum = make_env_curriculum(env_name, scenario)
+
     def factory(rank: int) -> Any:
         # One independent training-seed stream per vectorised copy (disjoint SeedSequence keys).
         return lambda: make_training_env(env_name, scenario,
                                          train_seed_stream(seed * 1000 + rank), cfg.reward_scale,
-                                         cfg.reward, cfg.death_penalty)
+                                         cfg.reward, cfg.death_penalty, curriculum)
 
     venv = DummyVecEnv([factory(i) for i in range(cfg.n_envs)])
     venv.seed(seed)
@@ -521,6 +536,9 @@ def train_ppo(
         "wall_s": round(wall, 2),
         "config": asdict(cfg),
         "behaviour_cloning": bc_info,
+        "curriculum": None if curriculum is None else {
+            "levels": list(curriculum.levels), "final_level": curriculum.levels[curriculum.level],
+            "changes": [list(h) for h in curriculum.history]},
         "features": {"keys": feature_keys(list(core.observation_spec())),
                      "transform": "log1p(max(x, 0)) of the concatenated observation arrays"},
         "num_actions": core.num_actions,
