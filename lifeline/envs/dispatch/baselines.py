@@ -34,7 +34,6 @@ from lifeline.envs.dispatch.types import (
     Hold,
     Relocate,
     RequestMutualAid,
-    Reroute,
     Verify,
 )
 
