@@ -305,8 +305,10 @@ def _cancel_fake(s: DispatchState, ctx: Context, c: int) -> None:
 
 
 def coverage(s: DispatchState, ctx: Context) -> float:
-    """Mean over zones of the demand share within ``coverage_min`` of an idle unit (true state)."""
-    idle = s.u_node[s.u_status == IDLE]
+    """Mean over zones of the demand share within ``coverage_min`` of an idle unit of the city's
+    own fleet (true state). Borrowed mutual-aid units answer calls but are not the city's standing
+    cover (otherwise requesting aid would buy readiness: an exploit found in v1's suite)."""
+    idle = s.u_node[:ctx.n_fleet][s.u_status[:ctx.n_fleet] == IDLE]
     if idle.size == 0:
         return 0.0
     near = (s.graph.dist[idle] * s.mult <= ctx.p.coverage_min).any(axis=0)
