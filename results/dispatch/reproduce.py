@@ -8,7 +8,7 @@ Usage (from the repository root)::
 The model is written to ``runs/ppo/dispatch_metro-metro_expert`` (not committed: ``*.zip`` is
 git-ignored); its ``metadata.json``, ``learning_curve.csv`` and ``validation_curve.csv`` are copied
 to ``results/dispatch/training/``. The equivalent CLI is ``lifeline train ppo dispatch_metro
---scenario metro_expert --bc-episodes 40 ...`` and ``lifeline compare dispatch_metro --agents
+--scenario metro_expert --bc-episodes 12 ...`` and ``lifeline compare dispatch_metro --agents
 closest_idle,dmexclp,verify_then_dispatch,bound,ppo:runs/ppo/dispatch_metro-metro_expert
 --scenario metro_expert --episodes 30 --json ...``.
 
@@ -31,11 +31,11 @@ from lifeline.train.ppo import CURVE_FILE, METADATA_FILE, VALIDATION_FILE, PPOCo
 HERE = Path(__file__).resolve().parent
 ENV, SCENARIO = "dispatch_metro", "metro_expert"
 RUN = Path("runs/ppo") / f"{ENV}-{SCENARIO}"
-TIMESTEPS = 40_000
-MAX_MINUTES = 25.0
-CONFIG = PPOConfig(bc_episodes=40, bc_epochs=20, learning_rate=1e-4, ent_coef=0.001,
+TIMESTEPS = 20_000
+MAX_MINUTES = 15.0
+CONFIG = PPOConfig(bc_episodes=12, bc_epochs=10, learning_rate=1e-4, ent_coef=0.001,
                    clip_range=0.1, reward="grader", reward_scale=0.1, select_every=10_000,
-                   select_episodes=10)
+                   select_episodes=5)
 """The ``results/ed`` recipe (behaviour cloning of closest-idle, grader-points reward, checkpoint
 selection on validation seeds — the cloned start competes) at a budget that fits the machine."""
 EPISODES = 30
