@@ -1,11 +1,13 @@
 """Dispatch baseline ladder on paired seeds; prints JSON (and a table on stderr).
 
 For each scenario: mean score ± 95% CI per agent over the same seeds, the paired differences
-between neighbouring rungs (mean ± 95% CI of the per-seed difference), and the late-arrival
-ratio closest_idle / bound (the literature reports about 2.7 for closest-idle against the
-offline optimum; Jagtenberg et al., EJOR 2017).
+between neighbouring rungs (mean ± 95% CI of the per-seed difference), the margins of the
+hidden-information probes over closest-idle (``oracle``: knows true severity and fake calls;
+``verify_then_dispatch``: observation only), and the late-arrival ratio closest_idle / bound (the
+literature reports about 2.7 for closest-idle against the offline optimum; Jagtenberg et al.,
+EJOR 2017). ``metro_*`` scenarios run on the ``dispatch_metro`` environment.
 
-    PYTHONPATH=. python bench/dispatch_ladder.py [--episodes 30] [--scenarios warmup,...]
+    PYTHONPATH=. python bench/dispatch_ladder.py [--episodes 30] [--scenarios warmup,...|all]
 """
 
 from __future__ import annotations
@@ -22,24 +24,29 @@ from lifeline.eval.seeds import EVAL_SEED_BASE
 from lifeline.eval.stats import mean_ci, paired_compare
 
 LADDER = ("hold", "random", "closest_idle", "dmexclp", "bound")
+PROBES = ("oracle", "verify_then_dispatch")
 
 
 def ladder(scenario: str, episodes: int, seed_start: int) -> dict[str, object]:
     """Scores, paired differences and late ratios of the ladder on one scenario."""
-    res = evaluate("dispatch", LADDER, [scenario], episodes=episodes, seed_start=seed_start)
+    env = "dispatch_metro" if scenario.startswith("metro_") else "dispatch"
+    res = evaluate(env, (*LADDER, *PROBES), [scenario], episodes=episodes, seed_start=seed_start)
     by: dict[str, dict[int, dict]] = {}
     for r in res["records"]:
         by.setdefault(r["agent"], {})[r["seed"]] = r
     seeds = sorted(by[LADDER[0]])
-    out: dict[str, object] = {"scenario": scenario, "episodes": episodes, "agents": {},
-                              "paired": {}}
-    for a in LADDER:
+    out: dict[str, object] = {"env": env, "scenario": scenario, "episodes": episodes,
+                              "seeds": [seeds[0], seeds[-1]], "agents": {}, "paired": {}}
+    for a in (*LADDER, *PROBES):
         m = mean_ci([by[a][s]["score"] for s in seeds])
         late = float(np.mean([by[a][s]["metrics"]["late_fraction"] for s in seeds]))
         p90 = float(np.mean([by[a][s]["metrics"]["p90_response_min"] for s in seeds]))
-        out["agents"][a] = {"mean": m.mean, "ci_low": m.ci_low, "ci_high": m.ci_high,
-                            "late_fraction": late, "p90_response_min": p90}  # type: ignore[index]
-    for lo_a, hi_a in itertools.pairwise(LADDER):
+        deaths = float(np.mean([by[a][s]["metrics"]["expected_fatalities"] for s in seeds]))
+        out["agents"][a] = {"mean": m.mean, "ci_low": m.ci_low, "ci_high": m.ci_high,  # type: ignore[index]
+                            "late_fraction": late, "p90_response_min": p90,
+                            "expected_fatalities": deaths}
+    pairs = [*itertools.pairwise(LADDER), *(("closest_idle", p) for p in PROBES)]
+    for lo_a, hi_a in pairs:
         c = paired_compare({s: by[hi_a][s]["score"] for s in seeds},
                            {s: by[lo_a][s]["score"] for s in seeds})
         out["paired"][f"{hi_a}-{lo_a}"] = {"mean": c.mean_diff, "ci_low": c.ci_low,  # type: ignore[index]
@@ -54,11 +61,17 @@ def ladder(scenario: str, episodes: int, seed_start: int) -> dict[str, object]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--episodes", type=int, default=30)
-    ap.add_argument("--scenarios", default="warmup,learning,advanced,expert")
+    ap.add_argument("--scenarios", default="all",
+                    help="comma-separated scenario names, or 'all' (both cities)")
     ap.add_argument("--seed-start", type=int, default=EVAL_SEED_BASE)
     args = ap.parse_args()
     rows = []
-    for sc in args.scenarios.split(","):
+    names = args.scenarios.split(",")
+    if names == ["all"]:
+        from lifeline.core.registry import spec
+
+        names = [*spec("dispatch").scenarios, *spec("dispatch_metro").scenarios]
+    for sc in names:
         row = ladder(sc, args.episodes, args.seed_start)
         rows.append(row)
         for a, v in row["agents"].items():  # type: ignore[attr-defined]

@@ -104,6 +104,9 @@ def register(app: typer.Typer) -> None:
         tensorboard: Annotated[Path | None, typer.Option(
             help="Also log to TensorBoard event files in this directory (needs the "
                  "'tensorboard' extra).")] = None,
+        curriculum: Annotated[bool, typer.Option(
+            help="Train on the env's curriculum (easier levels of the same city first, "
+                 "escalating on score); evaluate on SCENARIO.")] = False,
         progress: Annotated[bool, typer.Option(help="Progress bar.")] = True,
     ) -> None:
         """Train MaskablePPO on ENV/SCENARIO and save model, metadata and learning curve.
@@ -132,7 +135,8 @@ def register(app: typer.Typer) -> None:
             train_ppo,
         )
 
-        cfg = build_config(PPOConfig(bc_episodes=bc_episodes), config, sets or [])
+        cfg = build_config(PPOConfig(bc_episodes=bc_episodes, curriculum=curriculum), config,
+                           sets or [])
         if resume:  # the saved model's hyperparameters decide the rollout size
             if sets or config:
                 raise UserError("--resume continues with the saved run's hyperparameters; "

@@ -21,7 +21,7 @@ from lifeline.core.graph import RoadGraph, TrafficProfile
 from lifeline.envs.dispatch import dynamics
 from lifeline.envs.dispatch.baselines import BoundAgent, ClosestIdleAgent, DMEXCLPAgent, HoldAgent
 from lifeline.envs.dispatch.curriculum import AdversarialDesigner, Curriculum
-from lifeline.envs.dispatch.env import DispatchEnv
+from lifeline.envs.dispatch.env import DispatchEnv, DispatchMetroEnv
 from lifeline.envs.dispatch.generator import generate_calls, generate_events, toy_params
 from lifeline.envs.dispatch.params import (
     BREAKDOWN,
@@ -258,7 +258,7 @@ def test_tone_correlates_with_hidden_severity_and_verify_is_informative() -> Non
 # ----- rules, observation, grader --------------------------------------------------------------
 @pytest.mark.parametrize("scenario", ["expert", "metro_advanced"])
 def test_mask_equals_validate_and_invalid_is_a_noop(scenario: str) -> None:
-    env = DispatchEnv(scenario)
+    env = DispatchMetroEnv(scenario) if scenario.startswith("metro_") else DispatchEnv(scenario)
     agent = RandomAgent()
     s = env.reset(7)
     agent.reset(env, 7)

@@ -2,6 +2,10 @@
 
 from lifeline.core.registry import EnvSpec, register
 
+DISPATCH_EXPLOITS = ("swarm", "aid_spam", "type_blind", "park_then_answer", "verify_everything",
+                     "ignore_priority", "reroute_churn", "relocate_churn")
+"""dispatch's exploit policies (``lifeline.envs.dispatch.baselines``), shared by both cities."""
+
 register(EnvSpec(
     name="ed",
     gym_id="lifeline/ED-v1",
@@ -22,21 +26,38 @@ register(EnvSpec(
 
 register(EnvSpec(
     name="dispatch",
-    gym_id="lifeline/Dispatch-v0",
+    gym_id="lifeline/Dispatch-v1",
     entry_point="lifeline.envs.dispatch.env:DispatchEnv",
     scenarios=("warmup", "learning", "advanced", "expert", "heatwave", "bridge_collapse",
-               "mass_casualty", "hospital_divert", "metro_warmup", "metro_learning",
-               "metro_advanced", "metro_expert", "metro_heatwave", "metro_bridge_collapse",
-               "metro_mass_casualty", "metro_hospital_divert"),
+               "mass_casualty", "hospital_divert"),
     tags=("healthcare", "dispatch", "routing", "road-graph", "event-driven",
           "partial-observability"),
     description="Emergency medical dispatch on a city road graph over an 8 h shift "
-                "(dispatchr-20 and a generated metro city).",
+                "(the seed's 20-node dispatchr-20 city).",
     agents=("hold", "random", "closest_idle", "dmexclp", "bound"),
     baselines="lifeline.envs.dispatch.baselines",
     reference="closest_idle",
     bound="bound",
-    exploits=(),
+    exploits=DISPATCH_EXPLOITS,
+    harm_metric="expected_fatalities",
+))
+
+register(EnvSpec(
+    name="dispatch_metro",
+    gym_id="lifeline/DispatchMetro-v1",
+    entry_point="lifeline.envs.dispatch.env:DispatchMetroEnv",
+    scenarios=("metro_warmup", "metro_learning", "metro_advanced", "metro_expert",
+               "metro_heatwave", "metro_bridge_collapse", "metro_mass_casualty",
+               "metro_hospital_divert"),
+    tags=("healthcare", "dispatch", "routing", "road-graph", "event-driven",
+          "partial-observability"),
+    description="Emergency medical dispatch over an 8 h shift on a generated 240-node metro "
+                "city (30 units; same model as dispatch, own id because its spaces differ).",
+    agents=("hold", "random", "closest_idle", "dmexclp", "bound"),
+    baselines="lifeline.envs.dispatch.baselines",
+    reference="closest_idle",
+    bound="bound",
+    exploits=DISPATCH_EXPLOITS,
     harm_metric="expected_fatalities",
 ))
 

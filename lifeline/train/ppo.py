@@ -115,6 +115,9 @@ class PPOConfig:
     stats_window: int = 20
     """Training episodes averaged into each logged ``rollout/ep_*_mean`` (SB3's
     ``stats_window_size``; about two rollouts of ed episodes)."""
+    curriculum: bool = False
+    """Train on the env's curriculum (``<env package>.curriculum.make_curriculum``) climbing to the
+    scenario instead of on the scenario alone; validation and evaluation still use the scenario."""
 
 
 def rollout_size(cfg: PPOConfig) -> int:
@@ -217,10 +220,16 @@ def episode_score(env: gym.Env, info: dict[str, Any]) -> float:
 
 def make_training_env(env_name: str, scenario: str, seeds: Iterator[int],
                       reward_scale: float, reward: str = "dense", death_penalty: float = 0.0,
-                      ) -> TrainingEnv:
-    """The env's Gymnasium face (``Dict`` observation), wrapped in :class:`TrainingEnv`."""
+                      curriculum: Any = None) -> TrainingEnv:
+    """The env's Gymnasium face (``Dict`` observation), wrapped in :class:`TrainingEnv`; with a
+    ``curriculum``, a :class:`lifeline.train.curriculum.CurriculumFace` following it."""
     from lifeline.adapters.gymnasium import make_gym
 
+    if curriculum is not None:
+        from lifeline.train.curriculum import CurriculumFace
+
+        return TrainingEnv(CurriculumFace(env_name, curriculum), seeds, reward_scale, reward,
+                           death_penalty)
     return TrainingEnv(make_gym(env_name, scenario), seeds, reward_scale, reward, death_penalty)
 
 
@@ -490,11 +499,18 @@ def train_ppo(
     # Each resumed part draws from new streams (keys seed*1000 + 100*part + rank), so a resumed
     # run never replays the training seeds it already saw; behaviour cloning uses key 999.
 
+    curriculum = None
+    if cfg.curriculum:  # one schedule shared by the in-process vectorised copies
+        from lifeline.train.curriculum import make_env_curriculum
+
+        curriculum = make_env_curriculum(env_name, scenario)
+
     def factory(rank: int) -> Any:
         # One independent training-seed stream per vectorised copy (disjoint SeedSequence keys).
         return lambda: make_training_env(env_name, scenario,
                                          train_seed_stream(seed * 1000 + 100 * part + rank),
-                                         cfg.reward_scale, cfg.reward, cfg.death_penalty)
+                                         cfg.reward_scale, cfg.reward, cfg.death_penalty,
+                                         curriculum)
 
     # SB3's VecMonitor keeps the per-episode statistics (and the grader score from info).
     monitor = MONITOR_FILE if part == 0 else f"part{part}.{MONITOR_FILE}"  # SB3 wants *monitor.csv
@@ -590,6 +606,9 @@ def train_ppo(
         "config": asdict(cfg),
         "behaviour_cloning": bc_info,
         "tensorboard": None if tensorboard is None else str(tensorboard),
+        "curriculum": None if curriculum is None else {
+            "levels": list(curriculum.levels), "final_level": curriculum.levels[curriculum.level],
+            "changes": [list(h) for h in curriculum.history]},
         "features": {"keys": feature_keys(list(core.observation_spec())),
                      "transform": "log1p(max(x, 0)) of the concatenated observation arrays"},
         "num_actions": core.num_actions,

@@ -1,1 +1,2 @@
-"""Emergency medical dispatch on a city road graph (``lifeline/Dispatch-v0``); see README.md."""
+"""Emergency medical dispatch on a city road graph (``lifeline/Dispatch-v1``,
+``lifeline/DispatchMetro-v1``); see README.md."""

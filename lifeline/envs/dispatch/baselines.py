@@ -1,7 +1,13 @@
-"""Baseline ladder for ``dispatch``: hold, closest-idle, DMEXCLP and the clairvoyant bound.
+"""Baseline ladder for ``dispatch``: hold, closest-idle, DMEXCLP and the clairvoyant bound, the
+hidden-information probes (``oracle``, ``verify_then_dispatch``) and the exploit policies.
 
-``closest_idle`` and ``dmexclp`` see only the observation (reported statuses and positions, the
-visible calls, reported hospital status) plus the static city map; ``bound`` reads the full state.
+``closest_idle``, ``dmexclp`` and ``verify_then_dispatch`` see only the observation (reported
+statuses and positions, the visible calls, reported hospital status) plus the static city map;
+``oracle`` additionally reads the hidden severity and fake-call flags; ``bound`` reads the full
+state. The exploits (``swarm``, ``aid_spam``, ``type_blind``, ``park_then_answer``,
+``verify_everything``, ``ignore_priority``, ``reroute_churn``, ``relocate_churn``) are policies
+written against the grader; the exploit suite (``lifeline.testing.run_exploit_suite``) proves they
+neither beat closest-idle or the bound significantly nor trade expected deaths for score.
 """
 
 from __future__ import annotations
@@ -28,10 +34,12 @@ from lifeline.envs.dispatch.types import (
     Hold,
     Relocate,
     RequestMutualAid,
+    Verify,
 )
 
 # observation column indices (see lifeline/envs/dispatch/observation.py)
 C_PRESENT, C_NODE, C_RTYPE, C_TONE, C_AGE, C_ASSIGNED, C_NEEDED = 0, 1, 3, 4, 5, 6, 7
+C_VERIFIED, C_CONF = 8, 9
 U_ALS, U_STATUS, U_NODE, U_DEST, U_SINCE, U_HOSP = 1, 2, 3, 4, 5, 7
 H_DIVERT = 1
 
@@ -99,6 +107,9 @@ class ClosestIdleAgent(Agent):
 
         return sorted(slots, key=key)
 
+    prefer_als: bool = True
+    """Send an ALS unit to a high-urgency call if one is at most 2 min further away."""
+
     def _dispatch(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> Action | None:
         calls = obs["calls"]
         for k in self._call_order(e, obs):
@@ -106,7 +117,8 @@ class ClosestIdleAgent(Agent):
             if not np.isfinite(eta).any():
                 return None
             u = int(np.argmin(eta))
-            if e.ctx.urgency[int(calls[k, C_RTYPE])] >= 2.0 and not obs["units"][u, U_ALS]:
+            if (self.prefer_als and e.ctx.urgency[int(calls[k, C_RTYPE])] >= 2.0
+                    and not obs["units"][u, U_ALS]):
                 als = np.where(obs["units"][:, U_ALS] > 0, eta, np.inf)
                 if np.isfinite(als).any() and als.min() <= eta[u] + 2.0:
                     u = int(np.argmin(als))
@@ -193,10 +205,12 @@ class DMEXCLPAgent(ClosestIdleAgent):
     """
 
     name = "dmexclp"
-    margin = 0.05
+    margin = 0.15
     """Relocate only if the expected-coverage gain improves by this share of total demand..."""
-    ratio = 2.0
+    ratio = 3.0
     """...and is at least this many times the gain at home (so the home area stays covered)."""
+    max_busy = 1.0
+    """Relocate only while at most this share of the fleet is busy."""
 
     def _reposition(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> Action | None:
         units = obs["units"]
@@ -205,7 +219,8 @@ class DMEXCLPAgent(ClosestIdleAgent):
         positions = units[:, U_DEST].astype(np.int64)
         in_service = int(np.count_nonzero(units[:, 0] > 0))
         mult = float(obs["clock"][2])
-        for u in np.flatnonzero(status == RETURNING):
+        busy = 1.0 - free.sum() / max(in_service, 1)
+        for u in np.flatnonzero(status == RETURNING) if busy <= self.max_busy else ():
             post, best, current = _mexclp_post(e, int(u), positions, free, in_service, mult,
                                                int(units[u, U_NODE]))
             if (best > current + self.margin and best > self.ratio * current
@@ -328,16 +343,209 @@ class BoundAgent(DMEXCLPAgent):
         return None
 
 
+# ----- hidden-information probes --------------------------------------------------------------
+class OracleAgent(ClosestIdleAgent):
+    """Closest-idle dispatch with an oracle of the *call*: the true severity and which calls are
+    false alarms or ghosts (everything else — units, hospitals — from the observation).
+
+    It answers only real calls, most life-threatening first (untreated death risk by true
+    severity). Its margin over ``closest_idle`` is what the hidden call information is worth.
+    """
+
+    name = "oracle"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        self._state: DispatchState = state
+        return super().act(env, state)
+
+    def _call_order(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> list[int]:
+        s = self._state
+        calls = obs["calls"]
+        slots = [k for k in range(e.ctx.K) if calls[k, C_PRESENT] > 0
+                 and calls[k, C_ASSIGNED] < calls[k, C_NEEDED]
+                 and s.c_kind[s.visible[k]] == REAL]
+
+        def key(k: int) -> tuple[float, float]:
+            c = int(s.visible[k])
+            second = 10.0 if calls[k, C_ASSIGNED] > 0 else 0.0
+            risk = untreated_risk(e.ctx, int(s.c_type[c]), int(s.c_sev[c]))
+            return (second - risk - 0.01 * e.ctx.urgency[int(s.c_type[c])],
+                    -float(calls[k, C_AGE]))
+
+        return sorted(slots, key=key)
+
+
+class VerifyThenDispatchAgent(ClosestIdleAgent):
+    """Closest-idle that calls back every new call first and holds the doubtful ones.
+
+    Observation only. A call whose verification confidence is below ``threshold`` gets no unit
+    while it could still be a fake: false alarms and ghost calls are cancelled
+    ``fake_expiry_min`` (30 min) after they ring, so a doubtful call still open then is real, and
+    it goes to the front of the queue. Verification costs one action slot and no simulated time.
+    """
+
+    name = "verify_then_dispatch"
+    threshold = 0.4
+    """Below this confidence (P ≈ 0.004 for a real call, 0.84 for a false alarm, 0.96 for a
+    ghost with the default ``verify_beta``) a call is doubtful."""
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _check(env)
+        calls = e.observe(state)["calls"]
+        for k in range(e.ctx.K):
+            if calls[k, C_PRESENT] > 0 and calls[k, C_VERIFIED] == 0 \
+                    and calls[k, C_ASSIGNED] == 0:
+                return Verify(call=k)
+        return super().act(env, state)
+
+    def _call_order(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> list[int]:
+        calls = obs["calls"]
+        order = super()._call_order(e, obs)
+        proven = [k for k in order if calls[k, C_AGE] >= e.params.fake_expiry_min]
+        sure = [k for k in order if k not in proven and not (
+            calls[k, C_VERIFIED] > 0 and calls[k, C_CONF] < self.threshold)]
+        return proven + sure
+
+
+# ----- exploit policies (each must lose; see the exploit suite) -----------------------------------
+class SwarmAgent(ClosestIdleAgent):
+    """Send everything: every open call (fakes too) gets its closest free unit in slot order, all
+    mutual aid is requested at once, and idle units converge on the open calls' posts."""
+
+    name = "swarm"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _check(env)
+        obs = e.observe(state)
+        if obs["clock"][4] > 0:
+            return RequestMutualAid()
+        calls = obs["calls"]
+        for k in range(e.ctx.K):
+            if calls[k, C_PRESENT] > 0 and calls[k, C_ASSIGNED] < calls[k, C_NEEDED]:
+                eta = self._etas(e, obs, int(calls[k, C_NODE]))
+                if np.isfinite(eta).any():
+                    return Dispatch(unit=int(np.argmin(eta)), call=k)
+        units = obs["units"]
+        open_nodes = calls[calls[:, C_PRESENT] > 0, C_NODE].astype(np.int64)
+        if open_nodes.size:
+            post_dist = e.ctx.free_graph.dist[open_nodes][:, e.ctx.posts].min(axis=0)
+            post = int(np.argmin(post_dist))
+            for u in np.flatnonzero(units[:, U_STATUS] == IDLE):
+                if int(units[u, U_DEST]) != int(e.ctx.posts[post]):
+                    return Relocate(unit=int(u), post=post)
+        return Hold()
+
+
+class AidSpamAgent(ClosestIdleAgent):
+    """Closest-idle that requests mutual aid whenever any is left (v0: aid was free)."""
+
+    name = "aid_spam"
+
+    def _aid(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> Action | None:
+        return RequestMutualAid() if obs["clock"][4] > 0 else None
+
+
+class TypeBlindAgent(ClosestIdleAgent):
+    """Nearest free unit whatever its type: BLS to cardiac arrests if it is closer."""
+
+    name = "type_blind"
+    prefer_als = False
+
+
+class ParkThenAnswerAgent(ClosestIdleAgent):
+    """Keeps the fleet parked (full readiness) and answers calls only in the last 30 minutes."""
+
+    name = "park_then_answer"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _check(env)
+        if e.observe(state)["clock"][1] > 30.0:
+            return Hold()
+        return super().act(env, state)
+
+
+class VerifyEverythingAgent(ClosestIdleAgent):
+    """Verifies every call (free in simulated time), then plays closest-idle ignoring the result:
+    spending a free action must not be worth score by itself."""
+
+    name = "verify_everything"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _check(env)
+        calls = e.observe(state)["calls"]
+        for k in range(e.ctx.K):
+            if calls[k, C_PRESENT] > 0 and calls[k, C_VERIFIED] == 0:
+                return Verify(call=k)
+        return super().act(env, state)
+
+
+class IgnorePriorityAgent(ClosestIdleAgent):
+    """First come, first served: the oldest waiting call gets the closest free unit."""
+
+    name = "ignore_priority"
+
+    def _call_order(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> list[int]:
+        calls = obs["calls"]
+        return [k for k in range(e.ctx.K) if calls[k, C_PRESENT] > 0
+                and calls[k, C_ASSIGNED] < calls[k, C_NEEDED]]
+
+
+class RerouteChurnAgent(ClosestIdleAgent):
+    """Closest-idle that, once per epoch, reroutes an en-route unit to another waiting call
+    (cancel churn: each reroute unassigns the old call)."""
+
+    name = "reroute_churn"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _check(env)
+        s: DispatchState = state
+        action = super().act(env, state)
+        if isinstance(action, Hold) and s.epoch_actions == 0:
+            mask = e.action_mask(s)
+            block = np.flatnonzero(mask[e.layout.reroute:e.layout.relocate])
+            if block.size:
+                return e.decode(e.layout.reroute + int(block[0]))
+        return action
+
+
+class RelocateChurnAgent(ClosestIdleAgent):
+    """Closest-idle that shuffles an idle unit to another post every epoch (coverage churn)."""
+
+    name = "relocate_churn"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _check(env)
+        s: DispatchState = state
+        action = super().act(env, state)
+        if isinstance(action, Hold) and s.epoch_actions == 0:
+            idle = np.flatnonzero(s.u_obs_status == IDLE)
+            if idle.size:
+                u = int(idle[int(s.t) % idle.size])
+                post = (int(s.t) * 7 + u) % e.ctx.P
+                if e.ctx.posts[post] != s.u_dest[u]:
+                    return Relocate(unit=u, post=post)
+        return action
+
+
 AGENTS: dict[str, type[Agent]] = {
     "hold": HoldAgent,
     "closest_idle": ClosestIdleAgent,
     "dmexclp": DMEXCLPAgent,
     "bound": BoundAgent,
+    "oracle": OracleAgent,
+    "verify_then_dispatch": VerifyThenDispatchAgent,
+    "swarm": SwarmAgent,
+    "aid_spam": AidSpamAgent,
+    "type_blind": TypeBlindAgent,
+    "park_then_answer": ParkThenAnswerAgent,
+    "verify_everything": VerifyEverythingAgent,
+    "ignore_priority": IgnorePriorityAgent,
+    "reroute_churn": RerouteChurnAgent,
+    "relocate_churn": RelocateChurnAgent,
 }
 """The dispatch ladder's own agents (``random`` is generic) and its exploit policies."""
 
-BOUNDED_COMPONENTS: tuple[str, ...] = ("response", "survival")
-"""Components no policy may push above the bound's (exploit suite). ``coverage`` is left out in
-v0 because it counts late answers (a unit sent to one call all shift keeps every other unit home
-and scores full readiness): dispatch v1 (issue 9) makes coverage count only calls answered within
-target, after which it joins this list."""
+BOUNDED_COMPONENTS: tuple[str, ...] = ("response", "survival", "coverage")
+"""Components no policy may push above the bound's (exploit suite): all three since v1, where
+coverage counts only calls answered within their target (v0 counted late answers, so parking
+the fleet kept readiness and scored coverage above the bound)."""

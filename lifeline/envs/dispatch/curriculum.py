@@ -118,3 +118,23 @@ class AdversarialDesigner:
         return replace(base, type_mix=tuple(float(x) for x in mix / mix.sum()),
                        zone_weights=tuple(float(x) for x in zone_w),
                        tags=(*base.tags, "adversarial"))
+
+
+DIFFICULTY_LEVELS = ("warmup", "learning", "advanced", "expert")
+
+
+def make_curriculum(target: str, seed_start: int = 0, batch: int = 8) -> Curriculum:
+    """A curriculum that climbs the difficulties of ``target``'s city up to ``target`` itself.
+
+    ``"expert"`` → warmup, learning, advanced, expert; a stress scenario (e.g. ``"heatwave"``)
+    → warmup, learning, advanced, heatwave; ``metro_*`` targets use the metro levels.
+    """
+    prefix = "metro_" if target.startswith("metro_") else ""
+    base = target.removeprefix("metro_")
+    scenario_params(target)  # ValueError listing the choices if unknown
+    if base in DIFFICULTY_LEVELS:
+        levels = DIFFICULTY_LEVELS[:DIFFICULTY_LEVELS.index(base) + 1]
+    else:
+        levels = (*DIFFICULTY_LEVELS[:3], base)
+    return Curriculum(levels=tuple(prefix + lv for lv in levels), batch=batch,
+                      seed_start=seed_start)

@@ -49,9 +49,6 @@ from lifeline.envs.dispatch.types import (
 )
 
 INF = math.inf
-FAKE_SCENE_MIN = (0.0, 5.0, 2.0)
-"""On-scene minutes at a false alarm / ghost call (index by call kind; real calls use the type)."""
-
 
 # ----- units: trips and positions ----------------------------------------------------------------
 def start_trip(s: DispatchState, u: int, dest: int, lead: float = 0.0,
@@ -203,7 +200,7 @@ def _unit_transition(s: DispatchState, ctx: Context, u: int) -> bool:
             crew = max(1, min(int(s.c_needed[c]), int(s.c_assigned[c])))
             scene = float(ctx.scene[s.c_type[c]]) * int(s.c_needed[c]) / crew
         else:
-            scene = FAKE_SCENE_MIN[kind]
+            scene = ctx.p.fake_scene_min[0 if kind == FALSE_ALARM else 1]
         s.u_next[u] = s.t + scene
         if s.c_arrived[c] >= s.c_needed[c]:
             close_call(s, ctx, c)
@@ -308,8 +305,10 @@ def _cancel_fake(s: DispatchState, ctx: Context, c: int) -> None:
 
 
 def coverage(s: DispatchState, ctx: Context) -> float:
-    """Mean over zones of the demand share within ``coverage_min`` of an idle unit (true state)."""
-    idle = s.u_node[s.u_status == IDLE]
+    """Mean over zones of the demand share within ``coverage_min`` of an idle unit of the city's
+    own fleet (true state). Borrowed mutual-aid units answer calls but are not the city's standing
+    cover (otherwise requesting aid would buy readiness: an exploit found in v1's suite)."""
+    idle = s.u_node[:ctx.n_fleet][s.u_status[:ctx.n_fleet] == IDLE]
     if idle.size == 0:
         return 0.0
     near = (s.graph.dist[idle] * s.mult <= ctx.p.coverage_min).any(axis=0)
@@ -431,8 +430,8 @@ def apply_relocate(s: DispatchState, ctx: Context, u: int, post: int) -> None:
 
 
 def apply_verify(s: DispatchState, ctx: Context, c: int) -> float:
-    """Call-back verification: Beta(5,2) if genuine, Beta(2,3) false alarm, Beta(2,5) ghost."""
-    a, b = {REAL: (5.0, 2.0), FALSE_ALARM: (2.0, 3.0)}.get(int(s.c_kind[c]), (2.0, 5.0))
+    """Call-back verification: confidence genuine ~ ``verify_beta[kind]`` (see params)."""
+    a, b = ctx.p.verify_beta[int(s.c_kind[c])]
     conf = float(s.rng["verify"].beta(a, b))
     s.c_verify[c] = conf
     return conf
@@ -448,6 +447,7 @@ def apply_mutual_aid(s: DispatchState, ctx: Context) -> int:
     """Activate the first free mutual-aid slot; the unit arrives after the aid delay."""
     u = ctx.n_fleet + (ctx.p.city.aid_slots - s.mutual_aid_left)
     s.mutual_aid_left -= 1
+    s.reward_acc -= ctx.p.mutual_aid_cost
     s.u_status[u] = AID_INBOUND
     s.u_next[u] = s.t + ctx.p.mutual_aid_delay_min
     s.u_node[u] = s.u_dest[u] = ctx.p.city.aid_entry

@@ -44,10 +44,18 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
     """Dispatch ambulances to calls over an 8-hour shift; scored by response, survival, coverage."""
 
     name: ClassVar[str] = "dispatch"
-    version: ClassVar[int] = 0
+    version: ClassVar[int] = 1
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
+    metro: ClassVar[bool] = False
+    """True for the metro-city family (``dispatch_metro``): one id, one city, fixed spaces."""
 
-    def __init__(self, scenario: str = "warmup", params: DispatchParams | None = None) -> None:
+    def __init__(self, scenario: str | None = None, params: DispatchParams | None = None) -> None:
+        if scenario is None:
+            scenario = "metro_warmup" if self.metro else "warmup"
+        if params is None and scenario.startswith("metro_") != self.metro:
+            other = "dispatch_metro" if not self.metro else "dispatch"
+            raise ValueError(f"scenario {scenario!r} belongs to the {other!r} environment "
+                             f"(each id has one city, so its spaces are fixed)")
         super().__init__(scenario)
         self.params = scenario_params(scenario) if params is None else params
         self.ctx = Context(self.params)
@@ -211,3 +219,14 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
 
     def grade(self, state: DispatchState) -> Grade:
         return reward.grade(state, self.ctx)
+
+
+class DispatchMetroEnv(DispatchEnv):
+    """``dispatch`` on the generated 240-node metro city (scenarios ``metro_*``).
+
+    A separate id because its spaces differ (34 unit slots, 16 call slots, 30 posts, 6 hospitals:
+    ``Discrete(2330)`` instead of ``Discrete(322)``); Gymnasium expects one id to have fixed spaces.
+    """
+
+    name: ClassVar[str] = "dispatch_metro"
+    metro: ClassVar[bool] = True

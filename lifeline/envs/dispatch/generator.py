@@ -186,7 +186,8 @@ def generate_calls(p: DispatchParams, events: EventSchedule, start_hour: float,
 
     # Caller tone 0 calm / 1 agitated / 2 screaming: severity + zone panic bias + noise.
     panic = rng_tone.uniform(-p.panic_range, p.panic_range, size=len(city.zone_names))
-    latent = 2.0 * sev / 3.0 + panic[np.asarray(city.zone_of)[node]] + rng_tone.normal(0, 0.5, m)
+    latent = p.tone_severity * sev + panic[np.asarray(city.zone_of)[node]] \
+        + rng_tone.normal(0, p.tone_noise, m)
     latent = np.where(kind == FALSE_ALARM, latent + 0.3, latent)
     ghost_tone = rng_tone.choice(3, size=m, p=(0.2, 0.3, 0.5))
     tone = np.where(kind == GHOST, ghost_tone, np.clip(np.rint(latent), 0, 2)).astype(np.int64)

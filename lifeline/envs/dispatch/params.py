@@ -163,6 +163,20 @@ class DispatchParams:
     """P(a hospital's reported divert flag is wrong)."""
     mutual_aid_delay_min: float = 20.0
     """Minutes until a requested mutual-aid unit enters the city."""
+    mutual_aid_cost: float = 0.02
+    """Score points (of 1) each mutual-aid request costs: a borrowed unit leaves the neighbouring
+    service short and is paid for, so aid is worth it only when calls would otherwise wait long
+    (v0 made it free, and requesting it at every epoch beat closest-idle)."""
+    verify_beta: tuple[tuple[float, float], ...] = ((8.0, 2.0), (2.0, 6.0), (1.5, 8.0))
+    """Beta(a, b) of the verification confidence that a call is genuine, by call kind (real,
+    false alarm, ghost): means 0.80 / 0.25 / 0.16."""
+    tone_severity: float = 2.0 / 3.0
+    """Caller tone levels per severity level (tone = round(this·severity + panic + noise))."""
+    tone_noise: float = 0.5
+    """Standard deviation of the caller-tone noise (tone levels)."""
+    fake_scene_min: tuple[float, float] = (15.0, 10.0)
+    """On-scene minutes at a false alarm (crew assesses a caller who needs nothing) and at a ghost
+    call (crew searches the address for nobody); the unit then drives home."""
     fake_expiry_min: float = 30.0
     """An unserved false alarm or ghost call is cancelled after this many minutes."""
     coverage_min: float = 8.0
@@ -179,12 +193,17 @@ class DispatchParams:
 
 
 DIFFICULTIES: dict[str, dict[str, float]] = {
-    "warmup": dict(calls=3, fa=0.0, ghost=0.0, event=0.0, panic=0.0, radio=0.0),
-    "learning": dict(calls=5, fa=0.10, ghost=0.0, event=0.10, panic=0.3, radio=0.10),
-    "advanced": dict(calls=8, fa=0.15, ghost=0.05, event=0.25, panic=0.6, radio=0.15),
-    "expert": dict(calls=12, fa=0.20, ghost=0.10, event=0.40, panic=1.0, radio=0.20),
+    "warmup": dict(calls=4, fa=0.0, ghost=0.0, event=0.0, panic=0.0, radio=0.0),
+    "learning": dict(calls=10, fa=0.10, ghost=0.0, event=0.10, panic=0.3, radio=0.15),
+    "advanced": dict(calls=20, fa=0.15, ghost=0.10, event=0.25, panic=0.6, radio=0.25),
+    "expert": dict(calls=26, fa=0.20, ghost=0.15, event=0.40, panic=1.0, radio=0.35),
 }
-"""Seed settings per difficulty (calls per shift are for dispatchr-20; metro scales them)."""
+"""Settings per difficulty (calls per shift are for dispatchr-20; metro scales them).
+
+v1 raised the seed's 3/5/8/12 calls so that calls queue for the 6 units and prioritisation
+matters, and raised ghost and radio-delay rates where the scenario advertises them (v0's seed
+settings left closest-idle within 0.005–0.05 of the clairvoyant bound and made hidden information
+worth +0.001)."""
 
 STRESS: dict[str, tuple[tuple[float, int], ...]] = {
     "heatwave": ((60.0, HEATWAVE),),
@@ -194,8 +213,9 @@ STRESS: dict[str, tuple[tuple[float, int], ...]] = {
 }
 """Stress scenarios: the ``advanced`` difficulty plus forced events ``(minute, kind)``."""
 
-METRO_CALL_SCALE = 9
-"""Metro has 5× the fleet; calls per shift are scaled so utilisation is higher (≈ 9×)."""
+METRO_CALL_SCALE = 5
+"""Metro has 5× the fleet; calls per shift are scaled with it (v0: ×9 of the seed's lighter
+counts, about the same metro load as v1's ×5)."""
 
 
 def _build(city: CityParams, difficulty: str, forced: tuple[tuple[float, int], ...],

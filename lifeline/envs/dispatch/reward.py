@@ -11,16 +11,21 @@ Outcome model (expected values, so scores have low variance):
   by ``bls_outcome`` when a basic unit arrives first at a severe cardiac/stroke/respiratory call,
   and by ``divert_outcome`` when the patient is taken to a hospital on divert.
 
-Grader: ``score = 0.5·response + 0.3·survival + 0.2·coverage`` where, over real calls,
+Grader: ``score = 0.5·response + 0.3·survival + 0.2·coverage − aid_cost·aid_requests`` where,
+over real calls,
 response is the mean of ``min(1, (b + 2) / (a + 2))`` (``a`` the actual and ``b`` the reference
 plan's minutes to first unit, 2 min of call processing added to both; 0 if never reached),
 survival is ``Σ min(benefit, benefit_ref) / Σ benefit_ref``, and coverage is *readiness* — the
 time-average over the shift of the mean over zones of the demand share within ``coverage_min`` of
-an idle unit — times the fraction of real calls answered (readiness that never answers a call is
-worth nothing; without this factor a do-nothing policy earned 0.2 for parking the fleet).
-The dense reward pays response and survival terms as they happen and readiness as time passes;
-the last step subtracts the readiness paid for the unanswered share (:func:`terminal_correction`),
-so the episode's reward sum equals the score, plus shaping capped at ``shaping_cap``.
+an idle unit — times the fraction of real calls answered *within their response-time target*
+(readiness that does not answer calls in time is worth nothing: without the factor a do-nothing
+policy earned 0.2 for parking the fleet, and in v0, which counted late answers, a fleet parked
+all shift that answered every call in the last 30 min kept most of it). Each mutual-aid request
+costs ``mutual_aid_cost`` (v0 made aid free). The dense reward pays response and survival terms
+as they happen, readiness as time passes and the aid cost when aid is requested; the last step
+subtracts the readiness paid for the share not answered in time (:func:`terminal_correction`), so
+the episode's reward sum equals the score (before clipping at 0), plus shaping capped at
+``shaping_cap``.
 """
 
 from __future__ import annotations
@@ -97,14 +102,26 @@ def survival_credit(state: DispatchState, c: int, value: float) -> float:
     return W_SURVIVAL * min(value, float(state.c_bound_saved[c])) / total
 
 
+def in_time(state: DispatchState, ctx: Context) -> np.ndarray:
+    """Per call: reached by a first unit within its type's response-time target."""
+    return (state.c_first - state.c_time) <= ctx.target[state.c_type]
+
+
+def in_time_fraction(state: DispatchState, ctx: Context) -> float:
+    """Share of real calls answered within their response-time target (1 if none)."""
+    real = state.c_kind == REAL
+    if not real.any():
+        return 1.0
+    return float(np.mean(in_time(state, ctx)[real]))
+
+
 def terminal_correction(state: DispatchState, ctx: Context) -> float:
     """Reward on the final step that makes the dense sum equal the coverage component."""
     real = state.c_kind == REAL
     if not real.any():
         return 0.0
-    answered = float(np.mean(np.isfinite(state.c_first[real])))
     readiness = state.cov_integral / ctx.p.shift_min
-    return W_COVERAGE * readiness * (answered - 1.0)
+    return W_COVERAGE * readiness * (in_time_fraction(state, ctx) - 1.0)
 
 
 def grade(state: DispatchState, ctx: Context) -> Grade:
@@ -125,11 +142,15 @@ def grade(state: DispatchState, ctx: Context) -> Grade:
         survival = response
     elapsed = min(state.t, p.shift_min)
     readiness = state.cov_integral / elapsed if elapsed > 0 else state.cov_now
-    # Coverage is readiness *for answering calls*: it counts in proportion to the share of real
-    # calls answered, so a fleet parked at its stations that answers nothing earns nothing.
+    # Coverage is readiness *for answering calls in time*: it counts in proportion to the share
+    # of real calls reached within their target, so a fleet parked at its stations that answers
+    # nothing (or answers late) earns nothing for being parked.
     answered = float(np.mean(np.isfinite(state.c_first[real]))) if n_real else 1.0
-    coverage = readiness * answered
-    score = W_RESPONSE * response + W_SURVIVAL * survival + W_COVERAGE * coverage
+    within = in_time_fraction(state, ctx)
+    coverage = readiness * within
+    aid_used = p.city.aid_slots - state.mutual_aid_left
+    score = (W_RESPONSE * response + W_SURVIVAL * survival + W_COVERAGE * coverage
+             - p.mutual_aid_cost * aid_used)
 
     seen = real & arrived
     censored = np.where(np.isfinite(resp_min), resp_min, state.t - state.c_time)[seen]
@@ -154,6 +175,8 @@ def grade(state: DispatchState, ctx: Context) -> Grade:
         "invalid_actions": float(state.invalid_actions),
         "readiness": readiness,
         "answered_fraction": answered,
+        "in_time_fraction": within,
+        "mutual_aid_requested": float(aid_used),
     }
     return Grade(score=float(np.clip(score, 0.0, 1.0)),
                  components={"response": response, "survival": survival, "coverage": coverage},
