@@ -330,17 +330,17 @@ class LegalView:
         """
         idx = self._indices
         table = self._table
-        key = idx.tobytes() + max_listed.to_bytes(4, "little")
+        key = idx.tobytes() + max_listed.to_bytes(4, "little") + bytes([explicit])
         cached = table.lines_cache.get(key)
         if cached is not None:
             return list(cached)
-        out = self._lines(max_listed)
+        out = self._lines(max_listed, explicit)
         if len(table.lines_cache) >= 64:
             table.lines_cache.clear()
         table.lines_cache[key] = out
         return list(out)
 
-    def _lines(self, max_listed: int) -> list[str]:
+    def _lines(self, max_listed: int, explicit: bool) -> list[str]:
         idx = self._indices
         out = [f"Legal actions ({idx.size}):"]
         if idx.size == 0:
