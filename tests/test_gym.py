@@ -42,11 +42,16 @@ def test_invalid_spam_uses_the_turn_and_reaches_the_end_of_the_shift() -> None:
     env.reset(seed=0)
     noop = make_gym("ed")
     noop.reset(seed=0)
+    k = env.unwrapped.core.params.actions_per_tick  # type: ignore[attr-defined]
     terminated = truncated = False
-    while not (terminated or truncated):
-        _, reward, terminated, truncated, info = env.step(10_000)
+    while not (terminated or truncated):  # K invalid actions use the K slots of one tick
+        rewards = []
+        for _ in range(k):
+            _, reward, terminated, truncated, info = env.step(10_000)
+            assert not info["valid"]
+            rewards.append(reward)
         _, wait_reward, *_ = noop.step(noop.unwrapped.core.encode(Wait()))  # type: ignore[attr-defined]
-        assert not info["valid"] and reward == pytest.approx(wait_reward - 1.0)
+        assert sum(rewards) == pytest.approx(wait_reward - k)
     assert terminated and not truncated  # the clock ran to the end: nothing frozen
 
 
