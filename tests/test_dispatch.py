@@ -139,7 +139,7 @@ def test_radio_delay_changes_outcomes() -> None:
         if s.done:
             break
     assert lagged, "with delay on, some report must lag the truth"
-    assert _mean_response(on, range(4)) > _mean_response(off, range(4))
+    assert _mean_response(on, range(8)) > _mean_response(off, range(8))
 
 
 def test_traffic_changes_outcomes() -> None:
@@ -208,7 +208,7 @@ def test_heatwave_doubles_cardiac_calls_and_mass_casualty_adds_a_burst() -> None
 
 
 def test_mutual_aid_unit_arrives_after_the_delay_and_can_be_dispatched() -> None:
-    env = DispatchEnv("warmup")
+    env = DispatchEnv("warmup", replace(scenario_params("warmup"), mutual_aid_loan_min=480.0))
     s = env.reset(1)
     aid = env.step(s, RequestMutualAid()).info["mutual_aid_unit"]
     assert s.mutual_aid_left == 1 and s.u_obs_status[aid] == AID_INBOUND

@@ -37,6 +37,7 @@ from lifeline.envs.dispatch.types import (
     EN_ROUTE,
     FALSE_ALARM,
     IDLE,
+    INACTIVE,
     MOVING,
     ON_SCENE,
     OPEN,
@@ -99,7 +100,7 @@ def report(s: DispatchState, ctx: Context, u: int, immediate: bool = False) -> b
     s.u_rep_node[u] = s.u_node[u]
     s.u_rep_dest[u] = s.u_dest[u]
     s.u_rep_made[u] = s.t
-    s.u_rep_t[u] = s.t + s.rng["radio"].uniform(2.0, 3.0)
+    s.u_rep_t[u] = s.t + s.rng["radio"].uniform(*ctx.p.radio_lag_min)
     return False
 
 
@@ -172,6 +173,17 @@ def nearest_hospital(s: DispatchState, ctx: Context, node: int) -> int:
 
 
 # ----- internal transitions -----------------------------------------------------------------
+def _becomes_idle(s: DispatchState, ctx: Context, u: int) -> bool:
+    """Unit ``u`` is free at its destination: idle, or gone if it is aid whose loan has ended."""
+    if s.t >= s.u_loan_end[u]:
+        s.u_status[u] = INACTIVE
+        return report(s, ctx, u, immediate=True)
+    s.u_status[u] = IDLE
+    if np.isfinite(s.u_loan_end[u]):
+        s.u_next[u] = s.u_loan_end[u]
+    return report(s, ctx, u)
+
+
 def _unit_transition(s: DispatchState, ctx: Context, u: int) -> bool:
     """Process unit ``u``'s due transition; True if the dispatcher hears of it now."""
     p = ctx.p
@@ -180,8 +192,10 @@ def _unit_transition(s: DispatchState, ctx: Context, u: int) -> bool:
     s.cov_dirty = True
     if st in (RELOCATING, RETURNING):
         s.u_node[u] = s.u_dest[u]
-        s.u_status[u] = IDLE
-        return report(s, ctx, u)
+        return _becomes_idle(s, ctx, u)
+    if st == IDLE:  # a mutual-aid unit's loan ends while it waits
+        s.u_status[u] = INACTIVE
+        return report(s, ctx, u, immediate=True)
     if st == EN_ROUTE:
         c = int(s.u_call[u])
         s.u_node[u] = s.u_dest[u]
@@ -190,6 +204,7 @@ def _unit_transition(s: DispatchState, ctx: Context, u: int) -> bool:
         if not np.isfinite(s.c_first[c]):
             s.c_first[c] = s.t
             s.c_first_als[c] = s.u_als[u]
+            s.c_first_aid[c] = u >= ctx.n_fleet
             s.u_carrier[u] = True
             if s.c_kind[c] == REAL:
                 s.reward_acc += reward.response_credit(s, c, s.t - float(s.c_time[c]))
@@ -235,6 +250,8 @@ def _unit_transition(s: DispatchState, ctx: Context, u: int) -> bool:
     if st == AID_INBOUND:
         s.u_status[u] = IDLE
         s.u_node[u] = s.u_dest[u] = p.city.aid_entry
+        s.u_loan_end[u] = s.t + p.mutual_aid_loan_min
+        s.u_next[u] = s.u_loan_end[u]
         return report(s, ctx, u, immediate=True)
     return False
 

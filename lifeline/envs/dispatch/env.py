@@ -99,6 +99,7 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
         s.c_arrived = np.zeros(m, np.int64)
         s.c_first = np.full(m, np.inf)
         s.c_first_als = np.zeros(m, bool)
+        s.c_first_aid = np.zeros(m, bool)
         s.c_verify = np.full(m, -1.0)
         s.c_outcome = np.full(m, np.nan)
         s.c_divert = np.zeros(m, bool)
@@ -131,6 +132,7 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
         s.u_rep_made = np.zeros(U)
         s.u_rep_t = np.full(U, np.inf)
         s.u_dispatches = np.zeros(U, np.int64)
+        s.u_loan_end = np.full(U, np.inf)
 
         beds = max(city.hospital_beds)
         release = np.full((H, beds), np.inf)  # +inf pads hospitals with fewer beds: never free

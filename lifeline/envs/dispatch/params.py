@@ -127,7 +127,10 @@ class DispatchParams:
     panic_range: float = 0.3
     """Zone panic bias of caller tone is uniform in ±panic_range (tone levels)."""
     radio_delay_p: float = 0.10
-    """P(a unit status report reaches the dispatcher 2–3 min late)."""
+    """P(a unit status report reaches the dispatcher late (by ``radio_lag_min``))."""
+    radio_lag_min: tuple[float, float] = (3.0, 8.0)
+    """A late report arrives uniformly this many minutes after the change (v0: 2–3 min, which
+    changed nothing measurable; the seed's "2–3 steps" were steps of several minutes)."""
     forced_events: tuple[tuple[float, int], ...] = ()
     """Events that always happen: ``(minute, kind index)`` (stress scenarios)."""
     type_mix: tuple[float, ...] = TYPE_MIX
@@ -163,6 +166,9 @@ class DispatchParams:
     """P(a hospital's reported divert flag is wrong)."""
     mutual_aid_delay_min: float = 20.0
     """Minutes until a requested mutual-aid unit enters the city."""
+    mutual_aid_loan_min: float = 90.0
+    """Minutes a mutual-aid unit stays after it enters the city; it leaves once free after that
+    (requesting aid at the start of the shift does not buy a bigger fleet for the whole shift)."""
     mutual_aid_cost: float = 0.02
     """Score points (of 1) each mutual-aid request costs: a borrowed unit leaves the neighbouring
     service short and is paid for, so aid is worth it only when calls would otherwise wait long

@@ -17,7 +17,10 @@ response is the mean of ``min(1, (b + 2) / (a + 2))`` (``a`` the actual and ``b`
 plan's minutes to first unit, 2 min of call processing added to both; 0 if never reached),
 survival is ``Σ min(benefit, benefit_ref) / Σ benefit_ref``, and coverage is *readiness* — the
 time-average over the shift of the mean over zones of the demand share within ``coverage_min`` of
-an idle unit — times the fraction of real calls answered *within their response-time target*
+an idle unit of the city's own fleet — times the fraction of real calls its own units answered
+*within their response-time target* (borrowed mutual-aid units serve patients, which response
+and survival credit, but their answers are not the city's cover: otherwise requesting aid buys
+coverage, which the exploit suite caught above the bound)
 (readiness that does not answer calls in time is worth nothing: without the factor a do-nothing
 policy earned 0.2 for parking the fleet, and in v0, which counted late answers, a fleet parked
 all shift that answered every call in the last 30 min kept most of it). Each mutual-aid request
@@ -107,12 +110,16 @@ def in_time(state: DispatchState, ctx: Context) -> np.ndarray:
     return (state.c_first - state.c_time) <= ctx.target[state.c_type]
 
 
-def in_time_fraction(state: DispatchState, ctx: Context) -> float:
-    """Share of real calls answered within their response-time target (1 if none)."""
+def in_time_fraction(state: DispatchState, ctx: Context, own_fleet: bool = False) -> float:
+    """Share of real calls answered within their response-time target (1 if none); with
+    ``own_fleet``, only answers by the city's own units count (the coverage factor)."""
     real = state.c_kind == REAL
     if not real.any():
         return 1.0
-    return float(np.mean(in_time(state, ctx)[real]))
+    ok = in_time(state, ctx)
+    if own_fleet:
+        ok &= ~state.c_first_aid
+    return float(np.mean(ok[real]))
 
 
 def terminal_correction(state: DispatchState, ctx: Context) -> float:
@@ -121,7 +128,7 @@ def terminal_correction(state: DispatchState, ctx: Context) -> float:
     if not real.any():
         return 0.0
     readiness = state.cov_integral / ctx.p.shift_min
-    return W_COVERAGE * readiness * (in_time_fraction(state, ctx) - 1.0)
+    return W_COVERAGE * readiness * (in_time_fraction(state, ctx, own_fleet=True) - 1.0)
 
 
 def grade(state: DispatchState, ctx: Context) -> Grade:
@@ -147,7 +154,7 @@ def grade(state: DispatchState, ctx: Context) -> Grade:
     # nothing (or answers late) earns nothing for being parked.
     answered = float(np.mean(np.isfinite(state.c_first[real]))) if n_real else 1.0
     within = in_time_fraction(state, ctx)
-    coverage = readiness * within
+    coverage = readiness * in_time_fraction(state, ctx, own_fleet=True)
     aid_used = p.city.aid_slots - state.mutual_aid_left
     score = (W_RESPONSE * response + W_SURVIVAL * survival + W_COVERAGE * coverage
              - p.mutual_aid_cost * aid_used)

@@ -65,6 +65,8 @@ class DispatchState(CoreState):
     c_first: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """Minute the first unit reached the call (inf until then)."""
     c_first_als: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    c_first_aid: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    """True if the first unit to reach the call was a borrowed mutual-aid unit."""
     c_verify: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """Verification confidence that the call is genuine (−1 until verified)."""
     c_outcome: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -116,6 +118,8 @@ class DispatchState(CoreState):
     u_rep_t: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """Delivery minute of an in-flight (delayed) status report (inf if none)."""
     u_dispatches: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    u_loan_end: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Minute a mutual-aid unit's loan ends (inf for the fleet and unused slots)."""
 
     # hospitals
     h_release: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
