@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 from typing import Any
 
@@ -78,7 +79,7 @@ def _expand_legal_text(text: str) -> set[tuple[str, str]]:
             call, values = line.split(", N in {")
             name, args = call.removesuffix("=N)").split("(")
             *fixed, key = args.split(", ")
-            head = {k: int(v) for k, v in (a.split("=") for a in fixed)}
+            head = {k: ast.literal_eval(v) for k, v in (a.split("=") for a in fixed)}
             for part in values.rstrip("}").split(", "):
                 lo, _, hi = part.partition("..")
                 for v in range(int(lo), int(hi or lo) + 1):
@@ -86,7 +87,8 @@ def _expand_legal_text(text: str) -> set[tuple[str, str]]:
         else:
             name, args = line.rstrip(")").split("(")
             parsed = dict(a.split("=") for a in args.split(", ")) if args else {}
-            out.add((name, json.dumps({k: int(v) for k, v in parsed.items()}, sort_keys=True)))
+            out.add((name, json.dumps({k: ast.literal_eval(v) for k, v in parsed.items()},
+                                      sort_keys=True)))
     return out
 
 

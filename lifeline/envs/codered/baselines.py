@@ -327,7 +327,7 @@ class OracleAgent(HeuristicAgent):
         return super().act(env, state)
 
 
-NEAREST = 3
+NEAREST = 2
 """Units the bound tries for a dispatch (the nearest by ETA, plus the oracle's choice)."""
 
 
@@ -349,7 +349,9 @@ class BoundAgent(Agent):
             return a
         assert isinstance(a, CodeRedAction)
         if isinstance(a, AssignHospital):
-            alts: list[CodeRedAction] = [AssignHospital(a.patient, h) for h in range(3)]
+            cond = state.patients[a.patient].cond
+            alts: list[CodeRedAction] = [AssignHospital(a.patient, h) for h in range(3)
+                                         if cond >= 4 or CAPABLE[h][cond]]
         elif isinstance(a, (DispatchAmbulance, DispatchALS, DispatchBLS)):
             target = a.patient if isinstance(a, DispatchAmbulance) else a.call
             node = state.patients[target].node
@@ -362,7 +364,8 @@ class BoundAgent(Agent):
                 if u != a.ambulance:
                     alts.append(kind(u, target))
         elif isinstance(a, MaintainPlan) and state.aid_left > 0 and any(
-                p.status in (WAITING, CALL) for p in state.patients):
+                p.status in (WAITING, CALL) for p in state.patients) and not any(
+                un.status in (1, 6) for un in state.units):
             alts = [a, RequestMutualAid()]
         else:
             return a
