@@ -38,7 +38,7 @@ def _energy_after(env: EVGridEnv, rate: float, shift: bool = False) -> float:
     ev = int(s.visible[0])
     station = int(np.argmin(np.where(s.ev_reach[ev], env.ctx.travel[s.tick, s.ev_origin[ev]],
                                      np.inf)))
-    assert env.step(s, Route(ev=0, station=station, charge_rate=rate)).valid
+    assert env.step(s, Route(ev=0, station=station, charge_rate=round(rate * 100))).valid
     while s.ev_status[ev] != CHARGING:
         env.step(s, Hold())
     if shift:
@@ -66,7 +66,7 @@ def test_route_takes_road_minutes_and_drains_the_battery() -> None:
     ev = int(s.visible[0])
     far = int(np.argmax(np.where(s.ev_reach[ev], env.ctx.km[s.ev_origin[ev], :env.ctx.S], -1)))
     soc = float(s.ev_soc[ev])
-    env.step(s, Route(ev=0, station=far, charge_rate=1.0))
+    env.step(s, Route(ev=0, station=far, charge_rate=100))
     assert s.ev_status[ev] == DRIVING
     assert s.ev_soc[ev] < soc and s.ev_drain[ev] > 0
     assert s.ev_ready[ev] - s.t == pytest.approx(env.ctx.travel[s.tick, s.ev_origin[ev], far])
@@ -83,7 +83,7 @@ def test_out_of_range_stations_are_masked_and_rejected() -> None:
             if hit:
                 k = hit[0]
                 bad = int(np.flatnonzero(~s.ev_reach[vis[k]])[0])
-                a = Route(ev=k, station=bad, charge_rate=1.0)
+                a = Route(ev=k, station=bad, charge_rate=100)
                 assert not env.action_mask(s)[env.encode(a)]
                 assert "out of range" in (env.validate(s, a) or "")
                 return
@@ -95,7 +95,7 @@ def test_defer_postpones_and_walkups_balk_with_unmet_energy() -> None:
     env = EVGridEnv("heatwave_peak")
     s = _first_walkup(env)
     ev = int(s.visible[0])
-    env.step(s, Defer(ev=0, minutes=180.0))
+    env.step(s, Defer(ev=0, minutes=180))
     assert s.ev_status[ev] == DEFERRED
     while not s.done and s.ev_status[ev] == DEFERRED:
         env.step(s, Hold())
@@ -110,7 +110,7 @@ def test_defer_shifts_a_plugged_in_ev_to_cheaper_hours() -> None:
     while s.visible[0] < 0 or not s.ev_dwell[s.visible[0]]:
         env.step(s, Hold())
     ev = int(s.visible[0])
-    env.step(s, Defer(ev=0, minutes=60.0))
+    env.step(s, Defer(ev=0, minutes=60))
     assert s.ev_status[ev] == DEFERRED
     for _ in range(int(60 / env.params.tick_min)):
         env.step(s, Hold())
@@ -170,9 +170,9 @@ def test_forecast_channel_is_scored_outside_the_score() -> None:
     a, b = _first_walkup(env), _first_walkup(env)
     ev = int(a.visible[0])
     station = int(np.flatnonzero(a.ev_reach[ev])[0])
-    env.step(a, Route(ev=0, station=station, charge_rate=1.0, predicted_load_kw=500.0,
+    env.step(a, Route(ev=0, station=station, charge_rate=100, predicted_load_kw=500.0,
                       predicted_queue=1.0))
-    env.step(b, Route(ev=0, station=station, charge_rate=1.0))
+    env.step(b, Route(ev=0, station=station, charge_rate=100))
     for _ in range(env.params.forecast_ticks + 1):
         env.step(a, Hold())
         env.step(b, Hold())
@@ -200,6 +200,6 @@ def test_pettingzoo_parallel_api_and_violations() -> None:
     env.step({OPERATOR: 1 + env.Z * 3 + station, DISPATCHER: env.core.encode(Hold())})
     assert env.blacklist[station]
     _, _, _, _, infos = env.step({OPERATOR: 0, DISPATCHER: env.core.encode(
-        Route(ev=0, station=station, charge_rate=1.0))})
+        Route(ev=0, station=station, charge_rate=100))})
     assert infos[DISPATCHER]["violations"], "blacklist violation not detected"
     assert s.ev_status[ev] == DRIVING  # detected, not rewritten

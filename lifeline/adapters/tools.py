@@ -233,9 +233,13 @@ def parse_tool_call(env: Environment | type[Environment], name: Any,
 
 
 def action_to_call(action: Action) -> tuple[str, dict[str, Any]]:
-    """``(tool name, arguments)`` of a semantic action — the inverse of :func:`parse_tool_call`."""
+    """``(tool name, arguments)`` of a semantic action — the inverse of :func:`parse_tool_call`.
+
+    Optional arguments left at their default are omitted (e.g. an action's optional prediction).
+    """
     spec = spec_for(type(action))
-    return spec.name, {p.name: getattr(action, p.name) for p in spec.params}
+    return spec.name, {p.name: getattr(action, p.name) for p in spec.params
+                       if p.required or getattr(action, p.name) != p.default}
 
 
 def format_call(action: Action) -> str:

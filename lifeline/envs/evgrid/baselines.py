@@ -32,6 +32,11 @@ SESSION_KWH = 22.0
 """Rough energy of a walk-up session, kWh (queue waits are estimated from it and the power)."""
 
 
+def _route(ev: int, station: int, fraction: float) -> Route:
+    """``route`` with the charge rate given as a fraction of full power (0.4, 0.7, 1.0)."""
+    return Route(ev=ev, station=station, charge_rate=round(fraction * 100))
+
+
 def _env(env: Environment) -> EVGridEnv:
     if not isinstance(env, EVGridEnv):
         raise TypeError(f"this agent plays evgrid, not {type(env).__name__}")
@@ -75,7 +80,7 @@ class _Base(Agent):
     def dwell(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int
               ) -> Action | None:
         site = int(obs["evs"][k, E_SITE]) - 1
-        return Route(ev=k, station=site, charge_rate=1.0)
+        return _route(k, site, 1.0)
 
     def walkup(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int,
                ok: np.ndarray) -> Action | None:
@@ -91,13 +96,13 @@ class NearestAgent(_Base):
     def walkup(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int,
                ok: np.ndarray) -> Action | None:
         if not ok.any():
-            return Defer(ev=k, minutes=e.params.defer_options_min[0])
+            return Defer(ev=k, minutes=int(e.params.defer_options_min[0]))
         st = obs["stations"]
         travel = np.where(ok, obs["travel"][k], np.inf)
         free = st[:, S_FREE] - st[:, S_ENROUTE] > 0
         pick = np.where(free, travel, np.inf)
         j = int(np.argmin(pick)) if np.isfinite(pick).any() else int(np.argmin(travel))
-        return Route(ev=k, station=j, charge_rate=1.0)
+        return _route(k, j, 1.0)
 
 
 def zone_headroom(e: EVGridEnv, obs: dict[str, np.ndarray]) -> np.ndarray:
@@ -177,12 +182,12 @@ class GreedyAgent(_Base):
     def walkup(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int,
                ok: np.ndarray) -> Action | None:
         if not ok.any():
-            return Defer(ev=k, minutes=e.params.defer_options_min[0])
+            return Defer(ev=k, minutes=int(e.params.defer_options_min[0]))
         cost, kw = self.station_cost(e, obs, k, ok)
         j = int(np.argmin(cost))
         head = float(zone_headroom(e, obs)[e.ctx.st_zone[j]])
         rate = pick_rate(e, head, float(kw[j]), bool(obs["evs"][k, 1] == 4))
-        return Route(ev=k, station=j, charge_rate=rate)
+        return _route(k, j, rate)
 
     def dwell(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int
               ) -> Action | None:
@@ -200,8 +205,8 @@ class GreedyAgent(_Base):
             ahead = min(ctx.T, tick + int(minutes / ctx.p.tick_min))
             window = value[ahead:min(ctx.T, ahead + 8)]
             if window.size and window.mean() < now - 0.15:
-                return Defer(ev=k, minutes=minutes)
-        return Route(ev=k, station=site, charge_rate=min_rate(e, need, kw, left_h))
+                return Defer(ev=k, minutes=int(minutes))
+        return _route(k, site, min_rate(e, need, kw, left_h))
 
 
 class MPCAgent(GreedyAgent):
@@ -247,7 +252,7 @@ class MPCAgent(GreedyAgent):
         kw = min(float(e.ctx.st_kw[j]), float(evs[k0, E_MAXKW]))
         head = float(zone_headroom(e, obs)[e.ctx.st_zone[j]])
         rate = pick_rate(e, head, kw, bool(evs[k0, 1] == 4))
-        return Route(ev=k0, station=j, charge_rate=rate)
+        return _route(k0, j, rate)
 
     def dwell(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int
               ) -> Action | None:
@@ -271,8 +276,8 @@ class MPCAgent(GreedyAgent):
                     best = (v, delay, rate)
         _, delay, rate = best
         if delay > 0:
-            return Defer(ev=k, minutes=delay)
-        return Route(ev=k, station=site, charge_rate=rate)
+            return Defer(ev=k, minutes=int(delay))
+        return _route(k, site, rate)
 
 
 class BoundAgent(MPCAgent):
@@ -284,8 +289,8 @@ class BoundAgent(MPCAgent):
     exceeded, maximising weighted energy minus price and plus renewable value. Each plugged-in EV
     is then started when its LP schedule starts, at the rate covering its planned average power.
     It plays a relaxed grid (``prepare``): transformer limits ×1.6, half the public slots taken
-    by other EVs, exact reports and forecasts, so walk-ups (assigned jointly like ``mpc``) see true free slots, queues and
-    headroom. Scored by the same grader on the same seeds.
+    by other EVs, exact reports and forecasts, so walk-ups (assigned jointly like ``mpc``) see
+    true free slots, queues and headroom. Scored by the same grader on the same seeds.
     """
 
     name = "bound"
@@ -368,8 +373,8 @@ class BoundAgent(MPCAgent):
         wait = self._start[ev] - s.t
         opts = [m for m in e.params.defer_options_min if m <= wait + 1e-9]
         if opts:
-            return Defer(ev=k, minutes=max(opts))
-        return Route(ev=k, station=int(s.ev_site[ev]), charge_rate=float(self._rate[ev]))
+            return Defer(ev=k, minutes=int(max(opts)))
+        return _route(k, int(s.ev_site[ev]), float(self._rate[ev]))
 
 
 # ----- exploit policies -----------------------------------------------------------------------
@@ -382,7 +387,7 @@ class AlwaysDeferAgent(Agent):
         e = _env(env)
         for k in range(e.ctx.K):
             if state.visible[k] >= 0:
-                return Defer(ev=k, minutes=e.params.defer_options_min[-1])
+                return Defer(ev=k, minutes=int(e.params.defer_options_min[-1]))
         return Hold()
 
 
@@ -411,7 +416,7 @@ class UltraHogAgent(NearestAgent):
         if not ultra.any():
             return super().walkup(e, s, obs, k, ok)
         j = int(np.argmin(np.where(ultra, obs["travel"][k], np.inf)))
-        return Route(ev=k, station=j, charge_rate=1.0)
+        return _route(k, j, 1.0)
 
 
 class CheapHoursOnlyAgent(GreedyAgent):
@@ -426,7 +431,7 @@ class CheapHoursOnlyAgent(GreedyAgent):
         if e.ctx.price[k_now].min() > e.ctx.price.min() + 1e-9:
             for k in range(e.ctx.K):
                 if state.visible[k] >= 0:
-                    return Defer(ev=k, minutes=e.params.defer_options_min[1])
+                    return Defer(ev=k, minutes=int(e.params.defer_options_min[1]))
             return Hold()
         return super().act(env, state)
 

@@ -120,7 +120,8 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
         due = s.tick + self.params.forecast_ticks
         if isinstance(action, Route):
             ev = int(s.visible[action.ev])
-            dynamics.apply_route(s, ctx, ev, action.station, float(action.charge_rate))
+            rate = self.params.rates[self.layout.rate_index(action.charge_rate)]
+            dynamics.apply_route(s, ctx, ev, action.station, rate)
             if action.predicted_load_kw >= 0 or action.predicted_queue >= 0:
                 s.forecast_due.append((due, int(ctx.st_zone[action.station]), action.station,
                                        float(action.predicted_load_kw),

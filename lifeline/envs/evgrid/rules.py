@@ -33,23 +33,29 @@ class Layout:
         self.K, self.S, self.R, self.D, self.Z = ctx.K, ctx.S, ctx.R, ctx.D, ctx.Z
         self.rates = ctx.p.rates
         self.defers = ctx.p.defer_options_min
+        self.rate_percents = tuple(round(r * 100) for r in self.rates)
+        self.defer_minutes = tuple(round(m) for m in self.defers)
         self.route = 0
         self.defer = self.K * self.S * self.R
         self.shift = self.defer + self.K * self.D
         self.hold = self.shift + self.Z
         self.total = self.hold + 1
 
-    def rate_index(self, rate: float) -> int:
-        for i, r in enumerate(self.rates):
-            if isinstance(rate, (int, float)) and abs(rate - r) < 1e-9:
+    def rate_index(self, percent: int) -> int:
+        """Index of a ``charge_rate`` given in percent of full power (40, 70, 100)."""
+        for i, r in enumerate(self.rate_percents):
+            if not isinstance(percent, bool) and isinstance(percent, (int, np.integer)) \
+                    and percent == r:
                 return i
-        raise ValueError(f"charge_rate {rate!r} is not one of {list(self.rates)}")
+        raise ValueError(f"charge_rate {percent!r} is not one of {list(self.rate_percents)} "
+                         "(percent of full power)")
 
-    def defer_index(self, minutes: float) -> int:
-        for i, m in enumerate(self.defers):
-            if isinstance(minutes, (int, float)) and abs(minutes - m) < 1e-9:
+    def defer_index(self, minutes: int) -> int:
+        for i, m in enumerate(self.defer_minutes):
+            if not isinstance(minutes, bool) and isinstance(minutes, (int, np.integer)) \
+                    and minutes == m:
                 return i
-        raise ValueError(f"defer minutes {minutes!r} is not one of {list(self.defers)}")
+        raise ValueError(f"defer minutes {minutes!r} is not one of {list(self.defer_minutes)}")
 
     def encode(self, a: EVGridAction) -> int:
         if isinstance(a, Hold):
@@ -74,10 +80,10 @@ class Layout:
         if index < self.defer:
             pair, r = divmod(index, self.R)
             ev, st = divmod(pair, self.S)
-            return Route(ev=ev, station=st, charge_rate=self.rates[r])
+            return Route(ev=ev, station=st, charge_rate=self.rate_percents[r])
         if index < self.shift:
             ev, d = divmod(index - self.defer, self.D)
-            return Defer(ev=ev, minutes=self.defers[d])
+            return Defer(ev=ev, minutes=self.defer_minutes[d])
         if index < self.hold:
             return LoadShift(zone=index - self.shift)
         return Hold()

@@ -152,7 +152,7 @@ class Route(Action):
 
     A walk-up drives there (road minutes, battery drain), queues if no slot is free and charges
     until its target; a plugged-in EV (route it to its own station) starts charging now.
-    `charge_rate` is the fraction of the charger's rated power: one of 0.4, 0.7, 1.0. Optional
+    `charge_rate` is the percentage of the session's full power: 40, 70 or 100. Optional
     predictions (world-model channel, scored as a metric only): the station zone's feeder load in
     kW and the station's queue length `forecast_ticks` ticks ahead (−1 = no prediction).
     """
@@ -160,7 +160,7 @@ class Route(Action):
     kind: ClassVar[str] = "route"
     ev: int = _doc("visible pending-EV slot (0 = most urgent)")
     station: int = _doc("station index 0-24 (BLR-01 = 0)")
-    charge_rate: float = _doc("fraction of rated power: 0.4, 0.7 or 1.0")
+    charge_rate: int = _doc("percent of full power: 40, 70 or 100")
     predicted_load_kw: float = _doc("optional: zone load k ticks ahead, kW (-1 = none)", -1.0)
     predicted_queue: float = _doc("optional: station queue k ticks ahead (-1 = none)", -1.0)
 
@@ -175,7 +175,7 @@ class Defer(Action):
 
     kind: ClassVar[str] = "defer"
     ev: int = _doc("visible pending-EV slot")
-    minutes: float = _doc("15, 60 or 180")
+    minutes: int = _doc("15, 60 or 180")
 
 
 @dataclass(frozen=True)
