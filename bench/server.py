@@ -48,7 +48,7 @@ def start_server(envs: list[str], port: int, workers: int = 1) -> subprocess.Pop
             f"serve({envs!r}, port={port}, max_sessions=256, log_level='warning', "
             f"workers={workers})")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # a loaded machine starts workers slowly
     while time.monotonic() < deadline:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:

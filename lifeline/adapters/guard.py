@@ -220,10 +220,10 @@ class Guard:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
-        body = b"".join(chunks)
-        body = await self._check_body(scope, body, send)
-        if body is None:
+        checked = await self._check_body(scope, b"".join(chunks), send)
+        if checked is None:
             return
+        body = checked
         replayed = False
 
         async def replay() -> Message:
