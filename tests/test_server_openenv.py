@@ -10,11 +10,11 @@ import pytest
 from server_helpers import SERVED
 
 from lifeline.adapters.openenv import (
+    START_TOOL,
     LifelineAction,
     LifelineObservation,
     LifelineOpenEnv,
     LifelineToolsObservation,
-    START_TOOL,
     NoEpisodeError,
     openenv_env_class,
 )

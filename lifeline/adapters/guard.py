@@ -55,6 +55,11 @@ def _json_body(status: int, payload: dict[str, Any]) -> tuple[list[tuple[bytes, 
     return headers, body
 
 
+def _compact(payload: dict[str, Any]) -> str:
+    """A reply frame in OpenEnv's own compact JSON (what ``_count_reply`` recognises)."""
+    return json.dumps(payload, separators=(",", ":"))
+
+
 def _depth_exceeds(value: Any, limit: int) -> bool:
     """Whether ``value`` nests containers deeper than ``limit`` (iterative: no recursion)."""
     stack: list[tuple[Any, int]] = [(value, 1)]
@@ -215,10 +220,10 @@ class Guard:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
-        body = b"".join(chunks)
-        body = await self._check_body(scope, body, send)
-        if body is None:
+        checked = await self._check_body(scope, b"".join(chunks), send)
+        if checked is None:
             return
+        body = checked
         replayed = False
 
         async def replay() -> Message:
@@ -237,8 +242,9 @@ class Guard:
 
     async def _check_body(self, scope: Scope, body: bytes, send: Send) -> bytes | None:
         """The body to pass on (JSON-RPC arguments normalised), or ``None`` if answered here."""
-        if not body.lstrip()[:1] in (b"{", b"["):
-            return body  # not JSON: the route answers (e.g. a JSON-RPC parse error)
+        rpc = scope.get("method") == "POST" and scope.get("path", "").endswith("/mcp")
+        if not rpc and body.lstrip()[:1] not in (b"{", b"["):
+            return body  # not JSON: the route answers (FastAPI's 422 names the problem)
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
@@ -246,7 +252,6 @@ class Guard:
             await self._reply(send, 400, {"detail": "the request body is not valid UTF-8; "
                                                     "send JSON encoded as UTF-8"})
             return None
-        rpc = scope.get("method") == "POST" and scope.get("path", "").endswith("/mcp")
         data, problem = parse_message(text)
         if problem is not None:
             if not rpc and not any(w in problem[1] for w in ("nested", "surrogate")):
@@ -381,7 +386,7 @@ class Guard:
             refusal, changed = self.rpc_check(request)
             if refusal is not None:
                 error = self._rpc_error(*refusal, request.get("id"))
-                return json.dumps(error if rpc else {"type": "mcp", "data": error})
+                return _compact(error if rpc else {"type": "mcp", "data": error})
             if changed:
                 message["text"] = json.dumps(data)
         return None
@@ -390,5 +395,5 @@ class Guard:
         code, text = problem
         if rpc:  # the /mcp socket speaks JSON-RPC 2.0
             rpc_code = -32700 if code in ("INVALID_JSON", "MESSAGE_TOO_LARGE") else -32600
-            return json.dumps(self._rpc_error(rpc_code, text, None))
-        return json.dumps({"type": "error", "data": {"message": text, "code": code}})
+            return _compact(self._rpc_error(rpc_code, text, None))
+        return _compact({"type": "error", "data": {"message": text, "code": code}})

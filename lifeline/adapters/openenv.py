@@ -199,7 +199,7 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
         self.mcp_server = _McpTools(self)
 
     # ----- OpenEnv API ------------------------------------------------------------------------
-    def reset(self, /, **options: Any) -> LifelineObservation:  # type: ignore[override]
+    def reset(self, /, **options: Any) -> LifelineObservation:
         """Start an episode; ``options`` are :data:`RESET_OPTIONS`, checked first.
 
         ``seed`` None draws one (reported back); ``scenario`` None = default; ``views`` chooses
@@ -246,7 +246,7 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
             ts.message = semantic.reason  # the parser's precise reason, not the core's generic one
         return self._observation(reward=ts.reward, ts=ts)
 
-    async def reset_async(self, /, **options: Any) -> LifelineObservation:  # type: ignore[override]
+    async def reset_async(self, /, **options: Any) -> LifelineObservation:
         return self.reset(**options)
 
     async def step_async(self, action: LifelineAction, timeout_s: float | None = None,

@@ -55,7 +55,7 @@ from lifeline.adapters.openenv import (
     openenv_env_class,
     resolve_spec,
 )
-from lifeline.adapters.slots import LEDGER_ENV, SlotLedger
+from lifeline.adapters.slots import SlotLedger
 from lifeline.adapters.wire import check_rpc_request, check_session_message
 from lifeline.core.registry import EnvSpec, all_specs
 
@@ -122,7 +122,10 @@ class LifelineEnvServer(HTTPEnvServer):
             self.metrics.sessions_total.labels(env=name).inc()
             hooks.append(active.dec)
         if hooks and isinstance(env, LifelineOpenEnv):
-            env.on_close = lambda: [hook() for hook in hooks] and None
+            def on_close() -> None:
+                for hook in hooks:
+                    hook()
+            env.on_close = on_close
         return session_id, env
 
     def total_sessions(self) -> int:

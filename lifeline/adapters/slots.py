@@ -59,6 +59,7 @@ class SlotLedger:
                 fh.seek(0)
                 fh.truncate()
                 fh.write(json.dumps(data, sort_keys=True))
+                fh.flush()  # written before the lock is released, not at close
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
