@@ -62,14 +62,16 @@ def _progress() -> Progress:
 
 
 def _run_with_progress(env: str, agents: list[str], scenario: str | None, episodes: int,
-                       seed_start: int, workers: int) -> dict[str, Any]:
+                       seed_start: int, workers: int,
+                       record_dir: str | None = None) -> dict[str, Any]:
     env_spec = spec(env)
     scenarios = _scenarios(scenario)
     n_scen = len(env_spec.scenarios) if scenarios is None else 1
     with _progress() as progress:
         bar = progress.add_task(f"{env_spec.name}", total=n_scen * len(agents) * episodes)
         return evaluate(env_spec.name, agents, scenarios, episodes, seed_start,
-                        workers, on_record=lambda _: progress.advance(bar))
+                        workers, on_record=lambda _: progress.advance(bar),
+                        record_dir=record_dir)
 
 
 def _summary_table(results: dict[str, Any], title: str) -> Table:
@@ -120,6 +122,9 @@ def run(env: str,
         seed: Annotated[int, typer.Option(help="Episode seed (>= 0).")] = 0,
         render: Annotated[bool, typer.Option(help="Print a text frame after every step.")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print the record as JSON.")] = False,
+        record_to: Annotated[Path | None, typer.Option(
+            "--record", help="Write the episode's replay (JSONL) to this file or directory.")
+        ] = None,
         ) -> None:
     """Run one episode and print its grade (and text frames with --render)."""
     env_spec = spec(env)
@@ -130,8 +135,15 @@ def run(env: str,
         console.print(f"[dim]── step {state.steps} ──[/]")
         console.print(core.render_text(state), markup=False, highlight=False, soft_wrap=True)
 
-    record = run_episode(Task(env_spec.name, scen, agent, seed),
-                         on_step=show if render else None)
+    if record_to is not None:
+        from lifeline.replay import record_episode
+
+        record = record_episode(Task(env_spec.name, scen, agent, seed), record_to)
+        err_console.print(f"replay written: {record['replay']}  "
+                          f"(watch: lifeline view {record['replay']})")
+    else:
+        record = run_episode(Task(env_spec.name, scen, agent, seed),
+                             on_step=show if render else None)
     if as_json:
         print(json.dumps(record, indent=1))
         return
@@ -151,9 +163,14 @@ def eval_cmd(env: str,
              seed_start: SeedStartOpt = EVAL_SEED_BASE,
              workers: WorkersOpt = 1,
              json_path: JsonOutOpt = None,
+             record: Annotated[Path | None, typer.Option(
+                 help="Write every episode's replay (JSONL) into this directory.")] = None,
              ) -> None:
     """Evaluate one agent over scenarios and seeds; print mean ± 95% CI."""
-    results = _run_with_progress(env, [agent], scenario, episodes, seed_start, workers)
+    results = _run_with_progress(env, [agent], scenario, episodes, seed_start, workers,
+                                 record_dir=None if record is None else str(record))
+    if record is not None:
+        err_console.print(f"replays written to {record}/ (watch: lifeline view {record}/*.jsonl)")
     console.print(_summary_table(results, f"{env}: {agent}"))
     _write_json(results, json_path)
 
@@ -217,10 +234,11 @@ def bench(
 
 def _register_subcommands() -> None:
     """Commands that live in their own modules (heavy imports stay inside the commands)."""
-    from lifeline import cli_serve, cli_train
+    from lifeline import cli_serve, cli_train, cli_view
 
     cli_serve.register(app)
     cli_train.register(app)
+    cli_view.register(app)
 
 
 _register_subcommands()

@@ -143,6 +143,9 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
 
     for name, env in served.items():
         root.mount(f"/{name}", env.app)
+    from lifeline.web import mount_web  # browser pages: /<env>/web and the HTML index at /
+
+    mount_web(root, served)
     return Guard(root, token=token, max_message_bytes=max_message_bytes,
                  idle_timeout=idle_timeout, message_check=check_session_message)
 
