@@ -14,7 +14,36 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``view`` command to ``app``."""
+    """Add the ``view`` and ``replays`` commands to ``app``."""
+
+    @app.command("replays")
+    def replays_command(
+        out: Annotated[Path, typer.Option(help="Directory for the replay files.")] = Path(
+            "reports/replays"),
+        env: Annotated[list[str] | None, typer.Option(help="Only these envs.")] = None,
+        seed: Annotated[int | None, typer.Option(
+            help="Episode seed (default: the first held-out evaluation seed).")] = None,
+    ) -> None:
+        """Record one replay per environment: its reference baseline on its first scenario."""
+        from lifeline.core.registry import all_specs
+        from lifeline.eval.harness import Task
+        from lifeline.eval.seeds import EVAL_SEED_BASE
+        from lifeline.replay import record_episode
+
+        specs = [s for s in all_specs() if not env or s.name in env]
+        if not specs:
+            typer.secho(f"error: no registered environment among {env}", fg=typer.colors.RED,
+                        err=True)
+            raise typer.Exit(2)
+        written = []
+        for s in specs:
+            agent = s.reference or (s.agents[-2] if len(s.agents) > 1 else "random")
+            task = Task(s.name, s.default_scenario, agent, EVAL_SEED_BASE if seed is None else seed)
+            rec = record_episode(task, out)
+            written.append(rec["replay"])
+            typer.echo(f"{s.name}/{task.scenario} {agent} seed {task.seed}: score "
+                       f"{rec['score']:.3f} -> {rec['replay']}")
+        typer.echo("watch them: " + " ; ".join(f"lifeline view {w}" for w in written))
 
     @app.command("view")
     def view_command(

@@ -66,10 +66,10 @@ def _action_fields(env: Environment, action: Any) -> tuple[dict[str, Any] | None
             return None, index
     if isinstance(action, Action):
         try:
-            index = env.encode(action)
+            encoded: int | None = env.encode(action)
         except ValueError:
-            index = None
-        return action.to_dict(), index
+            encoded = None
+        return action.to_dict(), encoded
     return {"kind": "unknown", "repr": repr(action)}, None
 
 
@@ -151,13 +151,14 @@ def replay_name(env: str, scenario: str, agent: str, seed: int) -> str:
 def record_episode(task: Any, path: str | Path, agent: Any = None) -> dict[str, Any]:
     """Run ``task`` (a :class:`lifeline.eval.harness.Task`) writing its replay to ``path``.
 
-    ``path`` may be a directory (the file is named by :func:`replay_name`). Returns the usual
+    ``path`` is a ``.jsonl`` file, or else a directory (the file is then named by
+    :func:`replay_name`). Returns the usual
     episode record with ``replay`` (the file written) added.
     """
     from lifeline.eval.harness import run_episode
 
     target = Path(path)
-    if target.is_dir() or str(path).endswith(("/", "\\")):
+    if target.is_dir() or target.suffix not in (".jsonl", ".json"):
         target = target / replay_name(task.env, task.scenario, task.agent, task.seed)
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("w", encoding="utf-8", newline="\n") as out:

@@ -55,7 +55,8 @@ def _snapshot(core: Any, state: Any, seed: Any, sid: str, source: str,
     }
     if with_static:
         out["static"] = core.frame_static()
-    return clean(out)  # type: ignore[no-any-return]
+    cleaned: dict[str, Any] = clean(out)
+    return cleaned
 
 
 def _openenv_sessions(env: Any) -> dict[str, Any]:
@@ -70,7 +71,7 @@ def _mount_env(name: str, env: Any) -> None:
     from fastapi.responses import HTMLResponse
 
     from lifeline.adapters.tools import ToolCallError, parse_tool_call, tool_specs
-    from lifeline.core.registry import make
+    from lifeline.core.registry import resolve_scenario
     from lifeline.core.rng import check_seed
     from lifeline.web import add_assets, page
 
@@ -85,7 +86,7 @@ def _mount_env(name: str, env: Any) -> None:
 
     @app.get("/web/api/info")
     async def info() -> dict[str, Any]:
-        core = make(spec.name, spec.default_scenario)
+        core = spec.load()(spec.default_scenario)
         return {"env": spec.name, "description": spec.description,
                 "scenarios": list(spec.scenarios),
                 "tools": [t.to_dict() for t in tool_specs(core)],
@@ -103,11 +104,11 @@ def _mount_env(name: str, env: Any) -> None:
         return out
 
     @app.post("/web/api/new")
-    async def new(body: dict[str, Any] = Body(default={})) -> dict[str, Any]:  # noqa: B006
-        scenario = body.get("scenario") or spec.default_scenario
+    async def new(body: dict[str, Any] = Body(default={})) -> dict[str, Any]:
+        scenario = resolve_scenario(spec, body.get("scenario") or None)
         raw_seed = body.get("seed")
         seed = secrets.randbelow(2**31) if raw_seed in (None, "") else check_seed(int(raw_seed))
-        core = make(spec.name, scenario)
+        core = spec.load()(scenario)
         sid = secrets.token_hex(8)
         own[sid] = WebSession(core, core.reset(seed), seed)
         while len(own) > MAX_WEB_SESSIONS:

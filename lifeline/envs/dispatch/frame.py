@@ -28,38 +28,46 @@ TONES = ("calm", "agitated", "screaming")
 KINDS = ("real", "false_alarm", "ghost")
 
 
+def _orthonormal(q: np.ndarray) -> np.ndarray:
+    """Gram-Schmidt on the two columns of ``q``."""
+    a = q[:, 0] / (np.linalg.norm(q[:, 0]) or 1.0)
+    b = q[:, 1] - (a @ q[:, 1]) * a
+    return np.stack([a, b / (np.linalg.norm(b) or 1.0)], axis=1)
+
+
 @functools.lru_cache(maxsize=8)
-def layout(city: CityParams, iterations: int = 200) -> list[list[float]]:
-    """``[x, y]`` in [0, 1] for every node: stress-majorisation of shortest-path minutes."""
+def layout(city: CityParams, iterations: int = 150) -> list[list[float]]:
+    """``[x, y]`` in [0, 1] for every node: stress majorisation of shortest-path minutes.
+
+    Classical MDS by subspace iteration, then Jacobi stress-majorisation sweeps with weights
+    ``1/d^2`` (local distances matter most). Only elementwise work and thin matrix products: no
+    dense factorisation, which is slow on machines whose BLAS threads are oversubscribed.
+    """
     from lifeline.core.graph import RoadGraph
 
     d = RoadGraph(city.n_nodes, city.edges).dist.copy()
     n = d.shape[0]
     if n == 1:
         return [[0.5, 0.5]]
-    d[~np.isfinite(d)] = np.nanmax(d[np.isfinite(d)]) * 1.5
-    # classical MDS start
-    j = np.eye(n) - 1.0 / n
-    b = -0.5 * j @ (d**2) @ j
-    vals, vecs = np.linalg.eigh(b)
-    order = np.argsort(vals)[::-1][:2]
-    x = vecs[:, order] * np.sqrt(np.maximum(vals[order], 1e-9))
+    d[~np.isfinite(d)] = np.max(d[np.isfinite(d)]) * 1.5
+    d2 = d**2
+    b = -0.5 * (d2 - d2.mean(axis=0) - d2.mean(axis=1)[:, None] + d2.mean())
+    q = _orthonormal(np.stack([np.cos(np.arange(n)), np.sin(0.5 * np.arange(n))], axis=1))
+    for _ in range(100):
+        q = _orthonormal(b @ q)
+    scale = np.sqrt(np.maximum(np.einsum("ij,ij->j", q, b @ q), 1e-9))
+    x = q * scale
     x *= np.where(x[np.argmax(np.abs(x), axis=0), [0, 1]] < 0, -1.0, 1.0)  # fixed signs
-    # SMACOF (Guttman transform) with weights 1/d^2: local distances matter most
     w = np.zeros_like(d)
     off = d > 0
-    w[off] = 1.0 / d[off] ** 2
-    v = -w.copy()
-    v[np.diag_indices(n)] = w.sum(axis=1)
-    v_pinv = np.linalg.pinv(v)
+    w[off] = 1.0 / d2[off]
+    wsum = w.sum(axis=1)[:, None]
     for _ in range(iterations):
-        dx = np.sqrt(((x[:, None, :] - x[None, :, :]) ** 2).sum(-1))
-        ratio = np.zeros_like(d)
-        nz = dx > 1e-12
-        ratio[nz] = w[nz] * d[nz] / dx[nz]
-        bz = -ratio
-        bz[np.diag_indices(n)] = ratio.sum(axis=1)
-        x = v_pinv @ bz @ x
+        sq = (x * x).sum(axis=1)
+        dx = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2.0 * (x @ x.T), 1e-12))
+        r = w * d / dx
+        np.fill_diagonal(r, 0.0)
+        x = (w @ x + r.sum(axis=1)[:, None] * x - r @ x) / wsum
     lo, hi = x.min(axis=0), x.max(axis=0)
     span = float(max(hi - lo)) or 1.0
     x = (x - lo) / span
