@@ -167,3 +167,18 @@ def test_eval_records_match_with_and_without_recording(tmp_path: Path) -> None:
     rec = evaluate("ed", ["heuristic"], ["normal_day"], episodes=1,
                    record_dir=str(tmp_path))["records"]
     assert [{k: v for k, v in r.items() if k != "replay"} for r in rec] == plain
+
+
+def test_cli_replays_and_view_errors(tmp_path: Path) -> None:
+    runner = CliRunner()
+    res = runner.invoke(app, ["replays", "--out", str(tmp_path), "--env", "dispatch"])
+    assert res.exit_code == 0, res.output
+    (written,) = tmp_path.glob("*.jsonl")
+    assert written.name == replay_name("dispatch", "warmup", "closest_idle", 1_000_000)
+    assert f"lifeline view {written}" in res.output
+    res = runner.invoke(app, ["view", str(tmp_path / "missing.jsonl"), "--no-browser"])
+    assert res.exit_code == 2 and "no such replay" in res.output
+    bogus = tmp_path / "bogus.jsonl"
+    bogus.write_text('{"type": "header", "format": "other"}\n')
+    res = runner.invoke(app, ["view", str(bogus), "--no-browser"])
+    assert res.exit_code == 2 and "not a Lifeline replay" in res.output

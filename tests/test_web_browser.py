@@ -189,7 +189,9 @@ def test_generic_view_shows_tables_and_numbers(browser: Any, tmp_path: Path) -> 
     for i in range(5):
         frame = {"progress": i / 4, "day": i, "stock": [10 - i, 5, 3 + i],
                  "pipeline": [{"drug": "insulin", "qty": 4, "eta_days": 2 - i % 2}] * (i + 1),
-                 "counters": {"stockouts": i // 2}, "budget": {"left": 100.0 - 7.5 * i}}
+                 "counters": {"stockouts": i // 2}, "budget": {"left": 100.0 - 7.5 * i},
+                 "sites": [{"name": "A", "lat": 12.9, "lng": 77.6},
+                           {"name": "B", "lat": 13.0, "lng": 77.7 + 0.01 * i}]}
         lines.append({"type": "step", "i": i, "score": 0.5, "components": {"service": 0.5},
                       "frame": frame, **({} if i == 0 else {
                           "action": {"kind": "order", "drug": 0}, "index": 1, "valid": True,
@@ -201,6 +203,7 @@ def test_generic_view_shows_tables_and_numbers(browser: Any, tmp_path: Path) -> 
     assert page.locator("table.rows[data-field='pipeline'] tr").count() == 1 + 5
     assert page.locator("svg.bars[data-field='stock'] rect").count() == 3
     assert "budget.left" in page.locator("table.scalars").inner_text()
+    assert page.locator(".map-point[data-table='sites']").count() == 2  # rows with lat/lng
     assert "stockouts: 1 → 2" in page.locator(".log").inner_text()
     _shot(page, "viewer_generic")
     _close(page)

@@ -64,6 +64,7 @@
   async function step(body) {
     if (!L.session) return;
     show(await api(`session/${encodeURIComponent(L.session)}/step`, body));
+    refreshSessions().catch(() => {});
   }
 
   function buildTools() {

@@ -259,10 +259,35 @@ const LL = (() => {
         if (v.length <= 30) el("text", { x: i * bw + bw / 2, y: H - 2, "font-size": 8, "text-anchor": "middle" }, svg, fmt(x, 1));
       });
     });
+    // rows with coordinates (lat/lng or x/y) are also drawn as a map, one colour per table
+    const coords = (r) => (typeof r.lat === "number" && typeof r.lng === "number" ? [r.lng, -r.lat]
+      : typeof r.x === "number" && typeof r.y === "number" ? [r.x, r.y] : null);
+    const located = tables.map(([k, rows]) => [k, rows.filter(coords)]).filter(([, rows]) => rows.length);
+    if (located.length) {
+      const pts = located.flatMap(([, rows]) => rows.map(coords));
+      const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+      const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+      const W = 700, H = 380, M = 30, span = Math.max(x1 - x0, y1 - y0, 1e-9);
+      const P = (p) => [M + ((p[0] - x0) / span) * (W - 2 * M), M + ((p[1] - y0) / span) * (H - 2 * M)];
+      const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "map", "data-view": "generic-map" }, root);
+      located.forEach(([k, rows], t) => {
+        const color = PALETTE[t % PALETTE.length];
+        el("text", { x: 8 + t * 120, y: 14, "font-size": 11, fill: color, "font-weight": 600 }, svg, `● ${k}`);
+        rows.forEach((r) => {
+          const [x, y] = P(coords(r));
+          const g = el("g", { class: "map-point", "data-table": k }, svg);
+          el("circle", { cx: x, cy: y, r: 6, fill: color, "fill-opacity": 0.8 }, g);
+          const label = r.name || r.id;
+          if (label !== undefined && rows.length <= 60) el("text", { x: x + 8, y: y + 4, "font-size": 9 }, g, String(label));
+          el("title", {}, g, Object.entries(r).map(([a, b]) => `${a}: ${typeof b === "object" ? JSON.stringify(b) : fmt(b)}`).join("\n"));
+        });
+      });
+    }
     tables.forEach(([k, rows]) => {
       h("div", { style: "font-weight:600;margin-top:6px" }, root, `${k} (${rows.length})`);
       const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))].slice(0, 12);
-      const t = h("table", { class: "fields rows", "data-field": k }, root);
+      const wrap = h("div", { class: "tablewrap" }, root);
+      const t = h("table", { class: "fields rows", "data-field": k }, wrap);
       const hr = h("tr", {}, t); cols.forEach((c) => h("th", {}, hr, c));
       rows.slice(0, 40).forEach((r) => {
         const tr = h("tr", {}, t);
