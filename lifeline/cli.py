@@ -123,7 +123,7 @@ def run(env: str,
         render: Annotated[bool, typer.Option(help="Print a text frame after every step.")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print the record as JSON.")] = False,
         record_to: Annotated[Path | None, typer.Option(
-            "--record", help="Write the episode's replay to this .jsonl file or directory.")
+            "--record", help="Write the episode's replay to this .jsonl(.gz) file or directory.")
         ] = None,
         ) -> None:
     """Run one episode and print its grade (and text frames with --render)."""

@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import gzip
+import io
 import json
 import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 import numpy as np
 
@@ -88,7 +90,7 @@ def action_from_record(env: Environment, line: dict[str, Any]) -> Any:
 class Recorder:
     """Writes one episode's replay to ``out`` as it is played (see the module docstring)."""
 
-    def __init__(self, out: TextIO, env_name: str, scenario: str, seed: int, agent: str,
+    def __init__(self, out: IO[str], env_name: str, scenario: str, seed: int, agent: str,
                  created: str | None = None) -> None:
         self.out = out
         self.env_name, self.scenario, self.seed, self.agent = env_name, scenario, seed, agent
@@ -151,17 +153,17 @@ def replay_name(env: str, scenario: str, agent: str, seed: int) -> str:
 def record_episode(task: Any, path: str | Path, agent: Any = None) -> dict[str, Any]:
     """Run ``task`` (a :class:`lifeline.eval.harness.Task`) writing its replay to ``path``.
 
-    ``path`` is a ``.jsonl`` file, or else a directory (the file is then named by
-    :func:`replay_name`). Returns the usual
+    ``path`` is a ``.jsonl`` file (``.jsonl.gz``: gzip-compressed, about 10x smaller), or else a
+    directory (the file is then named by :func:`replay_name`). Returns the usual
     episode record with ``replay`` (the file written) added.
     """
     from lifeline.eval.harness import run_episode
 
     target = Path(path)
-    if target.is_dir() or target.suffix not in (".jsonl", ".json"):
+    if target.is_dir() or not target.name.endswith((".jsonl", ".json", ".jsonl.gz")):
         target = target / replay_name(task.env, task.scenario, task.agent, task.seed)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("w", encoding="utf-8", newline="\n") as out:
+    with open_text(target, "w") as out:
         rec = Recorder(out, task.env, task.scenario, task.seed, task.agent)
         seen: list[Any] = []
 
@@ -177,9 +179,23 @@ def record_episode(task: Any, path: str | Path, agent: Any = None) -> dict[str, 
 
 
 # ----- reading and verifying -------------------------------------------------------------------
+def open_text(path: str | Path, mode: str = "r") -> IO[str]:
+    """A replay file opened as UTF-8 text (gzip-compressed when the name ends in ``.gz``)."""
+    if str(path).endswith(".gz"):
+        raw = gzip.GzipFile(path, mode + "b")  # closed with the text wrapper
+        return io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
+    return Path(path).open(mode, encoding="utf-8", newline="\n")
+
+
+def read_text(path: str | Path) -> str:
+    """The whole (decompressed) text of a replay file."""
+    with open_text(path) as f:
+        return f.read()
+
+
 def read_lines(path: str | Path) -> Iterator[dict[str, Any]]:
     """The parsed lines of a replay file."""
-    with Path(path).open(encoding="utf-8") as f:
+    with open_text(path) as f:
         for raw in f:
             if raw.strip():
                 yield json.loads(raw)
@@ -226,9 +242,7 @@ def verify(path: str | Path) -> tuple[bool, str]:
 
     The header's ``created`` time is taken from the file; everything else is recomputed.
     """
-    import io
-
-    raw = Path(path).read_text(encoding="utf-8").splitlines(keepends=True)
+    raw = read_text(path).splitlines(keepends=True)
     header = json.loads(raw[0])
     env = _played_env(header)
     state = env.reset(int(header["seed"]))

@@ -182,3 +182,13 @@ def test_cli_replays_and_view_errors(tmp_path: Path) -> None:
     bogus.write_text('{"type": "header", "format": "other"}\n')
     res = runner.invoke(app, ["view", str(bogus), "--no-browser"])
     assert res.exit_code == 2 and "not a Lifeline replay" in res.output
+
+
+def test_gzip_replays(tmp_path: Path) -> None:
+    plain = Path(record_episode(Task("dispatch", "warmup", "closest_idle", 2),
+                                tmp_path / "a.jsonl")["replay"])
+    packed = Path(record_episode(Task("dispatch", "warmup", "closest_idle", 2),
+                                 tmp_path / "a.jsonl.gz")["replay"])
+    assert packed.name == "a.jsonl.gz" and packed.stat().st_size * 5 < plain.stat().st_size
+    assert verify(packed) == (True, "")
+    assert load(packed)["steps"][-1]["frame"] == load(plain)["steps"][-1]["frame"]

@@ -57,7 +57,7 @@ def replay_app(paths: list[Path]) -> FastAPI:
     from fastapi.responses import HTMLResponse, PlainTextResponse
 
     from lifeline import __version__
-    from lifeline.replay import FORMAT, read_lines
+    from lifeline.replay import FORMAT, read_lines, read_text
 
     files = [Path(p) for p in paths]
     headers: list[dict[str, Any]] = []
@@ -82,7 +82,7 @@ def replay_app(paths: list[Path]) -> FastAPI:
     async def replay(i: int) -> str:
         if not 0 <= i < len(files):
             raise HTTPException(404, f"no replay {i}")
-        return files[i].read_text(encoding="utf-8")
+        return read_text(files[i])
 
     return app
 

@@ -171,17 +171,25 @@ def _index_html(served: dict[str, Any]) -> str:
             f"<code>Accept: application/json</code>).</p><ul id='envs'>{rows}</ul></body></html>")
 
 
+class HtmlIndex:
+    """Pure ASGI middleware: ``GET /`` from a browser (``Accept: text/html``) gets the HTML index;
+    everything else (JSON clients included) passes through untouched, streaming or not."""
+
+    def __init__(self, app: Any, served: dict[str, Any]) -> None:
+        self.app, self.served = app, served
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if (scope["type"] == "http" and scope["path"] == "/" and scope["method"] == "GET"
+                and b"text/html" in dict(scope.get("headers") or []).get(b"accept", b"")):
+            from fastapi.responses import HTMLResponse
+
+            await HTMLResponse(_index_html(self.served))(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
 def mount(root: Any, served: dict[str, Any]) -> None:
     """Add ``/<env>/web`` to every served environment and the HTML index at ``/``."""
-    from fastapi import Request
-    from fastapi.responses import HTMLResponse
-
     for name, env in served.items():
         _mount_env(name, env)
-
-    @root.middleware("http")
-    async def html_index(request: Request, call_next: Any) -> Any:
-        accept = request.headers.get("accept", "")
-        if request.url.path == "/" and request.method == "GET" and "text/html" in accept:
-            return HTMLResponse(_index_html(served))
-        return await call_next(request)
+    root.add_middleware(HtmlIndex, served=served)
