@@ -16,10 +16,13 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q "torch==2.13.0"
 	$(BIN)/python -m pip install -q -e ".[all]"
+	command -v chromium >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q chromium) || \
+		echo "warning: could not install chromium (needs root): browser tests will be skipped"
 	touch $@
 
 run: setup
 	$(BIN)/lifeline leaderboard --episodes $(EPISODES) --workers $(WORKERS) --out reports/leaderboard
+	$(BIN)/lifeline replays --out reports/replays
 
 lint: setup
 	$(BIN)/ruff check lifeline tests bench

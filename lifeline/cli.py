@@ -80,6 +80,25 @@ SeedStartOpt = Annotated[int, typer.Option(help="First seed (default: the held-o
 WorkersOpt = Annotated[int, typer.Option(help="Worker processes (>= 1).")]
 JsonOutOpt = Annotated[Path | None, typer.Option(
     "--json", metavar="PATH", help="Write the results JSON to PATH ('-' or no value: stdout).")]
+RecordDirOpt = Annotated[Path | None, typer.Option(
+    "--record", metavar="DIR", help="Write every episode's replay (JSONL) into DIR "
+                                    "(watch with `lifeline view`).")]
+TrialsOpt = Annotated[int, typer.Option(
+    help="Attempts per seed (stochastic agents such as LLMs); adds pass^k to the results.")]
+PassThresholdOpt = Annotated[float | None, typer.Option(
+    help="Score an attempt must reach to pass (pass^k; default: the env's PASS_THRESHOLD).")]
+BaseUrlOpt = Annotated[str | None, typer.Option(
+    help="OpenAI-compatible endpoint for llm:MODEL agents, e.g. http://127.0.0.1:8001/v1.")]
+ApiKeyEnvOpt = Annotated[str | None, typer.Option(
+    help="NAME of the environment variable holding the API key (never the key itself).")]
+MaxRepairsOpt = Annotated[int | None, typer.Option(
+    help="LLM agents: repair prompts per turn after a malformed or illegal call (default 2).")]
+RateLimitOpt = Annotated[float | None, typer.Option(
+    help="LLM agents: total requests per second across workers (default: unlimited).")]
+TranscriptsOpt = Annotated[Path | None, typer.Option(
+    metavar="DIR", help="LLM agents: write one JSONL transcript per episode into DIR.")]
+ExplicitOpt = Annotated[bool, typer.Option(
+    "--explicit-legal", help="LLM agents: list legal calls one per line (no N ranges).")]
 
 
 def _scenarios(scenario: str | None) -> list[str] | None:
@@ -99,6 +118,10 @@ def _check_agents(names: list[str]) -> None:
 
     if any(n.startswith("ppo:") for n in names):
         require("train", "a ppo:PATH agent")
+    if any(n.startswith("llm:") for n in names):
+        require("llm", "an llm:MODEL agent")
+    if any(n.startswith("hf:") for n in names):
+        require("grpo", "an hf:PATH agent")
 
 
 class _Interrupted(Exception):
@@ -106,14 +129,15 @@ class _Interrupted(Exception):
 
 
 def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
-              seed_start: int, workers: int) -> tuple[dict[str, Any], bool]:
+              seed_start: int, workers: int, record: Path | None = None, trials: int = 1,
+              pass_threshold: float | None = None) -> tuple[dict[str, Any], bool]:
     """Results of a paired evaluation with a progress bar; ``(results, interrupted)``.
 
     On Ctrl-C the records finished so far come back (with ``meta.interrupted``), never nothing.
     """
     from lifeline.core.registry import spec
-    from lifeline.eval.harness import meta, plan, run_tasks
-    from lifeline.eval.stats import summarise
+    from lifeline.eval.harness import env_pass_threshold, meta, plan, run_tasks
+    from lifeline.eval.stats import pass_hat_k, summarise
 
     env_spec = spec(env)
     _check_agents(agents)
@@ -122,7 +146,13 @@ def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
     from lifeline.core.rng import check_seed
 
     seeds = range(check_seed(seed_start), seed_start + episodes)
-    tasks = plan(env_spec.name, agents, _scenarios(scenario), seeds)
+    tasks = plan(env_spec.name, agents, _scenarios(scenario), seeds, trials)
+    threshold = 0.0
+    if trials > 1:
+        threshold = (pass_threshold if pass_threshold is not None
+                     else env_pass_threshold(env_spec.name))
+    if record is not None:
+        check_out_dir(record, "--record")
     records: list[dict[str, Any]] = []
     interrupted = False
     start = time.perf_counter()
@@ -134,15 +164,40 @@ def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
             bar.advance(task)
 
         try:
-            run_tasks(tasks, workers=workers, on_record=keep)
+            run_tasks(tasks, workers=workers, on_record=keep,
+                      record_dir=None if record is None else str(record))
         except KeyboardInterrupt:
             interrupted = True
+        except RuntimeError as exc:  # an LLM endpoint that never answered: one clear line
+            from lifeline.agents.llm import LLMUnavailable
+
+            if isinstance(exc, LLMUnavailable):
+                raise UserError(str(exc)) from None
+            raise
     info = meta([env_spec.name], time.perf_counter() - start)
     if interrupted:
         info.update(interrupted=True, completed=len(records), planned=len(tasks))
     results = {"records": records, "summary": summarise(records) if records else [],
                "meta": info}
+    if trials > 1 and records:
+        results["pass_k"] = pass_hat_k(records, threshold)
+    if record is not None:
+        note(f"replays written to {record}/ (watch: lifeline view {record}/<file>)")
     return results, interrupted
+
+
+def _llm_options(base_url: str | None, api_key_env: str | None, max_repairs: int | None,
+                 rate_limit: float | None, transcripts: Path | None, explicit: bool,
+                 workers: int) -> None:
+    from lifeline.cli_llm import apply_llm_options
+
+    if transcripts is not None:
+        check_out_dir(transcripts, "--transcripts")
+    try:
+        apply_llm_options(base_url, api_key_env, max_repairs, rate_limit, transcripts, explicit,
+                          workers)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _summary_table(results: dict[str, Any], title: str) -> Table:
@@ -181,6 +236,11 @@ def _finish(results: dict[str, Any], interrupted: bool, title: str, json_path: P
     """Show the table, write the JSON and, after Ctrl-C, say what was kept and exit 130."""
     if results["records"]:
         _print(_summary_table(results, title), to_stderr=str(json_path) == "-")
+        for row in results.get("pass_k", []):
+            _print(f"pass^{row['k']} {row['scenario']}/{row['agent']}: {row['pass_k']:.3f} "
+                   f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}] over {row['seeds']} seeds "
+                   f"(threshold {row['threshold']:.2f}; pass@1 {row['pass_1']:.3f})",
+                   to_stderr=str(json_path) == "-")
     _write_json(results, json_path)
     if interrupted:
         m = results["meta"]
@@ -229,6 +289,9 @@ def run(env: EnvArg,
         seed: Annotated[int, typer.Option(help="Episode seed (>= 0).")] = 0,
         render: Annotated[bool, typer.Option(help="Print a text frame after every step.")] = False,
         json_path: JsonOutOpt = None,
+        record_to: Annotated[Path | None, typer.Option(
+            "--record", metavar="PATH",
+            help="Write the episode's replay to this .jsonl(.gz) file or directory.")] = None,
         ) -> None:
     """Run one episode and print its grade (and text frames with --render)."""
     from lifeline.core.registry import spec
@@ -251,8 +314,14 @@ def run(env: EnvArg,
         console.print(f"[dim]── step {state.steps} ──[/]")
         console.print(core.render_text(state), markup=False, highlight=False, soft_wrap=True)
 
-    record = run_episode(Task(env_spec.name, scen, name, seed),
-                         on_step=show if render else None)
+    if record_to is not None:
+        from lifeline.replay import record_episode
+
+        record = record_episode(Task(env_spec.name, scen, name, seed), record_to)
+        note(f"replay written: {record['replay']} (watch: lifeline view {record['replay']})")
+    else:
+        record = run_episode(Task(env_spec.name, scen, name, seed),
+                             on_step=show if render else None)
     if json_path is not None:
         _write_json(record, json_path)
         if str(json_path) == "-":
@@ -274,11 +343,22 @@ def eval_cmd(env: EnvArg,
              seed_start: SeedStartOpt = EVAL_SEED_BASE,
              workers: WorkersOpt = 1,
              json_path: JsonOutOpt = None,
+             record: RecordDirOpt = None,
+             trials: TrialsOpt = 1,
+             pass_threshold: PassThresholdOpt = None,
+             base_url: BaseUrlOpt = None,
+             api_key_env: ApiKeyEnvOpt = None,
+             max_repairs: MaxRepairsOpt = None,
+             rate_limit: RateLimitOpt = None,
+             transcripts: TranscriptsOpt = None,
+             explicit: ExplicitOpt = False,
              ) -> None:
     """Evaluate agents over scenarios and seeds; print mean ± 95% CI."""
     names = _agents(agents, agent)
     check_out_file(json_path)
-    results, interrupted = _evaluate(env, names, scenario, episodes, seed_start, workers)
+    _llm_options(base_url, api_key_env, max_repairs, rate_limit, transcripts, explicit, workers)
+    results, interrupted = _evaluate(env, names, scenario, episodes, seed_start, workers,
+                                     record, trials, pass_threshold)
     _finish(results, interrupted, f"{env}: {', '.join(names)}", json_path)
 
 
@@ -292,11 +372,22 @@ def compare(env: EnvArg,
             seed_start: SeedStartOpt = EVAL_SEED_BASE,
             workers: WorkersOpt = 1,
             json_path: JsonOutOpt = None,
+            record: RecordDirOpt = None,
+            trials: TrialsOpt = 1,
+            pass_threshold: PassThresholdOpt = None,
+            base_url: BaseUrlOpt = None,
+            api_key_env: ApiKeyEnvOpt = None,
+            max_repairs: MaxRepairsOpt = None,
+            rate_limit: RateLimitOpt = None,
+            transcripts: TranscriptsOpt = None,
+            explicit: ExplicitOpt = False,
             ) -> None:
     """Compare agents on paired seeds (every agent sees the same seeds)."""
     names = _agents(agents, agent)
     check_out_file(json_path)
-    results, interrupted = _evaluate(env, names, scenario, episodes, seed_start, workers)
+    _llm_options(base_url, api_key_env, max_repairs, rate_limit, transcripts, explicit, workers)
+    results, interrupted = _evaluate(env, names, scenario, episodes, seed_start, workers,
+                                     record, trials, pass_threshold)
     _finish(results, interrupted, f"{env}: paired comparison", json_path)
 
 
@@ -404,10 +495,11 @@ def bench(
 
 def _register_subcommands() -> None:
     """Commands that live in their own modules (heavy imports stay inside the commands)."""
-    from lifeline import cli_serve, cli_train
+    from lifeline import cli_serve, cli_train, cli_view
 
     cli_serve.register(app)
     cli_train.register(app)
+    cli_view.register(app)
 
 
 _register_subcommands()

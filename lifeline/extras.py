@@ -18,6 +18,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "tqdm"),
     "tensorboard": ("tensorboard",),
     "llm": ("openenv", "httpx"),
+    "grpo": ("torch", "trl", "transformers", "datasets", "accelerate", "tokenizers"),
+    "marl": ("pettingzoo",),
     "dist": ("ray",),
 }
 """Extra name -> the importable modules it provides (kept in step with ``pyproject.toml``)."""
@@ -27,7 +29,9 @@ DESCRIPTIONS: dict[str, str] = {
     "server": "`lifeline serve` (OpenEnv/MCP server) and `lifeline.client`",
     "train": "`lifeline train ppo` and `ppo:PATH` agents (MaskablePPO, CPU torch)",
     "tensorboard": "`lifeline train ppo --tensorboard DIR`",
-    "llm": "LLM agents talking to a served environment",
+    "llm": "`llm:MODEL` agents (any OpenAI-compatible endpoint) and `lifeline.client`",
+    "grpo": "`lifeline train grpo` (TRL) and `hf:PATH` agents (local transformers models)",
+    "marl": "evgrid's PettingZoo two-role face (`lifeline.envs.evgrid` ParallelEnv)",
     "dist": "Ray-based distributed evaluation",
 }
 

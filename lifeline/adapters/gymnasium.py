@@ -35,12 +35,15 @@ def observation_space(core: Environment) -> spaces.Dict:
 class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
     """A registered Lifeline environment as a ``gymnasium.Env``."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 - gymnasium convention
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"],  # noqa: RUF012 - gymnasium
+                "render_fps": 4}
 
     def __init__(self, env: str = "ed", scenario: str | None = None,
                  render_mode: str | None = None, core: Environment | None = None) -> None:
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            gym.logger.warn(f"render_mode {render_mode!r} is not supported (choose one of "
+                            f"{self.metadata['render_modes']}); rendering is off")
+            render_mode = None
         self.core = core if core is not None else make(env, scenario)
         self.render_mode = render_mode
         self.observation_space = observation_space(self.core)  # type: ignore[assignment]
@@ -70,6 +73,8 @@ class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         self.episode_seed = seed
         self.state = self.core.reset(seed)
         mask = self.core.action_mask(self.state)
+        if self.render_mode == "human":
+            self.render()
         return self._observation(mask), {"action_mask": mask, "seed": seed}
 
     def step(self, action: Any) -> tuple[dict[str, np.ndarray], SupportsFloat, bool, bool,
@@ -87,12 +92,16 @@ class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
             info["score"] = grade.score
             info["components"] = dict(grade.components)
             info["metrics"] = dict(grade.metrics)
+        if self.render_mode == "human":
+            self.render()
         return self._observation(mask), ts.reward, ts.terminated, ts.truncated, info
 
-    def render(self) -> str | None:
-        if self.render_mode != "ansi" or self.state is None:
-            return None
-        return self.core.render_text(self.state)
+    def render(self) -> Any:
+        """``ansi``: the text view; ``rgb_array``: an ``(H, W, 3)`` picture of the frame;
+        ``human``: prints the text view (called by ``reset``/``step`` as Gymnasium expects)."""
+        from lifeline.adapters.gym_render import render
+
+        return render(self)
 
 
 class FlattenMasked(gym.ObservationWrapper[np.ndarray, np.int64, dict[str, np.ndarray]],

@@ -268,6 +268,9 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
         head = path.strip("/").split("/", 1)[0]
         metrics.error(head if head in served else "", kind)
 
+    from lifeline.web import mount_web  # browser pages: /<env>/web and the HTML index at /
+
+    mount_web(root, served)
     return Guard(root, token=token, max_message_bytes=max_message_bytes,
                  idle_timeout=idle_timeout, message_check=check_session_message,
                  rpc_check=check_rpc_request, on_error=on_error)

@@ -185,6 +185,13 @@ class Environment(ABC, Generic[StateT, ActionT]):
         """
         return {"progress": self.progress(state), "text": self.render_text(state)}
 
+    def frame_static(self) -> dict[str, Any]:
+        """Parts of the picture that never change within an episode (e.g. a road graph).
+
+        A replay writes them once in its header instead of in every frame. Default: nothing.
+        """
+        return {}
+
     @abstractmethod
     def grade(self, state: StateT) -> Grade:
         """Episode grader: score in [0, 1] with components (final at the end of the episode)."""

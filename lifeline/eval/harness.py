@@ -14,11 +14,12 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
 from lifeline.agents import Agent, make_agent
+from lifeline.core.env import TimeStep
 from lifeline.core.registry import make, resolve_scenario, spec
 from lifeline.core.rng import check_seed
 from lifeline.eval.seeds import EVAL_SEED_BASE
@@ -38,8 +39,11 @@ class Task:
 
 
 def run_episode(task: Task, agent: Agent | None = None,
-                on_step: Callable[[Any, Any], None] | None = None) -> dict[str, Any]:
-    """Play one episode and return its record (``on_step(env, state)`` sees every state)."""
+                on_step: Callable[[Any, Any], None] | None = None,
+                on_transition: Callable[[Any, Any, Any, TimeStep], None] | None = None,
+                ) -> dict[str, Any]:
+    """Play one episode and return its record (``on_step(env, state)`` sees every state;
+    ``on_transition(env, state, action, timestep)`` every step, e.g. to record a replay)."""
     base = make(task.env, task.scenario)
     agent = agent if agent is not None else make_agent(task.agent, task.env)
     env = agent.prepare(base)
@@ -50,8 +54,11 @@ def run_episode(task: Task, agent: Agent | None = None,
     if on_step is not None:
         on_step(env, state)
     while not state.done:
-        ts = env.step(state, agent.act(env, state))
+        action = agent.act(env, state)
+        ts = env.step(state, action)
         total += ts.reward
+        if on_transition is not None:
+            on_transition(env, state, action, ts)
         if on_step is not None:
             on_step(env, state)
     grade = env.grade(state)
@@ -71,7 +78,11 @@ def _cached_agent(name: str, env: str) -> Agent:
     return make_agent(name, env)
 
 
-def _run_task(task: Task) -> dict[str, Any]:
+def _run_task(task: Task, record_dir: str | None = None) -> dict[str, Any]:
+    if record_dir is not None:  # opt-in replay recording (lifeline eval --record DIR)
+        from lifeline.replay import record_episode
+
+        return record_episode(task, Path(record_dir), _cached_agent(task.agent, task.env))
     return run_episode(task, _cached_agent(task.agent, task.env))
 
 
@@ -91,14 +102,20 @@ def plan(env: str, agents: Sequence[str], scenarios: Sequence[str] | None,
 
 
 def run_tasks(tasks: Sequence[Task], workers: int = 1,
-              on_record: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Run ``tasks``; records come back in task order whatever ``workers`` is."""
+              on_record: Callable[[dict[str, Any]], None] | None = None,
+              record_dir: str | None = None) -> list[dict[str, Any]]:
+    """Run ``tasks``; records come back in task order whatever ``workers`` is.
+
+    ``record_dir`` writes every episode's replay there (:mod:`lifeline.replay`)."""
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
+    if record_dir is not None:
+        Path(record_dir).mkdir(parents=True, exist_ok=True)
+    run_one = _run_task if record_dir is None else partial(_run_task, record_dir=record_dir)
     records: list[dict[str, Any]] = []
     if workers == 1:
         for task in tasks:
-            records.append(_run_task(task))
+            records.append(run_one(task))
             if on_record:
                 on_record(records[-1])
         return records
@@ -106,7 +123,7 @@ def run_tasks(tasks: Sequence[Task], workers: int = 1,
         # Small chunks (an episode takes >= ~10 ms, far above the per-chunk overhead): records
         # arrive steadily, so progress is honest and Ctrl-C loses at most a few episodes.
         chunk = max(1, min(8, len(tasks) // (8 * workers)))
-        for record in pool.map(_run_task, tasks, chunksize=chunk):
+        for record in pool.map(run_one, tasks, chunksize=chunk):
             records.append(record)
             if on_record:
                 on_record(record)
@@ -141,7 +158,8 @@ def meta(envs: Sequence[str], wall_s: float | None = None) -> dict[str, Any]:
 def evaluate(env: str, agents: Sequence[str], scenarios: Sequence[str] | None = None,
              episodes: int = 30, seed_start: int = EVAL_SEED_BASE, workers: int = 1,
              on_record: Callable[[dict[str, Any]], None] | None = None, trials: int = 1,
-             pass_threshold: float | None = None) -> dict[str, Any]:
+             pass_threshold: float | None = None,
+             record_dir: str | None = None) -> dict[str, Any]:
     """Evaluate ``agents`` on paired seeds ``seed_start .. seed_start+episodes-1``.
 
     The default start is the held-out evaluation set (:mod:`lifeline.eval.seeds`); the summary
@@ -158,7 +176,7 @@ def evaluate(env: str, agents: Sequence[str], scenarios: Sequence[str] | None = 
     if trials > 1:  # fail before the work starts when no threshold is known
         threshold = pass_threshold if pass_threshold is not None else env_pass_threshold(env)
     start = time.perf_counter()
-    records = run_tasks(tasks, workers=workers, on_record=on_record)
+    records = run_tasks(tasks, workers=workers, on_record=on_record, record_dir=record_dir)
     result = {"records": records, "summary": summarise(records),
               "meta": meta([tasks[0].env], time.perf_counter() - start)}
     if trials > 1:

@@ -11,6 +11,7 @@ from lifeline.core.env import Action, Environment, Grade
 from lifeline.core.rng import check_seed, make_streams
 from lifeline.core.specs import ArraySpec
 from lifeline.envs.dispatch import dynamics, observation, render, reward, rules
+from lifeline.envs.dispatch import frame as dispatch_frame
 from lifeline.envs.dispatch.context import Context
 from lifeline.envs.dispatch.generator import SHIFT_STARTS, generate_calls, generate_events
 from lifeline.envs.dispatch.params import EVENT_KINDS, DispatchParams, scenario_params
@@ -218,6 +219,12 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
 
     def render_text(self, state: DispatchState) -> str:
         return render.render_text(state, self.ctx)
+
+    def frame(self, state: DispatchState) -> dict[str, Any]:
+        return dispatch_frame.frame(state, self.ctx, self.progress(state))
+
+    def frame_static(self) -> dict[str, Any]:
+        return dispatch_frame.static(self.ctx)
 
     def grade(self, state: DispatchState) -> Grade:
         return reward.grade(state, self.ctx)

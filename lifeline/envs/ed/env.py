@@ -10,6 +10,7 @@ from lifeline.core.env import Action, Environment, Grade
 from lifeline.core.rng import make_streams
 from lifeline.core.specs import ArraySpec
 from lifeline.envs.ed import dynamics, observation, render, reward, rules
+from lifeline.envs.ed import frame as ed_frame
 from lifeline.envs.ed.generator import generate_schedule, initial_icu
 from lifeline.envs.ed.params import SCENARIOS, EDParams
 from lifeline.envs.ed.types import ACTION_TYPES, EDAction, EDState, Wait
@@ -124,6 +125,12 @@ class EDEnv(Environment[EDState, EDAction]):
 
     def render_text(self, state: EDState) -> str:
         return render.render_text(state, self.params)
+
+    def frame(self, state: EDState) -> dict[str, Any]:
+        return ed_frame.frame(state, self.params, self.progress(state))
+
+    def frame_static(self) -> dict[str, Any]:
+        return ed_frame.static(self.params)
 
     def grade(self, state: EDState) -> Grade:
         return reward.grade(state, self.params)

@@ -1,0 +1,94 @@
+"""The web faces: the replay viewer (``lifeline view``) and the live page of ``lifeline serve``.
+
+Both are plain HTML + JavaScript + SVG/canvas shipped in ``lifeline/web/static`` (no CDN, nothing
+fetched at run time). The pages draw every environment from its ``frame(state)`` pictures:
+``ed`` as a bed board, ``dispatch`` as a city map, any other environment with a generic view
+(its text plus its numeric fields and tables), so a new environment is viewable the day it lands.
+
+* :func:`replay_app` — a FastAPI app serving replay files (:mod:`lifeline.replay`) to the viewer;
+  several replays are shown side by side on one timeline.
+* :func:`mount_web` — adds ``/<env>/web`` (watch any running session, or play one by hand with
+  buttons built from the tool schemas and the action mask) to an app made by
+  :func:`lifeline.adapters.server.build_app`, and an HTML index at ``/`` for browsers (JSON
+  clients still get the JSON index).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+STATIC_DIR = Path(__file__).with_name("static")
+ASSETS = ("common.css", "render.js", "viewer.js", "live.js")
+"""Files the pages load (served by name only: nothing else on disk is reachable)."""
+
+
+def page(name: str, **values: str) -> str:
+    """An HTML page from ``static/`` with ``{{KEY}}`` placeholders filled in."""
+    import html
+
+    text = (STATIC_DIR / name).read_text(encoding="utf-8")
+    for key, value in values.items():
+        text = text.replace("{{" + key + "}}", html.escape(value, quote=True))
+    return text
+
+
+def add_assets(app: FastAPI, prefix: str = "/static") -> None:
+    """Serve :data:`ASSETS` under ``prefix`` on ``app``."""
+    from fastapi import HTTPException
+    from fastapi.responses import FileResponse
+
+    media = {"css": "text/css", "js": "text/javascript"}
+
+    @app.get(prefix + "/{name}", include_in_schema=False)
+    async def asset(name: str) -> FileResponse:
+        if name not in ASSETS:
+            raise HTTPException(404, f"no asset {name!r}")
+        return FileResponse(STATIC_DIR / name, media_type=media[name.rsplit(".", 1)[1]],
+                            headers={"Cache-Control": "no-cache"})
+
+
+def replay_app(paths: list[Path]) -> FastAPI:
+    """The viewer for ``paths`` (replay files; checked to be replays up front)."""
+    from fastapi import FastAPI, HTTPException
+    from fastapi.responses import HTMLResponse, PlainTextResponse
+
+    from lifeline import __version__
+    from lifeline.replay import FORMAT, read_lines, read_text
+
+    files = [Path(p) for p in paths]
+    headers: list[dict[str, Any]] = []
+    for f in files:
+        first = next(read_lines(f), {})
+        if first.get("format") != FORMAT:
+            raise ValueError(f"{f}: not a Lifeline replay")
+        headers.append({k: v for k, v in first.items() if k != "static"})
+    app = FastAPI(title="Lifeline replay viewer", version=__version__)
+    add_assets(app)
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def index() -> str:
+        return page("viewer.html", BASE="")
+
+    @app.get("/api/replays")
+    async def replays() -> list[dict[str, Any]]:
+        return [{"id": i, "file": f.name, **h} for i, (f, h) in
+                enumerate(zip(files, headers, strict=True))]
+
+    @app.get("/api/replay/{i}", response_class=PlainTextResponse)
+    async def replay(i: int) -> str:
+        if not 0 <= i < len(files):
+            raise HTTPException(404, f"no replay {i}")
+        return read_text(files[i])
+
+    return app
+
+
+def mount_web(root: FastAPI, served: dict[str, Any]) -> None:
+    """Add the live pages to ``root`` (see :mod:`lifeline.web.live`)."""
+    from lifeline.web.live import mount
+
+    mount(root, served)

@@ -1,0 +1,396 @@
+/* Lifeline: drawing frames (plain JS + SVG/canvas, nothing fetched).
+ * LL.draw(env, element, staticPart, frame) draws one frame with the env's own visual (ed: bed
+ * board, dispatch: city map) or the generic view (text + numeric fields + tables) otherwise.
+ * LL.chart(canvas, series, cursor) draws line charts; LL.events(env, prev, cur, step) turns two
+ * consecutive frames into event-log lines. */
+"use strict";
+const LL = (() => {
+  const NS = "http://www.w3.org/2000/svg";
+  function el(tag, attrs, parent, text) {
+    const node = document.createElementNS(NS, tag);
+    for (const k in attrs || {}) node.setAttribute(k, attrs[k]);
+    if (text !== undefined) node.textContent = text;
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+  function h(tag, attrs, parent, text) {
+    const node = document.createElement(tag);
+    for (const k in attrs || {}) node.setAttribute(k, attrs[k]);
+    if (text !== undefined) node.textContent = text;
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+  function fmt(v, d) {
+    if (v === null || v === undefined) return "–";
+    if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(d === undefined ? 3 : d);
+    return String(v);
+  }
+  const ESI = { 1: "#c62828", 2: "#ef6c00", 3: "#f9a825", 4: "#43a047", 5: "#1e88e5" };
+  const STATUS = {
+    idle: "#2e7d32", relocating: "#26a69a", en_route: "#d32f2f", on_scene: "#8e24aa",
+    transporting: "#f57c00", at_hospital: "#6d4c41", returning: "#1e88e5",
+    out_of_service: "#616161", aid_inbound: "#9e9d24", inactive: "#bdbdbd",
+  };
+  const CALLTYPE = {
+    cardiac: "#c62828", stroke: "#6a1b9a", respiratory: "#0277bd", trauma: "#e65100",
+    fire: "#ff6f00", minor: "#7cb342",
+  };
+  const ZONES = ["#e3f2fd", "#fce4ec", "#e8f5e9", "#fff8e1", "#ede7f6", "#e0f7fa", "#fbe9e7",
+                 "#f1f8e9", "#f3e5f5", "#e8eaf6", "#fffde7", "#efebe9"];
+
+  function svgRoot(container, w, hgt, key) {
+    if (!container._svg || container._key !== key) {
+      container.innerHTML = "";
+      container._svg = el("svg", { viewBox: `0 0 ${w} ${hgt}`, "data-view": key }, container);
+      container._key = key;
+      container._static = null;
+    }
+    return container._svg;
+  }
+
+  /* ----- ed: the bed board --------------------------------------------------------------- */
+  function bed(g, x, y, w, hh, ward, i, p) {
+    const b = el("g", { class: "bed", "data-ward": ward, "data-bed": i,
+                        "data-occupied": p ? "1" : "0" }, g);
+    el("rect", { x, y, width: w, height: hh, rx: 4, fill: p ? ESI[p.esi] : "#eef1f4",
+                 stroke: p && p.ready ? "#1b5e20" : "#c3cad3", "stroke-width": p && p.ready ? 3 : 1,
+                 "fill-opacity": p ? 0.85 : 1 }, b);
+    el("text", { x: x + 4, y: y + 12, "font-size": 10, fill: p ? "#fff" : "#8a96a3",
+                 "font-weight": 600 }, b, `${ward === "icu" ? "I" : "G"}${i}` + (p ? ` ESI${p.esi}` : ""));
+    if (!p) return;
+    el("text", { x: x + 4, y: y + 24, "font-size": 9.5, fill: "#fff" }, b, p.condition);
+    el("text", { x: x + 4, y: y + 36, "font-size": 9.5, fill: "#fff" }, b,
+       `${p.hours_in_bed.toFixed(1)}h` + (p.ready ? " READY" : "") + (p.vent ? " VENT" : ""));
+    el("rect", { x: x + 4, y: y + hh - 7, width: (w - 8), height: 3, fill: "rgba(255,255,255,.4)" }, b);
+    el("rect", { x: x + 4, y: y + hh - 7, width: (w - 8) * p.progress, height: 3, fill: "#fff" }, b);
+    const t = el("title", {}, b);
+    t.textContent = `patient #${p.pid}: triaged ESI${p.esi} (true ESI${p.truth.esi}), ${p.condition}` +
+      `, ${p.hours_in_bed}h in bed, care ${Math.round(p.progress * 100)}%` +
+      (p.truth.needs_icu ? ", needs ICU" : "") + (p.truth.needs_vent ? ", needs ventilator" : "");
+  }
+
+  function drawEd(container, st, f) {
+    const W = 760, cols = 10, bw = 70, bh = 46, gap = 5;
+    const gRows = Math.ceil(f.general.length / cols), iRows = Math.ceil(f.icu.length / cols);
+    const wRows = Math.max(1, Math.ceil(Math.min(f.waiting.length, 40) / 8));
+    const H = 40 + gRows * (bh + gap) + 30 + iRows * (bh + gap) + 40 + wRows * 26 + 30;
+    const svg = svgRoot(container, W, H, "ed");
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svg.innerHTML = "";
+    const c = f.counters;
+    el("text", { x: 8, y: 18, "font-size": 15, "font-weight": 700 }, svg,
+       `ED ${f.clock}  ·  tick ${f.tick}/${f.horizon_ticks}`);
+    el("text", { x: 300, y: 18, "font-size": 12 }, svg,
+       `arrived ${c.patients} · treated ${c.treated} · deaths ${c.deaths} · LWBS ${c.lwbs} · early discharges ${c.early_discharges}`);
+    let y = 30;
+    el("text", { x: 8, y: y + 6, "font-size": 12, "font-weight": 600 }, svg,
+       `General beds (${f.general.filter((p) => p).length}/${f.general.length} occupied)`);
+    y += 12;
+    const gg = el("g", { class: "ward", "data-ward": "general" }, svg);
+    f.general.forEach((p, i) => bed(gg, 8 + (i % cols) * (bw + gap), y + Math.floor(i / cols) * (bh + gap), bw, bh, "general", i, p));
+    y += gRows * (bh + gap) + 18;
+    el("text", { x: 8, y: y, "font-size": 12, "font-weight": 600 }, svg,
+       `ICU beds (${f.icu.filter((p) => p).length}/${f.icu.length}) · ventilators ${f.ventilators.in_use}/${f.ventilators.total} in use`);
+    const vg = el("g", { class: "vents" }, svg);
+    for (let v = 0; v < f.ventilators.total; v++) {
+      el("circle", { class: "vent", cx: 470 + v * 18, cy: y - 4, r: 6,
+                     fill: v < f.ventilators.in_use ? "#0277bd" : "#fff", stroke: "#0277bd" }, vg);
+    }
+    y += 6;
+    const ig = el("g", { class: "ward", "data-ward": "icu" }, svg);
+    f.icu.forEach((p, i) => bed(ig, 8 + (i % cols) * (bw + gap), y + Math.floor(i / cols) * (bh + gap), bw, bh, "icu", i, p));
+    y += iRows * (bh + gap) + 22;
+    el("text", { x: 8, y: y, "font-size": 12, "font-weight": 600 }, svg,
+       `Waiting room: ${f.waiting.length} (first ${f.queue_slots} addressable by actions)`);
+    y += 8;
+    const wg = el("g", { class: "waiting" }, svg);
+    f.waiting.slice(0, 40).forEach((p, k) => {
+      const x = 8 + (k % 8) * 93, yy = y + Math.floor(k / 8) * 26;
+      const g = el("g", { class: "waiter", "data-slot": p.slot === null ? "" : p.slot }, wg);
+      el("rect", { x, y: yy, width: 89, height: 22, rx: 11, fill: ESI[p.esi], "fill-opacity": p.slot === null ? 0.35 : 0.9 }, g);
+      el("text", { x: x + 7, y: yy + 15, "font-size": 10, fill: "#fff", "font-weight": 600 }, g,
+         `${p.slot === null ? "·" : p.slot} ESI${p.esi} ${p.waited_h.toFixed(1)}h`);
+      el("title", {}, g, `#${p.pid} ${p.condition}, waiting ${p.waited_h}h (true ESI${p.truth.esi})`);
+    });
+    if (f.waiting.length > 40) el("text", { x: 8, y: y + wRows * 26 + 12, "font-size": 11 }, svg, `… and ${f.waiting.length - 40} more`);
+    const ly = H - 10;
+    [1, 2, 3, 4, 5].forEach((e, k) => {
+      el("circle", { cx: 14 + k * 70, cy: ly - 4, r: 5, fill: ESI[e] }, svg);
+      el("text", { x: 22 + k * 70, y: ly, "font-size": 10.5 }, svg, `ESI ${e}`);
+    });
+    el("text", { x: 370, y: ly, "font-size": 10.5 }, svg, "green border = READY · bar = care progress · hover for details");
+  }
+
+  /* ----- dispatch: the city map ----------------------------------------------------------- */
+  function drawDispatch(container, st, f) {
+    const W = 760, H = 600, M = 30, top = 34;
+    const svg = svgRoot(container, W, H, "dispatch");
+    const P = (n) => [M + st.nodes[n][0] * (W - 2 * M), top + st.nodes[n][1] * (H - top - 60)];
+    if (container._static !== st) {
+      svg.innerHTML = "";
+      const sg = el("g", { class: "static" }, svg);
+      st.nodes.forEach((_, n) => {
+        const [x, y] = P(n);
+        el("circle", { cx: x, cy: y, r: st.nodes.length > 60 ? 9 : 16, fill: ZONES[st.zone_of[n] % ZONES.length] }, sg);
+      });
+      const bridges = new Set(st.bridges.map(([a, b]) => `${Math.min(a, b)}-${Math.max(a, b)}`));
+      st.edges.forEach(([a, b]) => {
+        const [x1, y1] = P(a), [x2, y2] = P(b);
+        const br = bridges.has(`${Math.min(a, b)}-${Math.max(a, b)}`);
+        el("line", { x1, y1, x2, y2, stroke: br ? "#5c6bc0" : "#b0b8c1", "stroke-width": br ? 3 : 1.5 }, sg);
+      });
+      st.nodes.forEach((_, n) => { const [x, y] = P(n); el("circle", { cx: x, cy: y, r: 2, fill: "#8a96a3" }, sg); });
+      // zone names at centroids
+      st.zone_names.forEach((name, z) => {
+        const ns = st.zone_of.map((zz, n) => (zz === z ? n : -1)).filter((n) => n >= 0);
+        if (!ns.length) return;
+        const cx = ns.reduce((s, n) => s + P(n)[0], 0) / ns.length, cy = ns.reduce((s, n) => s + P(n)[1], 0) / ns.length;
+        el("text", { x: cx, y: cy, "font-size": 11, fill: "#7b8794", "text-anchor": "middle", "font-style": "italic" }, sg, name);
+      });
+      st.stations.forEach((n) => {
+        const [x, y] = P(n);
+        el("rect", { class: "station", "data-node": n, x: x - 5, y: y - 5, width: 10, height: 10, fill: "#fff", stroke: "#37474f", "stroke-width": 1.5 }, sg);
+      });
+      svg.appendChild(el("g", { class: "dynamic" }));
+      container._static = st;
+    }
+    const dg = svg.querySelector("g.dynamic");
+    dg.innerHTML = "";
+    el("text", { x: 8, y: 20, "font-size": 15, "font-weight": 700 }, dg,
+       `${st.city} ${f.clock}  ·  t=${f.t.toFixed(1)}/${st.shift_min} min  ·  traffic ×${f.traffic}`);
+    const alerts = Object.keys(f.alerts || {});
+    el("text", { x: 430, y: 20, "font-size": 12, fill: alerts.length ? "#b00020" : "#57606a", "font-weight": 600 }, dg,
+       alerts.length ? "ALERT: " + alerts.map((k) => k.replace(/_/g, " ")).join(", ") : "no alerts");
+    (f.closed_roads || []).forEach(([a, b]) => {
+      const [x1, y1] = P(a), [x2, y2] = P(b);
+      el("line", { class: "closed", x1, y1, x2, y2, stroke: "#d32f2f", "stroke-width": 4, "stroke-dasharray": "4 3" }, dg);
+    });
+    (f.slowed_roads || []).forEach(([a, b]) => {
+      const [x1, y1] = P(a), [x2, y2] = P(b);
+      el("line", { class: "slowed", x1, y1, x2, y2, stroke: "#ff9800", "stroke-width": 4 }, dg);
+    });
+    st.hospitals.forEach((hsp, k) => {
+      const [x, y] = P(hsp.node), s = f.hospitals[k];
+      const g = el("g", { class: "hospital", "data-hospital": k, "data-divert": s.divert ? "1" : "0" }, dg);
+      el("rect", { x: x - 9, y: y - 9, width: 18, height: 18, rx: 3, fill: s.divert ? "#d32f2f" : "#2e7d32",
+                   stroke: s.reported_divert ? "#000" : "#fff", "stroke-width": s.reported_divert ? 2.5 : 1 }, g);
+      el("path", { d: `M${x - 5} ${y}h10M${x} ${y - 5}v10`, stroke: "#fff", "stroke-width": 3 }, g);
+      el("text", { x: x + 12, y: y + 4, "font-size": 10, fill: "#263238" }, g,
+         `${hsp.name} ${s.free_beds}/${hsp.beds} free${s.divert ? " DIVERT" : ""}`);
+    });
+    (f.calls || []).forEach((c) => {
+      const [x, y] = P(c.node);
+      const g = el("g", { class: "call", "data-call": c.id }, dg);
+      el("circle", { cx: x, cy: y, r: 7 + (c.tone === "screaming" ? 4 : c.tone === "agitated" ? 2 : 0),
+                     fill: "none", stroke: CALLTYPE[c.type] || "#000", "stroke-width": 2, "stroke-dasharray": c.assigned ? "" : "3 2" }, g);
+      el("circle", { cx: x, cy: y, r: 5, fill: CALLTYPE[c.type] || "#000" }, g);
+      el("text", { x: x - 3, y: y - 11, "font-size": 10, "font-weight": 700, fill: CALLTYPE[c.type] || "#000" }, g,
+         c.slot === null || c.slot === undefined ? "" : `[${c.slot}]`);
+      el("title", {}, g, `call #${c.id}: reported ${c.type}, caller ${c.tone}, ${c.age_min} min old, ` +
+         `${c.assigned}/${c.needed} units` + (c.verified !== null ? `, verified ${c.verified}` : "") +
+         ` (truth: ${c.truth.kind}, ${c.truth.type}, severity ${c.truth.severity})`);
+    });
+    (f.units || []).forEach((u) => {
+      const [x1, y1] = P(u.from), [x2, y2] = P(u.to);
+      const x = x1 + (x2 - x1) * u.frac, y = y1 + (y2 - y1) * u.frac;
+      const g = el("g", { class: "unit", "data-unit": u.id, "data-status": u.status }, dg);
+      el("circle", { cx: x, cy: y, r: 6, fill: u.als ? STATUS[u.status] : "#fff", stroke: STATUS[u.status], "stroke-width": 2.5 }, g);
+      el("text", { x: x + 7, y: y - 5, "font-size": 9, fill: "#263238" }, g, String(u.id));
+      el("title", {}, g, `unit ${u.id} (${u.als ? "ALS" : "BLS"}): ${u.status} (last report: ${u.reported})` +
+         (u.call >= 0 ? `, call #${u.call}` : "") + (u.hospital >= 0 ? `, hospital ${u.hospital}` : ""));
+    });
+    // legend
+    let lx = 8;
+    const ly = H - 28;
+    Object.entries(STATUS).forEach(([k, c]) => {
+      if (k === "inactive") return;
+      el("circle", { cx: lx + 5, cy: ly, r: 5, fill: c }, dg);
+      el("text", { x: lx + 13, y: ly + 4, "font-size": 10 }, dg, k.replace(/_/g, " "));
+      lx += 20 + k.length * 5.6;
+    });
+    lx = 8;
+    Object.entries(CALLTYPE).forEach(([k, c]) => {
+      el("circle", { cx: lx + 5, cy: ly + 18, r: 5, fill: c }, dg);
+      el("text", { x: lx + 13, y: ly + 22, "font-size": 10 }, dg, "call: " + k);
+      lx += 48 + k.length * 5.6;
+    });
+    el("text", { x: lx + 10, y: ly + 22, "font-size": 10 }, dg,
+       `hollow unit = BLS · ■ station · open ${f.counters.open} · calls ${f.counters.calls} · coverage ${(100 * f.coverage).toFixed(0)}%`);
+  }
+
+  /* ----- generic: any environment ----------------------------------------------------------- */
+  function drawGeneric(container, st, f) {
+    if (container._key !== "generic") { container.innerHTML = ""; container._key = "generic"; container._svg = null; }
+    container.innerHTML = "";
+    const root = h("div", { class: "generic", "data-view": "generic" }, container);
+    const scalars = [], lists = [], tables = [];
+    const walk = (obj, prefix, depth) => {
+      for (const [k, v] of Object.entries(obj || {})) {
+        const name = prefix ? `${prefix}.${k}` : k;
+        if (k === "text") continue;
+        if (v === null || typeof v !== "object") scalars.push([name, v]);
+        else if (Array.isArray(v)) {
+          if (v.length && v.every((x) => typeof x === "number")) lists.push([name, v]);
+          else if (v.length && v.every((x) => x && typeof x === "object" && !Array.isArray(x))) tables.push([name, v]);
+          else scalars.push([name, JSON.stringify(v).slice(0, 120)]);
+        } else if (depth < 2) walk(v, name, depth + 1);
+        else scalars.push([name, JSON.stringify(v).slice(0, 120)]);
+      }
+    };
+    walk(f, "", 0);
+    if (typeof f.progress === "number") {
+      const bar = h("div", { style: "height:8px;background:#e3e7ec;border-radius:4px;margin:4px 0" }, root);
+      h("div", { style: `height:8px;width:${(100 * f.progress).toFixed(1)}%;background:#1f6feb;border-radius:4px` }, bar);
+    }
+    if (f.text) h("pre", { class: "text" }, root, f.text);
+    if (scalars.length) {
+      const t = h("table", { class: "fields scalars" }, root);
+      scalars.forEach(([k, v]) => {
+        const tr = h("tr", {}, t); h("th", {}, tr, k); h("td", {}, tr, fmt(v));
+      });
+    }
+    lists.forEach(([k, v]) => {
+      h("div", { style: "font-weight:600;margin-top:6px" }, root, `${k} (${v.length})`);
+      const W = 700, H = 60, svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "bars", "data-field": k }, root);
+      const mx = Math.max(1e-9, ...v.map(Math.abs)), bw = W / Math.max(1, v.length);
+      v.forEach((x, i) => {
+        const hh = (Math.abs(x) / mx) * (H - 14);
+        el("rect", { x: i * bw + 1, y: H - 12 - hh, width: Math.max(1, bw - 2), height: hh, fill: x < 0 ? "#d32f2f" : "#1f6feb" }, svg);
+        if (v.length <= 30) el("text", { x: i * bw + bw / 2, y: H - 2, "font-size": 8, "text-anchor": "middle" }, svg, fmt(x, 1));
+      });
+    });
+    // rows with coordinates (lat/lng or x/y) are also drawn as a map, one colour per table
+    const coords = (r) => (typeof r.lat === "number" && typeof r.lng === "number" ? [r.lng, -r.lat]
+      : typeof r.x === "number" && typeof r.y === "number" ? [r.x, r.y] : null);
+    const located = tables.map(([k, rows]) => [k, rows.filter(coords)]).filter(([, rows]) => rows.length);
+    if (located.length) {
+      const pts = located.flatMap(([, rows]) => rows.map(coords));
+      const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+      const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+      const W = 700, H = 380, M = 30, span = Math.max(x1 - x0, y1 - y0, 1e-9);
+      const P = (p) => [M + ((p[0] - x0) / span) * (W - 2 * M), M + ((p[1] - y0) / span) * (H - 2 * M)];
+      const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "map", "data-view": "generic-map" }, root);
+      located.forEach(([k, rows], t) => {
+        const color = PALETTE[t % PALETTE.length];
+        el("text", { x: 8 + t * 120, y: 14, "font-size": 11, fill: color, "font-weight": 600 }, svg, `● ${k}`);
+        rows.forEach((r) => {
+          const [x, y] = P(coords(r));
+          const g = el("g", { class: "map-point", "data-table": k }, svg);
+          el("circle", { cx: x, cy: y, r: 6, fill: color, "fill-opacity": 0.8 }, g);
+          const label = r.name || r.id;
+          if (label !== undefined && rows.length <= 60) el("text", { x: x + 8, y: y + 4, "font-size": 9 }, g, String(label));
+          el("title", {}, g, Object.entries(r).map(([a, b]) => `${a}: ${typeof b === "object" ? JSON.stringify(b) : fmt(b)}`).join("\n"));
+        });
+      });
+    }
+    tables.forEach(([k, rows]) => {
+      h("div", { style: "font-weight:600;margin-top:6px" }, root, `${k} (${rows.length})`);
+      const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))].slice(0, 12);
+      const wrap = h("div", { class: "tablewrap" }, root);
+      const t = h("table", { class: "fields rows", "data-field": k }, wrap);
+      const hr = h("tr", {}, t); cols.forEach((c) => h("th", {}, hr, c));
+      rows.slice(0, 40).forEach((r) => {
+        const tr = h("tr", {}, t);
+        cols.forEach((c) => h("td", {}, tr, typeof r[c] === "object" && r[c] !== null ? JSON.stringify(r[c]).slice(0, 60) : fmt(r[c])));
+      });
+      if (rows.length > 40) h("div", {}, root, `… ${rows.length - 40} more rows`);
+    });
+  }
+
+  const renderers = { ed: drawEd, dispatch: drawDispatch, generic: drawGeneric };
+  function draw(env, container, st, f) {
+    const fn = renderers[env] || drawGeneric;
+    try { fn(container, st || {}, f || {}); } catch (err) {
+      console.error(err);
+      drawGeneric(container, st, f);
+    }
+  }
+
+  /* ----- charts ------------------------------------------------------------------------------ */
+  const PALETTE = ["#1f6feb", "#d32f2f", "#2e7d32", "#f57c00", "#6f42c1", "#00838f", "#ad1457", "#5d4037", "#827717"];
+  function chart(canvas, series, cursor, title) {
+    const dpr = window.devicePixelRatio || 1;
+    const W = canvas.clientWidth || 400, H = canvas.clientHeight || 150;
+    if (canvas.width !== W * dpr) { canvas.width = W * dpr; canvas.height = H * dpr; }
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, W, H);
+    const n = Math.max(1, ...series.map((s) => s.values.length));
+    let lo = Infinity, hi = -Infinity;
+    series.forEach((s) => s.values.forEach((v) => { if (v !== null && isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }));
+    if (!isFinite(lo)) { lo = 0; hi = 1; }
+    if (hi - lo < 1e-9) { hi += 0.5; lo -= 0.5; }
+    const L = 38, R = 6, T = 16, B = 14;
+    const X = (i) => L + (i / Math.max(1, n - 1)) * (W - L - R), Y = (v) => T + (1 - (v - lo) / (hi - lo)) * (H - T - B);
+    ctx.font = "10px sans-serif"; ctx.fillStyle = "#57606a";
+    ctx.fillText(fmt(hi, 2), 2, T + 4); ctx.fillText(fmt(lo, 2), 2, H - B);
+    if (title) ctx.fillText(title, L, 10);
+    ctx.strokeStyle = "#e3e7ec"; ctx.beginPath(); ctx.moveTo(L, T); ctx.lineTo(L, H - B); ctx.lineTo(W - R, H - B); ctx.stroke();
+    let lx = L + (title ? ctx.measureText(title).width + 10 : 0);
+    series.forEach((s, k) => {
+      const color = s.color || PALETTE[k % PALETTE.length];
+      ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.beginPath();
+      const step = Math.max(1, Math.floor(s.values.length / (W * 2)));
+      let started = false;
+      for (let i = 0; i < s.values.length; i += step) {
+        const v = s.values[i];
+        if (v === null || !isFinite(v)) continue;
+        if (!started) { ctx.moveTo(X(i), Y(v)); started = true; } else ctx.lineTo(X(i), Y(v));
+      }
+      ctx.stroke();
+      ctx.fillStyle = color; ctx.fillText(s.name, lx, 10); lx += ctx.measureText(s.name).width + 10;
+    });
+    if (cursor !== undefined && cursor !== null) {
+      ctx.strokeStyle = "#000"; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(X(cursor), T); ctx.lineTo(X(cursor), H - B); ctx.stroke();
+    }
+  }
+
+  /* ----- event log ---------------------------------------------------------------------------- */
+  const NOOPS = new Set(["wait", "hold", "noop", "do_nothing", "pass"]);
+  function describeAction(a, index) {
+    if (!a) return index !== null && index !== undefined ? `#${index}` : "?";
+    const args = Object.entries(a).filter(([k]) => k !== "kind").map(([k, v]) => `${k}=${v}`).join(", ");
+    return `${a.kind}(${args})`;
+  }
+  function plural(n, one, many) { return `${n} ${n === 1 ? one : many || one + "s"}`; }
+  function events(env, prev, cur, step) {
+    const out = [];
+    if (step && step.action !== undefined) {
+      if (!step.valid) out.push(["ev-invalid", `✗ ${describeAction(step.action, step.index)}: ${step.message}`]);
+      else if (!(step.action && NOOPS.has(step.action.kind))) out.push(["ev-action", `→ ${describeAction(step.action, step.index)}`]);
+    }
+    if (!prev) return out;
+    const pc = prev.counters || {}, cc = cur.counters || {};
+    if (env === "ed") {
+      const d = (k) => (cc[k] || 0) - (pc[k] || 0);
+      if (d("patients") > 0) out.push(["ev-info", `+ ${plural(d("patients"), "arrival")} (waiting ${cur.waiting.length})`]);
+      if (d("deaths") > 0) out.push(["ev-death", `✝ ${plural(d("deaths"), "death")}` + (d("critical_deaths") > 0 ? ` (${d("critical_deaths")} critical)` : "")]);
+      if (d("lwbs") > 0) out.push(["ev-invalid", `↩ ${plural(d("lwbs"), "patient")} left without being seen`]);
+      if (d("treated") > 0) out.push(["ev-good", `✓ ${plural(d("treated"), "patient")} treated and discharged`]);
+      if (d("early_discharges") > 0) out.push(["ev-invalid", `! ${plural(d("early_discharges"), "early discharge")}`]);
+      if (d("returns") > 0) out.push(["ev-invalid", `↻ ${plural(d("returns"), "return")} after early discharge`]);
+      return out;
+    }
+    if (Array.isArray(cur.events) && Array.isArray(prev.events) && cur.events.length > prev.events.length) {
+      cur.events.slice(prev.events.length).forEach((e) => out.push(["ev-event", `⚠ ${typeof e === "object" ? (e.kind || JSON.stringify(e)) : e}`]));
+    }
+    if (env === "dispatch") {
+      if (cc.calls > pc.calls) {
+        const known = new Set((prev.calls || []).map((c) => c.id));
+        (cur.calls || []).filter((c) => !known.has(c.id)).forEach((c) =>
+          out.push(["ev-info", `☎ call #${c.id}: ${c.type}, caller ${c.tone}`]));
+      }
+      if (cc.closed > pc.closed) out.push(["ev-good", `✓ ${plural(cc.closed - pc.closed, "call")} closed`]);
+      if (cur.last_report && cur.last_report !== prev.last_report) out.push(["ev-info", `ℹ ${cur.last_report}`]);
+      return out;
+    }
+    for (const k of Object.keys(cc)) {  // generic: changes of counters
+      if (typeof cc[k] === "number" && typeof pc[k] === "number" && cc[k] !== pc[k]) {
+        out.push([/death|fatal|unmet|lost|outage/.test(k) && cc[k] > pc[k] ? "ev-death" : "ev-info", `${k}: ${fmt(pc[k], 2)} → ${fmt(cc[k], 2)}`]);
+      }
+    }
+    return out;
+  }
+
+  return { draw, chart, events, renderers, el, h, fmt, describeAction, PALETTE };
+})();
