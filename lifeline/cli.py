@@ -399,7 +399,8 @@ def leaderboard(
                        ] = Path("reports/leaderboard"),
         workers: WorkersOpt = 1,
         env: Annotated[list[str] | None, typer.Option(
-            "--env", help="Restrict to this env (repeatable; default: every registered env).",
+            "--env", help="Restrict to this env (repeatable; default: every registered env). "
+                          + env_help(),
             autocompletion=complete_env)] = None,
         ) -> None:
     """Run every environment's baseline ladder; write results JSON, a Markdown report and plots."""
@@ -473,7 +474,8 @@ def check(env: EnvArg,
 def bench(
         steps: Annotated[int, typer.Option(help="Steps per measurement.")] = 20_000,
         env: Annotated[list[str] | None, typer.Option(
-            help="Only this env (repeatable).", autocompletion=complete_env)] = None,
+            help="Only this env (repeatable; default: all). " + env_help(),
+            autocompletion=complete_env)] = None,
         all_scenarios: Annotated[bool, typer.Option(help="Every scenario, not the first.")] = False,
         json_path: JsonOutOpt = None,
         ) -> None:

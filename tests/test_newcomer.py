@@ -195,7 +195,7 @@ def test_plots_wrap_into_a_readable_grid(tmp_path: Path) -> None:
     from lifeline.eval import plots
     from lifeline.eval.stats import mean_ci, paired_compare
 
-    scenarios = [f"metro_scenario_{i}" for i in range(16)]
+    scenarios = [f"metro_scenario_{i}" for i in range(9)]  # wraps into 3 rows
     agents = ["hold", "random", "closest_idle", "dmexclp", "bound"]
     rng = np.random.default_rng(0)
     vals = {s: {a: list(rng.uniform(0, 1, 5)) for a in agents} for s in scenarios}
