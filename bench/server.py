@@ -1,17 +1,21 @@
-"""WebSocket throughput of ``lifeline serve``: steps/s for 1 session and 16 concurrent sessions.
+"""WebSocket throughput of ``lifeline serve``: steps/s for 1, 16 and 64 concurrent sessions,
+with 1 and 2 worker processes (``--workers``), side by side in one run.
 
-Every environment is served by one server process together with the trivial ``counter``
-reference environment, and driven the same way by a separate client process (asyncio, raw
-``websockets``, masked-random tool calls taken from the observation). The ratio
-``env / counter`` says how much of the serving cost is the environment's own work: the
-server itself adds the same per-step overhead to both.
+Every environment is served together with the trivial ``counter`` reference environment, by a
+one-process server and by a two-worker server running at the same time, and driven the same way
+by a separate client process (asyncio, raw ``websockets``, masked-random tool calls taken from
+the observation). The ratio ``env / counter`` says how much of the serving cost is the
+environment's own work: the server itself adds the same per-step overhead to both; the ratio
+``workers 2 / workers 1`` is the multi-process scaling.
 
     python bench/server.py [--seconds 2] [--rounds 3] [--envs ed] [--views all|structured]
+                           [--sessions 1 16 64] [--workers 1 2]
 
-Prints one JSON document: per environment the best-of-rounds steps/s (1 session, 16 sessions),
-the server's CPU time per step (read from ``/proc``; robust to other load on the machine), and
-the ratios to the counter. On a small machine the 16-session cells can be limited by the client
-process (it parses every observation), so compare server CPU per step as well.
+Prints one JSON document: per server (workers) and environment the best-of-rounds steps/s per
+session count, the server's CPU time per step (all its processes, read from ``/proc``; robust to
+other load on the machine), and the ratios. On a small machine the many-session cells can be
+limited by the client process (it parses every observation) and by other load, so compare
+server CPU per step as well, and read the scaling next to ``load_average``.
 """
 
 from __future__ import annotations
@@ -38,12 +42,13 @@ from lifeline.core.registry import all_specs
 COUNTER = "lifeline.testing.counter:COUNTER_SPEC"
 
 
-def start_server(envs: list[str], port: int) -> subprocess.Popen[bytes]:
-    """The server in its own process (so client and server do not share a GIL)."""
+def start_server(envs: list[str], port: int, workers: int = 1) -> subprocess.Popen[bytes]:
+    """The server in its own process(es) (so client and server do not share a GIL)."""
     code = ("from lifeline.adapters.server import serve; "
-            f"serve({envs!r}, port={port}, max_sessions=64, log_level='warning')")
+            f"serve({envs!r}, port={port}, max_sessions=256, log_level='warning', "
+            f"workers={workers})")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # a loaded machine starts workers slowly
     while time.monotonic() < deadline:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
@@ -97,13 +102,30 @@ async def measure(url: str, sessions: int, seconds: float, views: list[str] | No
     return counts[0]
 
 
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and all its live descendants (Linux ``/proc``)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
 def process_cpu_seconds(pid: int) -> float:
-    """User + system CPU time of process ``pid`` (Linux ``/proc``; 0.0 elsewhere)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU time of process ``pid`` and its descendants (worker processes)."""
+    total = 0.0
+    for proc in _descendants(pid):
+        try:
+            fields = Path(f"/proc/{proc}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def run_cell(url: str, sessions: int, seconds: float, views: list[str] | None,
@@ -123,46 +145,59 @@ def main() -> None:
     parser.add_argument("--envs", nargs="*", default=None, help="default: all registered")
     parser.add_argument("--views", choices=["all", "structured"], default="all",
                         help="observation content: everything, or arrays only (RL clients)")
+    parser.add_argument("--sessions", type=int, nargs="+", default=[1, 16, 64])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     args = parser.parse_args()
-    names = args.envs or [s.name for s in all_specs()]
+    names = args.envs if args.envs is not None else [s.name for s in all_specs()]
     views = None if args.views == "all" else ["structured"]
-    port = free_port()
-    proc = start_server([*names, COUNTER], port)
-    samples: dict[tuple[str, int], list[tuple[float, float]]] = {}
+    servers: dict[int, tuple[int, subprocess.Popen[bytes]]] = {}
+    samples: dict[tuple[int, str, int], list[tuple[float, float]]] = {}
     try:
+        for workers in args.workers:
+            port = free_port()
+            servers[workers] = (port, start_server([*names, COUNTER], port, workers))
         # Interleave rounds so that load from other processes hits every cell alike; keep the
         # best round per cell (the least disturbed one).
         for _ in range(args.rounds):
             for name in ["counter", *names]:
-                url = f"ws://127.0.0.1:{port}/{name}/ws"
-                for sessions in (1, 16):
-                    samples.setdefault((name, sessions), []).append(
-                        run_cell(url, sessions, args.seconds, views, proc.pid))
+                for sessions in args.sessions:
+                    for workers, (port, proc) in servers.items():
+                        url = f"ws://127.0.0.1:{port}/{name}/ws"
+                        samples.setdefault((workers, name, sessions), []).append(
+                            run_cell(url, sessions, args.seconds, views, proc.pid))
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-    results: dict[str, dict[str, float]] = {}
-    for (name, sessions), cells in samples.items():
-        best_rate = max(rate for rate, _ in cells)
-        best_cpu = min(cpu for _, cpu in cells)
-        results.setdefault(name, {})[f"steps_per_s_{sessions}_session"
-                                     + ("s" if sessions > 1 else "")] = round(best_rate, 1)
-        results[name][f"server_cpu_us_per_step_{sessions}"] = round(best_cpu, 1)
-    ref = results["counter"]
-    for name in names:
-        r = results[name]
-        for key in ("steps_per_s_1_session", "steps_per_s_16_sessions"):
-            r[f"ratio_{key}"] = round(r[key] / ref[key], 3)
-        for n in (1, 16):
-            # Capacity ratio: how many steps/s one server core sustains, env vs counter.
-            r[f"ratio_cpu_capacity_{n}"] = round(ref[f"server_cpu_us_per_step_{n}"]
-                                                 / r[f"server_cpu_us_per_step_{n}"], 3)
+        for _, proc in servers.values():
+            proc.terminate()
+            proc.wait(timeout=20)
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    for (workers, name, sessions), cells in samples.items():
+        row = results.setdefault(f"workers_{workers}", {}).setdefault(name, {})
+        row[f"steps_per_s_{sessions}"] = round(max(rate for rate, _ in cells), 1)
+        row[f"server_cpu_us_per_step_{sessions}"] = round(min(cpu for _, cpu in cells), 1)
+    for per_env in results.values():
+        ref = per_env["counter"]
+        for name in names:
+            r = per_env[name]
+            for n in args.sessions:
+                r[f"ratio_steps_per_s_{n}"] = round(r[f"steps_per_s_{n}"]
+                                                    / ref[f"steps_per_s_{n}"], 3)
+                # Capacity ratio: how many steps/s one server core sustains, env vs counter.
+                r[f"ratio_cpu_capacity_{n}"] = round(ref[f"server_cpu_us_per_step_{n}"]
+                                                     / r[f"server_cpu_us_per_step_{n}"], 3)
+    scaling: dict[str, dict[str, float]] = {}
+    if len(args.workers) > 1:
+        base, top = f"workers_{args.workers[0]}", f"workers_{args.workers[-1]}"
+        for name in ["counter", *names]:
+            scaling[name] = {f"steps_per_s_{n}": round(results[top][name][f"steps_per_s_{n}"]
+                                                       / results[base][name][f"steps_per_s_{n}"],
+                                                       3)
+                             for n in args.sessions}
     print(json.dumps({
         "benchmark": "server_websocket_throughput", "lifeline": __version__,
         "views": args.views, "seconds_per_cell": args.seconds, "rounds": args.rounds,
         "load_average": os.getloadavg(),
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
-        "results": results}, indent=2))
+        "results": results, "scaling_workers": scaling}, indent=2))
 
 
 if __name__ == "__main__":

@@ -34,6 +34,9 @@ def register(app: typer.Typer) -> None:
         log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
         ws_compression: Annotated[bool, typer.Option(
             help="Offer permessage-deflate (saves bandwidth on slow links, costs CPU).")] = False,
+        workers: Annotated[int, typer.Option(
+            help="Server processes behind the one port (one per core scales throughput); "
+                 "the session cap holds in total.")] = 1,
     ) -> None:
         """Serve environments over HTTP/WebSocket/MCP, each under /<name> (e.g. /ed/ws)."""
         from lifeline.adapters.server import serve
@@ -42,7 +45,7 @@ def register(app: typer.Typer) -> None:
             serve(envs or None, host=host, port=port, max_sessions=max_sessions, token=token,
                   idle_timeout=idle_timeout or None,
                   max_message_bytes=int(max_message_mb * 1_000_000), log_level=log_level,
-                  ws_compression=ws_compression)
+                  ws_compression=ws_compression, workers=workers)
         except (ValueError, KeyError, TypeError, ImportError) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
             typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)

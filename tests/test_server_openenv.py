@@ -10,6 +10,7 @@ import pytest
 from server_helpers import SERVED
 
 from lifeline.adapters.openenv import (
+    START_TOOL,
     LifelineAction,
     LifelineObservation,
     LifelineOpenEnv,
@@ -90,7 +91,7 @@ def test_list_tools_and_mcp_tools(session: LifelineOpenEnv) -> None:
     names = [t["name"] for t in listed.tools]
     assert names == [t.kind for t in session.env_spec.load().action_types]
     mcp_tools = {t.name: t for t in asyncio.run(session.mcp_server.list_tools())}
-    assert list(mcp_tools) == names
+    assert list(mcp_tools) == [*names, START_TOOL]  # MCP adds the episode control
     session.reset(seed=2)
     name, args = _index0_call(session.env_spec)
     result = mcp_tools[name].fn(**args)

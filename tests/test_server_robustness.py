@@ -10,6 +10,7 @@ import pytest
 from openenv.core.generic_client import GenericEnvClient
 from server_helpers import SERVED, RawWS
 
+from lifeline.adapters.openenv import START_TOOL
 from lifeline.adapters.server import background_server, build_app
 from lifeline.adapters.tools import tool_specs
 from lifeline.core.registry import EnvSpec
@@ -100,7 +101,7 @@ def test_step_before_reset(ws: RawWS) -> None:
     ({"seed": 1, "scenario": "apocalypse"}, "unknown scenario 'apocalypse'"),
     ({"seed": -5}, "non-negative integer"),
     ({"seed": "seven"}, "non-negative integer"),
-    ({"seed": 1, "senario": "surge"}, "unknown reset option(s): senario"),
+    ({"seed": 1, "senario": "surge"}, "unknown reset option(s): 'senario'"),
     ({"seed": 1, "views": ["pictures"]}, "unknown view(s)"),
     ({"seed": 1, "views": 3}, "views must be a list"),
 ])
@@ -175,7 +176,8 @@ def test_mcp_over_websocket(ws: RawWS) -> None:
         return data
 
     tools = rpc("tools/list", {})["result"]["tools"]
-    assert [t["name"] for t in tools] == [s.name for s in tool_specs(_spec(ws).load())]
+    assert [t["name"] for t in tools] == [*(s.name for s in tool_specs(_spec(ws).load())),
+                                          START_TOOL]
     assert "no episode is running" in rpc("tools/call", {"name": tools[0]["name"],
                                                          "arguments": {}})["error"]["message"]
     ws.reset(seed=8)

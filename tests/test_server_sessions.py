@@ -15,6 +15,7 @@ from openenv.core.mcp_client import MCPToolClient
 from server_helpers import SERVED, RawWS, masked_random_indices
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from lifeline.adapters.openenv import START_TOOL
 from lifeline.adapters.server import background_server, build_app, served_envs
 from lifeline.adapters.tools import action_to_call
 from lifeline.client import LifelineClient
@@ -147,7 +148,8 @@ def test_openenv_mcp_tool_client() -> None:
         async with MCPToolClient(base_url=f"{url}/{spec.name}", mode="production") as env:
             await env.reset(seed=4)
             tools = await env.list_tools()
-            assert [t.name for t in tools] == [t.kind for t in spec.load().action_types]
+            assert [t.name for t in tools] == [*(t.kind for t in spec.load().action_types),
+                                               START_TOOL]
             noop = spec.load()(spec.default_scenario).noop_action()
             out = await env.call_tool(noop.kind, **action_to_call(noop)[1])
             out = out if isinstance(out, dict) else out.model_dump()

@@ -2,18 +2,26 @@
 
 OpenEnv's WebSocket loop is robust to most bad input, but a few frames end the whole session
 (a JSON array or a deeply nested document raise outside its per-message ``try``; a binary frame
-breaks ``receive_text``). This guard answers those frames itself with an error frame in the
-same protocol and keeps the session alive, rejects oversized messages before anyone parses them,
-closes WebSockets idle for longer than the timeout (which frees their session slot), and checks
-the bearer token on HTTP and WebSocket alike.
+breaks ``receive_text``; a lone UTF-16 surrogate makes the error reply itself unserialisable).
+This guard answers those frames itself with an error frame in the same protocol and keeps the
+session alive, rejects oversized messages (counted in bytes, HTTP bodies chunked or not) before
+anyone parses them, closes WebSockets idle for longer than the timeout (which frees their
+session slot), and checks the bearer token on HTTP and WebSocket alike.
+
+Every refusal says what was wrong and what is accepted. Error replies are counted through the
+optional ``on_error(path, kind)`` hook (the server's Prometheus counters).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import hmac
 import json
+import re
 from collections.abc import Awaitable, Callable, MutableMapping
+from contextvars import ContextVar
 from typing import Any
 
 Scope = MutableMapping[str, Any]
@@ -21,9 +29,22 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+RpcCheck = Callable[[dict[str, Any]], "tuple[tuple[int, str] | None, bool]"]
+"""Checks (and may normalise in place) a JSON-RPC request:
+``((JSON-RPC error code, reason) or None, changed)``."""
+MessageCheck = Callable[[dict[str, Any]], "str | tuple[str, str] | None"]
+"""Checks a session message: a reason (``VALIDATION_ERROR``), ``(code, reason)``, or None."""
 
 OPEN_ENDPOINT = "health"
 """The only endpoint reachable without a token (``/health``, ``/<env>/health``): liveness."""
+MAX_DEPTH = 64
+"""Deepest JSON nesting accepted in a message (real messages nest 3-4 levels)."""
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A JSON ``\\uD800``-``\\uDFFF`` escape: the only way a lone surrogate gets into a message."""
+
+WEBSOCKET: ContextVar[bool] = ContextVar("lifeline_websocket", default=False)
+"""True while the app handles a WebSocket connection (its session is closed by this guard's
+idle timer, so the server exempts it from OpenEnv's HTTP-session reaper)."""
 
 
 def _json_body(status: int, payload: dict[str, Any]) -> tuple[list[tuple[bytes, bytes]], bytes]:
@@ -34,16 +55,91 @@ def _json_body(status: int, payload: dict[str, Any]) -> tuple[list[tuple[bytes, 
     return headers, body
 
 
+def _compact(payload: dict[str, Any]) -> str:
+    """A reply frame in OpenEnv's own compact JSON (what ``_count_reply`` recognises)."""
+    return json.dumps(payload, separators=(",", ":"))
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests containers deeper than ``limit`` (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return False
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """Whether any string (key or value) in ``value`` is not encodable as UTF-8."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def parse_message(text: str) -> tuple[Any, tuple[str, str] | None]:
+    """``(document, None)`` or ``(None, (code, why))`` for one JSON message (frame or body)."""
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        return None, ("INVALID_JSON", f"Invalid JSON: nested too deeply (at most {MAX_DEPTH} "
+                                      f"levels are accepted)")
+    except ValueError as exc:
+        return None, ("INVALID_JSON", f"Invalid JSON: {exc}; send one JSON object as UTF-8 text")
+    if (text.count("[") + text.count("{") > MAX_DEPTH) and _depth_exceeds(data, MAX_DEPTH):
+        return None, ("INVALID_JSON", f"Invalid JSON: nested more than {MAX_DEPTH} levels deep")
+    if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
+        return None, ("INVALID_JSON", "Invalid JSON: a string contains a lone UTF-16 surrogate "
+                                      "escape (\\ud800-\\udfff not in a valid pair), which is "
+                                      "not Unicode text; send valid UTF-8 strings")
+    return data, None
+
+
 class Guard:
     """Wraps an ASGI app; see the module docstring. ``token=None`` disables authentication."""
 
     def __init__(self, app: ASGIApp, *, token: str | None, max_message_bytes: int,
                  idle_timeout: float | None,
-                 message_check: Callable[[dict[str, Any]], str | None] | None = None) -> None:
+                 message_check: MessageCheck | None = None,
+                 rpc_check: RpcCheck | None = None,
+                 on_error: Callable[[str, str], None] | None = None) -> None:
+        if token is not None and (not isinstance(token, str) or not token.strip()
+                                  or token != token.strip()):
+            raise ValueError("the bearer token must be a non-empty string without surrounding "
+                             "whitespace; omit it (and unset LIFELINE_TOKEN) to serve without "
+                             "authentication")
         self.app = app
         self.message_check = message_check
         """Optional check of a parsed session message: a clear reason to refuse it, or None."""
+        self.rpc_check = rpc_check
+        """Optional check/normalisation of a JSON-RPC request (``/mcp``, ``mcp`` messages)."""
+        self.on_error = on_error
         self.token = token
+        # Compared as bytes: clients send UTF-8 (or, for Latin-1 text, possibly Latin-1).
+        self._secrets: list[bytes] = []
+        if token is not None:
+            self._secrets.append(token.encode("utf-8"))
+            try:
+                latin = token.encode("latin-1")
+            except UnicodeEncodeError:
+                latin = b""
+            if latin and latin not in self._secrets:
+                self._secrets.append(latin)
         self.max_message_bytes = max_message_bytes
         self.idle_timeout = idle_timeout
 
@@ -53,9 +149,23 @@ class Guard:
         if kind == "http":
             await self._http(scope, receive, send)
         elif kind == "websocket":
-            await self._websocket(scope, receive, send)
+            marker = WEBSOCKET.set(True)
+            try:
+                await self._websocket(scope, receive, send)
+            finally:
+                WEBSOCKET.reset(marker)
         else:
             await self.app(scope, receive, send)
+
+    def _error(self, scope: Scope, kind: str) -> None:
+        if self.on_error is not None:
+            self.on_error(scope.get("path", ""), kind)
+
+    def _matches(self, given: bytes) -> bool:
+        ok = False
+        for secret in self._secrets:  # no early exit: constant time in the number of tries
+            ok |= hmac.compare_digest(given, secret)
+        return ok
 
     def _authorized(self, scope: Scope) -> bool:
         if self.token is None:
@@ -63,24 +173,116 @@ class Guard:
         if scope["type"] == "http" and scope.get("path", "").rsplit("/", 1)[-1] == OPEN_ENDPOINT:
             return True
         for key, value in scope.get("headers", []):
-            if key == b"authorization":
-                scheme, _, given = value.decode("latin-1").partition(" ")
-                if scheme.lower() == "bearer":
-                    return hmac.compare_digest(given.strip().encode(), self.token.encode())
+            if key != b"authorization":
+                continue
+            scheme, _, rest = bytes(value).strip().partition(b" ")
+            given = rest.strip()
+            if not given:
+                return False
+            if scheme.lower() == b"bearer":
+                return self._matches(given)
+            if scheme.lower() == b"basic":  # any user name, the token as password (~/.netrc)
+                try:
+                    _, _, password = base64.b64decode(given, validate=True).partition(b":")
+                except (binascii.Error, ValueError):
+                    return False
+                return self._matches(password)
+            return False
         return False
 
     # ----- HTTP -------------------------------------------------------------------------------
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not self._authorized(scope):
+            self._error(scope, "HTTP_401")
             await self._reply(send, 401, {"detail": "unauthorized: missing or invalid bearer "
                                                     "token (send 'Authorization: Bearer <token>')"})
             return
         for key, value in scope.get("headers", []):
             if key == b"content-length" and value.isdigit() \
                     and int(value) > self.max_message_bytes:
+                self._error(scope, "HTTP_413")
                 await self._reply(send, 413, {"detail": self._too_large(int(value))})
                 return
-        await self.app(scope, receive, send)
+        # Read the whole body here, counting bytes as they come: a chunked upload has no
+        # Content-Length to check, so this is what bounds its size.
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away before sending its body
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_message_bytes:
+                self._error(scope, "HTTP_413")
+                await self._reply(send, 413, {"detail": self._too_large(size, at_least=True)})
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        checked = await self._check_body(scope, b"".join(chunks), send)
+        if checked is None:
+            return
+        body = checked
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        async def counted_send(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] >= 400:
+                self._error(scope, f"HTTP_{message['status']}")
+            await send(message)
+
+        await self.app(scope, replay, counted_send)
+
+    async def _check_body(self, scope: Scope, body: bytes, send: Send) -> bytes | None:
+        """The body to pass on (JSON-RPC arguments normalised), or ``None`` if answered here."""
+        rpc = scope.get("method") == "POST" and scope.get("path", "").endswith("/mcp")
+        if not rpc and body.lstrip()[:1] not in (b"{", b"["):
+            return body  # not JSON: the route answers (FastAPI's 422 names the problem)
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            self._error(scope, "HTTP_400")
+            await self._reply(send, 400, {"detail": "the request body is not valid UTF-8; "
+                                                    "send JSON encoded as UTF-8"})
+            return None
+        data, problem = parse_message(text)
+        if problem is not None:
+            if not rpc and not any(w in problem[1] for w in ("nested", "surrogate")):
+                return body  # a plain syntax error: the route's own 422 names it
+            self._error(scope, "RPC_-32700" if rpc else "HTTP_400")
+            if rpc:
+                await self._reply(send, 200, self._rpc_error(-32700, problem[1], None))
+            else:
+                await self._reply(send, 400, {"detail": problem[1]})
+            return None
+        if rpc and self.rpc_check is not None:
+            if not isinstance(data, dict):
+                await self._reply(send, 200, self._rpc_error(
+                    -32600, "a JSON-RPC request must be a JSON object such as {\"jsonrpc\": "
+                            "\"2.0\", \"id\": 1, \"method\": \"tools/list\"}", None))
+                self._error(scope, "RPC_-32600")
+                return None
+            refusal, changed = self.rpc_check(data)
+            if refusal is not None:
+                self._error(scope, f"RPC_{refusal[0]}")
+                await self._reply(send, 200, self._rpc_error(*refusal, data.get("id")))
+                return None
+            if changed:
+                return json.dumps(data).encode()
+        return body
+
+    @staticmethod
+    def _rpc_error(code: int, message: str, request_id: Any) -> dict[str, Any]:
+        if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
+            request_id = None
+        return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
     @staticmethod
     async def _reply(send: Send, status: int, payload: dict[str, Any]) -> None:
@@ -88,13 +290,15 @@ class Guard:
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
-    def _too_large(self, size: int) -> str:
-        return (f"message of {size / 1e6:.1f} MB exceeds the server limit of "
-                f"{self.max_message_bytes / 1e6:.1f} MB")
+    def _too_large(self, size: int, at_least: bool = False) -> str:
+        return (f"message of {'more than ' if at_least else ''}{size / 1e6:.1f} MB exceeds the "
+                f"server limit of {self.max_message_bytes / 1e6:.1f} MB "
+                f"({self.max_message_bytes} bytes of UTF-8)")
 
     # ----- WebSocket ----------------------------------------------------------------------------
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not self._authorized(scope):
+            self._error(scope, "WS_401")
             await receive()  # websocket.connect
             # Closing before accepting makes the server answer the handshake with HTTP 403.
             await send({"type": "websocket.close", "code": 1008, "reason": "unauthorized"})
@@ -103,8 +307,12 @@ class Guard:
         closed = False
 
         async def guarded_send(message: Message) -> None:
-            if not closed:  # after an idle close the app's own close is moot
-                await send(message)
+            if closed:  # after an idle close the app's own close is moot
+                return
+            text = message.get("text")
+            if text is not None and self.on_error is not None:
+                self._count_reply(scope, text, rpc)
+            await send(message)
 
         async def guarded_receive() -> Message:
             nonlocal closed
@@ -120,40 +328,72 @@ class Guard:
                     return {"type": "websocket.disconnect", "code": 1001}
                 if message["type"] != "websocket.receive":
                     return message
-                problem = self._check_frame(message, rpc)
-                if problem is None:
+                reply = self._check_frame(message, rpc)
+                if reply is None:
                     return message
-                await send({"type": "websocket.send", "text": self._error_frame(problem, rpc)})
+                await guarded_send({"type": "websocket.send", "text": reply})
 
         await self.app(scope, guarded_receive, guarded_send)
 
-    def _check_frame(self, message: Message, rpc: bool) -> tuple[str, str] | None:
-        """``(code, message)`` if a data frame must not reach the app, else ``None``."""
+    def _count_reply(self, scope: Scope, text: str, rpc: bool) -> None:
+        """Count an outgoing error frame (cheap prefix tests first; parsed only if an error)."""
+        if text.startswith('{"type":"error"'):
+            try:
+                code = json.loads(text)["data"]["code"]
+            except (ValueError, KeyError, TypeError):
+                code = "ERROR"
+            self._error(scope, str(code))
+        elif (rpc or text.startswith('{"type":"mcp"')) and '"error":{' in text:
+            try:
+                doc = json.loads(text)
+                doc = doc if rpc else doc["data"]
+                self._error(scope, f"RPC_{doc['error']['code']}")
+            except (ValueError, KeyError, TypeError):
+                self._error(scope, "RPC_ERROR")
+
+    def _check_frame(self, message: Message, rpc: bool) -> str | None:
+        """The error reply to send instead of passing a data frame on, or ``None`` to pass it.
+
+        May rewrite ``message["text"]`` (JSON-RPC arguments sent as a JSON string are decoded).
+        """
         text = message.get("text")
         if text is None:
-            return ("INVALID_JSON", "binary frames are not supported: send JSON as a text frame")
-        if len(text) > self.max_message_bytes:
-            return ("MESSAGE_TOO_LARGE", self._too_large(len(text.encode("utf-8"))))
-        try:
-            data = json.loads(text)
-        except RecursionError:
-            return ("INVALID_JSON", "Invalid JSON: nested too deeply")
-        except ValueError as exc:
-            return ("INVALID_JSON", f"Invalid JSON: {exc}")
+            return self._reply_frame(("INVALID_JSON", "binary frames are not supported: send "
+                                                      "JSON as a text frame"), rpc)
+        # Bytes, not characters: only texts that might be too large are encoded to count.
+        if len(text) > self.max_message_bytes or (
+                4 * len(text) > self.max_message_bytes
+                and len(text.encode("utf-8", "surrogatepass")) > self.max_message_bytes):
+            size = len(text.encode("utf-8", "surrogatepass"))
+            return self._reply_frame(("MESSAGE_TOO_LARGE", self._too_large(size)), rpc)
+        data, problem = parse_message(text)
+        if problem is not None:
+            return self._reply_frame(problem, rpc)
         if not isinstance(data, dict):
-            return ("VALIDATION_ERROR", "a message must be a JSON object such as "
-                                        "{\"type\": \"step\", \"data\": {...}}")
-        if not rpc and self.message_check is not None:
-            reason = self.message_check(data)
-            if reason is not None:
-                return ("VALIDATION_ERROR", reason)
+            return self._reply_frame(("VALIDATION_ERROR", "a message must be a JSON object such "
+                                      "as {\"type\": \"step\", \"data\": {...}}"), rpc)
+        if rpc:
+            request: dict[str, Any] | None = data
+        else:
+            if self.message_check is not None:
+                reason = self.message_check(data)
+                if reason is not None:
+                    problem = reason if isinstance(reason, tuple) else ("VALIDATION_ERROR", reason)
+                    return self._reply_frame(problem, rpc)
+            inner = data.get("data") if data.get("type") == "mcp" else None
+            request = inner if isinstance(inner, dict) else None
+        if request is not None and self.rpc_check is not None:
+            refusal, changed = self.rpc_check(request)
+            if refusal is not None:
+                error = self._rpc_error(*refusal, request.get("id"))
+                return _compact(error if rpc else {"type": "mcp", "data": error})
+            if changed:
+                message["text"] = json.dumps(data)
         return None
 
-    @staticmethod
-    def _error_frame(problem: tuple[str, str], rpc: bool) -> str:
+    def _reply_frame(self, problem: tuple[str, str], rpc: bool) -> str:
         code, text = problem
         if rpc:  # the /mcp socket speaks JSON-RPC 2.0
             rpc_code = -32700 if code in ("INVALID_JSON", "MESSAGE_TOO_LARGE") else -32600
-            return json.dumps({"jsonrpc": "2.0", "id": None,
-                               "error": {"code": rpc_code, "message": text}})
-        return json.dumps({"type": "error", "data": {"message": text, "code": code}})
+            return _compact(self._rpc_error(rpc_code, text, None))
+        return _compact({"type": "error", "data": {"message": text, "code": code}})

@@ -58,6 +58,56 @@ class NoEpisodeError(RuntimeError):
     """A step was requested but no episode is running in this session."""
 
 
+RESET_OPTIONS = ("seed", "episode_id", "scenario", "views")
+"""What a ``reset`` accepts (the WebSocket message's ``data``, HTTP ``/reset``, MCP
+``start_episode``)."""
+MAX_SEED = 2**64
+"""Seeds are non-negative integers below this (what a SeedSequence entropy word holds)."""
+MAX_EPISODE_ID = 255
+"""Longest accepted ``episode_id`` (OpenEnv's ``ResetRequest`` limit)."""
+START_TOOL = "start_episode"
+"""The MCP tool that starts (or restarts) this session's episode. Not named ``reset``: OpenEnv
+reserves ``reset``/``step``/``state``/``close`` as tool names (``RESERVED_TOOL_NAMES``)."""
+
+
+def check_reset_options(options: dict[str, Any], env_name: str = "") -> str | None:
+    """Why ``options`` are not a valid reset, in words that say what is accepted, or ``None``."""
+    unknown = sorted(repr(str(k))[:40] for k in options if k not in RESET_OPTIONS)
+    if unknown:
+        return (f"unknown reset option(s): {', '.join(unknown[:5])}; "
+                f"accepted: {', '.join(RESET_OPTIONS)}")
+    seed = options.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                             or not 0 <= seed < MAX_SEED):
+        return f"seed must be a non-negative integer below 2**64 (or omitted), got {_short(seed)}"
+    episode_id = options.get("episode_id")
+    if episode_id is not None and (not isinstance(episode_id, str)
+                                   or not 0 < len(episode_id) <= MAX_EPISODE_ID):
+        return (f"episode_id must be a non-empty string of at most {MAX_EPISODE_ID} "
+                f"characters (or omitted), got {_short(episode_id)}")
+    scenario = options.get("scenario")
+    if scenario is not None and not isinstance(scenario, str):
+        return f"scenario must be a string naming a scenario (or omitted), got {_short(scenario)}"
+    views = options.get("views")
+    if views is not None:
+        if isinstance(views, str):
+            views = [views]
+        if not isinstance(views, (list, tuple)):
+            return f"views must be a list such as ['text'], got {_short(views)}"
+        if not all(isinstance(v, str) for v in views):
+            return f"views must be a list of strings among {list(VIEWS)}, got {_short(views)}"
+        unknown_views = sorted(set(views) - set(VIEWS))
+        if unknown_views:
+            return f"unknown view(s) {unknown_views}; choose from {list(VIEWS)}"
+    return None
+
+
+def _short(value: Any) -> str:
+    """``repr`` of a client-sent value, cut short (error messages quote what was sent)."""
+    text = f"{type(value).__name__} {value!r}"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 
 def _jsonable(value: Any) -> Any:
     """``value`` with numpy scalars/arrays turned into plain Python (for ``info`` dicts)."""
@@ -100,8 +150,26 @@ class _McpTools:
                 return obs.model_dump()
             return call
 
-        return [_McpTool(s.name, s.description, s.parameters, make(s.name))
-                for s in tool_specs(session.env_spec.load())]
+        def start(**options: Any) -> dict[str, Any]:
+            return session.reset(**options).model_dump()
+
+        tools = [_McpTool(s.name, s.description, s.parameters, make(s.name))
+                 for s in tool_specs(session.env_spec.load())]
+        return [*tools, _McpTool(START_TOOL, _START_DESCRIPTION, _START_SCHEMA, start)]
+
+
+_START_DESCRIPTION = (
+    "Start a new episode in this session (ends the running one, if any) and return its first "
+    "observation. Every other tool is one step of the running episode.")
+_START_SCHEMA: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "required": [],
+    "properties": {
+        "seed": {"type": "integer", "minimum": 0,
+                 "description": "Episode seed (drawn and reported back if omitted)."},
+        "scenario": {"type": "string", "description": "Scenario name (default if omitted)."},
+        "episode_id": {"type": "string", "description": "Your label for the episode."},
+        "views": {"type": "array", "items": {"type": "string", "enum": list(VIEWS)},
+                  "description": "Observation parts (default: text + structured)."}}}
 
 
 class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, LifelineState]):
@@ -125,29 +193,33 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
         self._seed: int | None = None
         self._episode_id: str | None = None
         self._views: frozenset[str] = frozenset(DEFAULT_VIEWS)
+        self._closed = False
+        self.on_close: Callable[[], None] | None = None
+        """Called once when the session is closed (the server frees a cross-process slot)."""
         self.mcp_server = _McpTools(self)
 
     # ----- OpenEnv API ------------------------------------------------------------------------
-    def reset(self, seed: int | None = None, episode_id: str | None = None,
-              scenario: str | None = None, views: list[str] | None = None,
-              **kwargs: Any) -> LifelineObservation:
-        """Start an episode. ``seed`` None draws one (reported back); ``scenario`` None = default.
+    def reset(self, /, **options: Any) -> LifelineObservation:
+        """Start an episode; ``options`` are :data:`RESET_OPTIONS`, checked first.
 
-        ``views`` chooses the observation's parts among ``text``, ``structured``, ``legal``
-        (default :data:`DEFAULT_VIEWS`). Unknown options are rejected, never silently ignored.
+        ``seed`` None draws one (reported back); ``scenario`` None = default; ``views`` chooses
+        the observation's parts among ``text``, ``structured``, ``legal`` (default
+        :data:`DEFAULT_VIEWS`). Unknown or mistyped options are rejected with a message saying
+        what is accepted, and the running episode is left untouched.
         """
-        if kwargs:
-            raise ValueError(f"unknown reset option(s): {', '.join(sorted(kwargs))}; "
-                             f"accepted: seed, episode_id, scenario, views")
+        problem = check_reset_options(options, self.env_spec.name)
+        if problem is not None:
+            raise ValueError(problem)
+        if self._closed:
+            raise NoEpisodeError(f"this {self.env_spec.name} session has been closed by the "
+                                 f"server; open a new session")
+        seed: int | None = options.get("seed")
+        episode_id: str | None = options.get("episode_id")
+        views = options.get("views")
         if isinstance(views, str):
             views = [views]
-        if views is not None and not isinstance(views, (list, tuple)):
-            raise ValueError(f"views must be a list such as ['text'], got {views!r}")
         chosen = frozenset(DEFAULT_VIEWS if views is None else views)
-        if not chosen <= frozenset(VIEWS):
-            raise ValueError(f"unknown view(s) {sorted(chosen - frozenset(VIEWS))}; "
-                             f"choose from {list(VIEWS)}")
-        core = core_env(self.env_spec, resolve_scenario(self.env_spec, scenario))
+        core = core_env(self.env_spec, resolve_scenario(self.env_spec, options.get("scenario")))
         if seed is None:
             seed = secrets.randbelow(2**31)
         state = core.reset(seed)  # raises ValueError for a bad seed; session state untouched
@@ -174,9 +246,8 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
             ts.message = semantic.reason  # the parser's precise reason, not the core's generic one
         return self._observation(reward=ts.reward, ts=ts)
 
-    async def reset_async(self, seed: int | None = None, episode_id: str | None = None,
-                          **kwargs: Any) -> LifelineObservation:
-        return self.reset(seed=seed, episode_id=episode_id, **kwargs)
+    async def reset_async(self, /, **options: Any) -> LifelineObservation:
+        return self.reset(**options)
 
     async def step_async(self, action: LifelineAction, timeout_s: float | None = None,
                          **kwargs: Any) -> LifelineObservation | LifelineToolsObservation:
@@ -201,9 +272,17 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
             author="Lifeline")
 
     def close(self) -> None:
-        """Drop the episode (called when the session ends or is reaped for idleness)."""
+        """Drop the episode and refuse new ones (called once the session ends or is reaped).
+
+        The server calls this exactly when it forgets the session, so a closed instance that is
+        still reachable (a socket whose session was reaped) cannot start an uncounted episode.
+        """
         self._state = None
         self._core = None
+        self._closed = True
+        callback, self.on_close = self.on_close, None
+        if callback is not None:
+            callback()
 
     # ----- helpers --------------------------------------------------------------------------
     def _semantic(self, action: LifelineAction) -> Action | int | _Rejected:

@@ -14,7 +14,13 @@ CPU-bound, so threads would only add hand-off cost under the GIL). Limits:
 * ``idle_timeout`` — a WebSocket silent for that long is closed and its session freed; HTTP MCP
   sessions are reaped by OpenEnv's reaper after the same time.
 * ``token`` — bearer token required everywhere except the health checks.
-* ``max_message_bytes`` — larger messages are refused with an error frame, session intact.
+* ``max_message_bytes`` — larger messages (counted in UTF-8 bytes; HTTP bodies chunked or not)
+  are refused with an error frame or HTTP 413, session intact.
+
+``GET /metrics`` serves Prometheus metrics (:mod:`lifeline.adapters.metrics`). With
+``workers > 1`` (:func:`serve`) several processes share the port; the session cap then holds in
+total through a shared ledger (:mod:`lifeline.adapters.slots`) and ``/``, ``/health`` and
+``/metrics`` report every worker.
 
 WebSocket permessage-deflate is off unless asked for (``ws_compression``): compressing every
 observation tripled the per-step cost on a local network. See ``docs/serving.md``.
@@ -23,6 +29,7 @@ observation tripled the per-step cost on a local network. See ``docs/serving.md`
 from __future__ import annotations
 
 import importlib
+import os
 import socket
 import threading
 import time
@@ -32,19 +39,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from openenv.core.env_server.exceptions import SessionCapacityError
 from openenv.core.env_server.http_server import HTTPEnvServer
+from openenv.core.env_server.interfaces import Environment as OEEnvironment
 from openenv.core.env_server.types import ConcurrencyConfig, ServerMode
 
 from lifeline import __version__
-from lifeline.adapters.guard import Guard
+from lifeline.adapters.guard import WEBSOCKET, Guard
+from lifeline.adapters.metrics import CONTENT_TYPE_LATEST, ServerMetrics
 from lifeline.adapters.openenv import (
+    LifelineOpenEnv,
     LifelineState,
     NoEpisodeError,
     openenv_env_class,
     resolve_spec,
 )
-from lifeline.adapters.wire import check_session_message
+from lifeline.adapters.slots import SlotLedger
+from lifeline.adapters.wire import check_rpc_request, check_session_message
 from lifeline.core.registry import EnvSpec, all_specs
 
 DEFAULT_MAX_SESSIONS = 64
@@ -68,31 +80,113 @@ def load_spec(ref: str | EnvSpec) -> EnvSpec:
     return resolve_spec(ref)
 
 
+class LifelineEnvServer(HTTPEnvServer):
+    """OpenEnv's server with Lifeline's session accounting.
+
+    * A session opened by a WebSocket (``/ws``, ``/mcp``) is closed by the guard's idle timer,
+      which counts *every* frame; OpenEnv's reaper (which counts only reset/step/MCP calls)
+      therefore leaves it alone, so it never reaps an episode whose socket is still talking
+      (and the socket can never outlive its counted session).
+    * With a :class:`SlotLedger` (several worker processes), a session needs one of the
+      environment's slots *in total*; the slot is given back when the session's environment
+      is closed, whatever closes it (disconnect, ``openenv/session/close``, reaper).
+    * Sessions opened and open are counted in :class:`ServerMetrics`.
+    """
+
+    def __init__(self, *args: Any, ledger: SlotLedger | None = None,
+                 metrics: ServerMetrics | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.ledger = ledger
+        self.metrics = metrics
+
+    async def _create_session(self) -> tuple[str, OEEnvironment]:
+        name, cap = self.env_name, self.max_concurrent_envs
+        if self.ledger is not None:
+            taken, total = self.ledger.acquire(name, cap)
+            if not taken:
+                raise SessionCapacityError(active_sessions=total, max_sessions=cap)
+        try:
+            session_id, env = await super()._create_session()
+        except BaseException:
+            if self.ledger is not None:
+                self.ledger.release(name)
+            raise
+        if WEBSOCKET.get():
+            self._session_websocket_attachments.add(session_id)
+        hooks: list[Any] = []
+        if self.ledger is not None:
+            hooks.append(self.ledger.releaser(name))
+        if self.metrics is not None:
+            active = self.metrics.sessions_active.labels(env=name)
+            active.inc()
+            self.metrics.sessions_total.labels(env=name).inc()
+            hooks.append(active.dec)
+        if hooks and isinstance(env, LifelineOpenEnv):
+            def on_close() -> None:
+                for hook in hooks:
+                    hook()
+            env.on_close = on_close
+        return session_id, env
+
+    def total_sessions(self) -> int:
+        """Open sessions of this environment: in every worker with a ledger, else here."""
+        if self.ledger is None:
+            return self.active_sessions
+        per: dict[str, int] = self.ledger.snapshot()["sessions"].get(self.env_name, {})
+        return sum(per.values())
+
+
 @dataclass
 class ServedEnv:
     """One mounted environment: its spec, its OpenEnv server and its sub-application."""
 
     spec: EnvSpec
-    server: HTTPEnvServer
+    server: LifelineEnvServer
     app: FastAPI = field(repr=False)
 
     def describe(self) -> dict[str, Any]:
         return {"path": f"/{self.spec.name}", "gym_id": self.spec.gym_id,
                 "scenarios": list(self.spec.scenarios), "tags": list(self.spec.tags),
-                "active_sessions": self.server.active_sessions,
+                "active_sessions": self.server.total_sessions(),
                 "max_sessions": self.server.max_concurrent_envs}
 
 
-def _env_app(env_spec: EnvSpec, max_sessions: int, idle_timeout: float | None) -> ServedEnv:
+def _instrumented(env_cls: type[LifelineOpenEnv],
+                  metrics: ServerMetrics) -> type[LifelineOpenEnv]:
+    """``env_cls`` with each step timed and counted (WebSocket steps and MCP tool calls)."""
+    name = env_cls.env_spec.name
+    steps = metrics.steps.labels(env=name)
+    seconds = metrics.step_seconds.labels(env=name)
+    invalid = metrics.errors.labels(env=name, kind="INVALID_ACTION")
+
+    def step(self: LifelineOpenEnv, action: Any, timeout_s: float | None = None,
+             **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        obs = env_cls.step(self, action, timeout_s=timeout_s, **kwargs)
+        seconds.observe(time.perf_counter() - start)
+        steps.inc()
+        if getattr(obs, "valid", True) is False:
+            invalid.inc()
+        return obs
+
+    return type(env_cls.__name__, (env_cls,), {"step": step, "__module__": env_cls.__module__,
+                                               "__doc__": env_cls.__doc__})
+
+
+def _env_app(env_spec: EnvSpec, max_sessions: int, idle_timeout: float | None,
+             metrics: ServerMetrics | None = None,
+             ledger: SlotLedger | None = None) -> ServedEnv:
     """A full OpenEnv app for one environment (routes registered by ``HTTPEnvServer``)."""
     app = FastAPI(title=f"Lifeline {env_spec.name}", version=__version__,
                   description=env_spec.description)
     env_cls = openenv_env_class(env_spec)
-    server = HTTPEnvServer(
+    if metrics is not None:
+        env_cls = _instrumented(env_cls, metrics)
+    server = LifelineEnvServer(
         env_cls, env_cls.action_model, env_cls.observation_model,
         concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions,
                                              session_timeout=idle_timeout),
-        env_name=env_spec.name, state_cls=LifelineState)
+        env_name=env_spec.name, state_cls=LifelineState, ledger=ledger, metrics=metrics)
     server.register_routes(app, mode=ServerMode.SIMULATION)
 
     @app.exception_handler(NoEpisodeError)
@@ -109,42 +203,74 @@ def _env_app(env_spec: EnvSpec, max_sessions: int, idle_timeout: float | None) -
 def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
               max_sessions: int = DEFAULT_MAX_SESSIONS, token: str | None = None,
               idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
-              max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Guard:
-    """The ASGI application serving ``envs`` (default: every registered environment)."""
+              max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+              slots_file: str | os.PathLike[str] | None = None) -> Guard:
+    """The ASGI application serving ``envs`` (default: every registered environment).
+
+    ``slots_file`` names the ledger shared by the worker processes of one server (the session
+    cap then holds in total); :func:`serve` sets it up for ``workers > 1``.
+    """
     if max_sessions < 1:
         raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
     if idle_timeout is not None and idle_timeout <= 0:
         raise ValueError(f"idle_timeout must be positive (or None), got {idle_timeout}")
+    if max_message_bytes < 1:
+        raise ValueError(f"max_message_bytes must be positive, got {max_message_bytes}")
     specs = [load_spec(e) for e in envs] if envs else all_specs()
     names = [s.name for s in specs]
     if len(set(names)) != len(names):
         raise ValueError(f"environment listed twice: {names}")
-    served = {s.name: _env_app(s, max_sessions, idle_timeout) for s in specs}
+    ledger = SlotLedger(slots_file) if slots_file is not None else None
+    metrics = ServerMetrics()
+    served = {s.name: _env_app(s, max_sessions, idle_timeout, metrics, ledger) for s in specs}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Mounted apps get no lifespan of their own: start OpenEnv's idle reapers here.
+        if ledger is not None:
+            ledger.join()
         for env in served.values():
             env.server._start_reaper()
         yield
         for env in served.values():
             env.server._stop_reaper()
+        if ledger is not None:
+            ledger.leave()
+        if metrics.shared:
+            from prometheus_client import multiprocess
+
+            multiprocess.mark_process_dead(os.getpid(), metrics.shared)
 
     root = FastAPI(title="Lifeline environments", version=__version__, lifespan=lifespan)
     root.state.served = served
+    root.state.metrics = metrics
+
+    def workers() -> int:
+        return len(ledger.snapshot()["workers"]) if ledger is not None else 1
 
     @root.get("/health")
-    async def health() -> dict[str, str]:
-        return {"status": "healthy"}
+    async def health() -> dict[str, Any]:
+        return {"status": "healthy", "workers": workers()}
 
     @root.get("/")
     async def index() -> dict[str, Any]:
-        return {"lifeline": __version__, "envs": {n: e.describe() for n, e in served.items()}}
+        return {"lifeline": __version__, "workers": workers(),
+                "envs": {n: e.describe() for n, e in served.items()}}
+
+    @root.get("/metrics")
+    async def prometheus() -> Response:
+        return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
     for name, env in served.items():
         root.mount(f"/{name}", env.app)
+
+    def on_error(path: str, kind: str) -> None:
+        head = path.strip("/").split("/", 1)[0]
+        metrics.error(head if head in served else "", kind)
+
     return Guard(root, token=token, max_message_bytes=max_message_bytes,
-                 idle_timeout=idle_timeout, message_check=check_session_message)
+                 idle_timeout=idle_timeout, message_check=check_session_message,
+                 rpc_check=check_rpc_request, on_error=on_error)
 
 
 def served_envs(app: Guard) -> dict[str, ServedEnv]:
@@ -152,6 +278,20 @@ def served_envs(app: Guard) -> dict[str, ServedEnv]:
     root: FastAPI = app.app  # type: ignore[assignment]
     served: dict[str, ServedEnv] = root.state.served
     return served
+
+
+WS_CEILING = 64 << 20
+"""Largest WebSocket frame the transport buffers at all (or 4x the message limit if larger).
+Frames between the message limit and this get a ``MESSAGE_TOO_LARGE`` error and the session
+goes on; a frame beyond it is closed with code 1009 (the WebSocket standard's "message too
+big") without being read into memory."""
+
+
+def _uvicorn_options(max_message_bytes: int, log_level: str, ws_compression: bool,
+                     ) -> dict[str, Any]:
+    return {"log_level": log_level, "ws": "websockets-sansio", "lifespan": "on",
+            "ws_per_message_deflate": ws_compression,
+            "ws_max_size": max(WS_CEILING, 4 * max_message_bytes)}
 
 
 def make_server(app: Guard, host: str = "127.0.0.1", port: int = 8000,
@@ -163,10 +303,8 @@ def make_server(app: Guard, host: str = "127.0.0.1", port: int = 8000,
     """
     import uvicorn
 
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level,
-                            ws="websockets-sansio", lifespan="on",
-                            ws_per_message_deflate=ws_compression,
-                            ws_max_size=max(16 << 20, 2 * app.max_message_bytes))
+    config = uvicorn.Config(app, host=host, port=port,
+                            **_uvicorn_options(app.max_message_bytes, log_level, ws_compression))
     return uvicorn.Server(config)
 
 
@@ -174,16 +312,39 @@ def serve(envs: Sequence[str | EnvSpec] | None = None, host: str = "127.0.0.1",
           port: int = 8000, max_sessions: int = DEFAULT_MAX_SESSIONS, token: str | None = None,
           idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
           max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, log_level: str = "info",
-          ws_compression: bool = False) -> None:
-    """Serve ``envs`` until interrupted (blocking). See the module docstring for the limits."""
+          ws_compression: bool = False, workers: int = 1) -> None:
+    """Serve ``envs`` until interrupted (blocking). See the module docstring for the limits.
+
+    ``workers > 1`` runs that many server processes behind the one port (uvicorn's worker
+    supervisor; the kernel hands each new connection to one of them, and a WebSocket session
+    stays on the process that accepted it). The cap holds in total through a shared ledger,
+    and ``/``, ``/health`` and ``/metrics`` report every worker. Environments must then be
+    given by name (or ``module:ATTR``), since each worker builds its own app.
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    # Built here in every case: it validates the arguments before any process starts.
     app = build_app(envs, max_sessions=max_sessions, token=token, idle_timeout=idle_timeout,
                     max_message_bytes=max_message_bytes)
     base = f"http://{host}:{port}"
     print(f"Lifeline {__version__} serving on {base} (bearer token {'required' if token else 'off'}"
-          f", {max_sessions} sessions per env, idle timeout {idle_timeout or 'off'} s)")
+          f", {max_sessions} sessions per env, idle timeout {idle_timeout or 'off'} s"
+          f"{f', {workers} worker processes' if workers > 1 else ''})")
     for name in served_envs(app):
         print(f"  {name:<12} {base}/{name}  (episodes: ws://{host}:{port}/{name}/ws)")
-    make_server(app, host, port, log_level, ws_compression).run()
+    if workers == 1:
+        make_server(app, host, port, log_level, ws_compression).run()
+        return
+    from lifeline.adapters.workers import run_workers
+
+    if envs and not all(isinstance(e, str) for e in envs):
+        raise ValueError("with workers > 1 give environments by name or as 'module:ATTR' "
+                         "(each worker process builds its own app)")
+    refs = list(envs) if envs else None
+    run_workers({"envs": refs, "max_sessions": max_sessions, "token": token,
+                 "idle_timeout": idle_timeout, "max_message_bytes": max_message_bytes},
+                host=host, port=port, workers=workers,
+                **_uvicorn_options(max_message_bytes, log_level, ws_compression))
 
 
 @contextmanager

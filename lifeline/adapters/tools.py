@@ -181,10 +181,22 @@ def _load_arguments(tool: str, arguments: Any) -> dict[str, Any]:
         except (ValueError, RecursionError) as exc:
             raise ToolCallError(f"{tool}: arguments are not valid JSON ({exc}); "
                                 f"send a JSON object such as {{\"name\": value}}") from None
+        if not _is_unicode(arguments):
+            raise ToolCallError(f"{tool}: arguments hold a lone UTF-16 surrogate escape, which "
+                                f"is not Unicode text; send valid UTF-8 strings")
     if not isinstance(arguments, dict):
         raise ToolCallError(f"{tool}: arguments must be a JSON object, "
                             f"got {type(arguments).__name__} {_describe(arguments)}")
     return arguments
+
+
+def _is_unicode(value: Any) -> bool:
+    """Whether every string in a decoded JSON value is encodable (no lone surrogates)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, RecursionError):
+        return False
+    return True
 
 
 def parse_tool_call(env: Environment | type[Environment], name: Any,

@@ -13,6 +13,7 @@ and describe its arrays. Shared by the server (:mod:`lifeline.adapters.openenv`)
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from typing import Any, Literal
 
@@ -94,23 +95,48 @@ class LifelineState(OEState):
 
 
 _STEP_SHAPE = '{"tool_name": ..., "arguments": {...}} or {"index": i}'
+MESSAGE_TYPES = ("reset", "step", "state", "close", "mcp")
+"""The WebSocket session messages (OpenEnv's protocol)."""
+_MESSAGE_SHAPES = {
+    "reset": '{"type": "reset", "data": {"seed": 0, "scenario": ..., "views": [...]}}',
+    "step": '{"type": "step", "data": ' + _STEP_SHAPE + "}",
+    "state": '{"type": "state"}',
+    "close": '{"type": "close"}',
+    "mcp": '{"type": "mcp", "data": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}}',
+}
+RPC_METHODS = ("tools/list", "tools/call", "openenv/session/create", "openenv/session/close")
+"""The JSON-RPC methods of the ``/mcp`` endpoints (OpenEnv's MCP handler)."""
 
 
-def check_session_message(message: dict[str, Any]) -> str | None:
+def _keys(keys: Any) -> str:
+    return ", ".join(sorted(repr(str(k))[:40] for k in keys)[:5])
+
+
+def check_session_message(message: dict[str, Any]) -> str | tuple[str, str] | None:
     """Why a WebSocket session message has the wrong *shape*, in words, or ``None``.
 
+    A plain string is a ``VALIDATION_ERROR``; a ``(code, reason)`` pair names another code.
     OpenEnv answers shape errors with a bare "Invalid message" (its clients drop the details),
-    so the server checks the common mistakes first and names them. What a valid-shaped call
-    *means* (unknown tool, bad argument) is the tool parser's business, reported as an invalid
-    step.
+    so the server checks every shape first and names what is wrong and what is accepted. What a
+    valid-shaped call *means* (unknown tool, bad argument) is the tool parser's business,
+    reported as an invalid step; reset options are checked by the session (``EXECUTION_ERROR``).
     """
     kind, data = message.get("type"), message.get("data")
+    if not isinstance(kind, str) or kind not in MESSAGE_TYPES:
+        shown = repr(kind)[:40] if "type" in message else "missing"
+        return ("UNKNOWN_TYPE", f"Unknown message type ({shown}); 'type' is one of "
+                                f"{', '.join(MESSAGE_TYPES)}, e.g. {_MESSAGE_SHAPES['step']}")
+    allowed = ("type",) if kind in ("state", "close") else ("type", "data")
+    extra = [k for k in message if k not in allowed]
+    if extra:
+        return (f"unexpected field(s) {_keys(extra)} in a {kind} message; "
+                f"a {kind} message is {_MESSAGE_SHAPES[kind]}")
     if kind == "step":
         if not isinstance(data, dict):
             return f"a step message needs 'data': {_STEP_SHAPE}"
-        unexpected = sorted(repr(str(k))[:40] for k in data if k not in LifelineAction.model_fields)
+        unexpected = [k for k in data if k not in LifelineAction.model_fields]
         if unexpected:
-            return (f"unexpected field(s) {', '.join(unexpected[:5])} in a step; "
+            return (f"unexpected field(s) {_keys(unexpected)} in a step; "
                     f"a step is {_STEP_SHAPE}")
         index = data.get("index")
         if index is not None and (isinstance(index, bool) or not isinstance(index, int | float)
@@ -118,9 +144,76 @@ def check_session_message(message: dict[str, Any]) -> str | None:
             return f"'index' must be an integer action index, got {index!r}"[:200]
         if data.get("type", "call_tool") not in ("call_tool", "list_tools"):
             return "a step's 'type' is 'call_tool' (default) or 'list_tools'"
-    elif kind == "reset" and data is not None and not isinstance(data, dict):
+        if not isinstance(data.get("metadata", {}), dict):
+            return "a step's 'metadata' must be a JSON object (or omitted)"
+    elif kind == "reset" and "data" in message and not isinstance(data, dict):
         return "a reset's 'data' must be an object such as {\"seed\": 0, \"scenario\": ...}"
+    elif kind == "mcp" and not isinstance(data, dict):
+        return f"an mcp message's 'data' is a JSON-RPC request: {_MESSAGE_SHAPES['mcp']}"
     return None
+
+
+def check_rpc_request(request: dict[str, Any]) -> tuple[tuple[int, str] | None, bool]:
+    """``((JSON-RPC error code, reason) or None, changed)`` for one ``/mcp`` request.
+
+    Normalises in place what is unambiguous — ``tools/call`` ``arguments`` given as ``null``
+    or as a JSON-encoded object string (as LLM APIs send them) — and names everything else
+    that OpenEnv's handler would answer with a Python-internal message or an HTTP 500 (a
+    ``session_id`` that is not a string, ``arguments`` that are not an object).
+    """
+    example = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {...}}'
+    extra = [k for k in request if k not in ("jsonrpc", "id", "method", "params")]
+    if extra:
+        return (-32600, f"unexpected field(s) {_keys(extra)} in a JSON-RPC request; "
+                        f"a request is {example}"), False
+    if request.get("jsonrpc") != "2.0":
+        return (-32600, f"a JSON-RPC request needs \"jsonrpc\": \"2.0\"; a request is "
+                        f"{example}"), False
+    rid = request.get("id")
+    if rid is not None and (isinstance(rid, bool) or not isinstance(rid, str | int)):
+        return (-32600, "a JSON-RPC 'id' must be a string, an integer or null"), False
+    method = request.get("method")
+    if not isinstance(method, str):
+        return (-32600, f"a JSON-RPC request needs 'method' (a string), one of "
+                        f"{', '.join(RPC_METHODS)}; a request is {example}"), False
+    if method not in RPC_METHODS:
+        return (-32601, f"method not found: {repr(method)[:60]}; available methods: "
+                        f"{', '.join(RPC_METHODS)}"), False
+    params = request.get("params", {})
+    if not isinstance(params, dict):
+        return (-32602, "'params' must be a JSON object such as {\"name\": \"wait\", "
+                        "\"arguments\": {}}"), False
+    session_id = params.get("session_id")
+    if session_id is not None and (not isinstance(session_id, str) or not session_id):
+        return (-32602, "'session_id' must be the string returned by openenv/session/create, "
+                        f"got {type(session_id).__name__}"), False
+    changed = False
+    if method == "tools/call":
+        if not isinstance(params.get("name"), str) or not params["name"]:
+            return (-32602, "tools/call needs 'name': the tool's name as a string (see "
+                            "tools/list)"), False
+        arguments = params.get("arguments")
+        if arguments is None:
+            params["arguments"], changed = {}, True
+        elif isinstance(arguments, str):
+            try:
+                decoded = json.loads(arguments) if arguments.strip() else {}
+            except (ValueError, RecursionError):
+                return (-32602, "'arguments' is a string but not valid JSON; send a JSON "
+                                "object such as {\"slot\": 0} (or one encoded as a string)"), False
+            try:
+                json.dumps(decoded, ensure_ascii=False).encode("utf-8")
+            except (UnicodeEncodeError, RecursionError):
+                return (-32602, "'arguments' hold a lone UTF-16 surrogate escape, which is not "
+                                "Unicode text; send valid UTF-8 strings"), False
+            if not isinstance(decoded, dict):
+                return (-32602, "'arguments' must be a JSON object (or a JSON-encoded object "
+                                f"string), got a string holding {type(decoded).__name__}"), False
+            params["arguments"], changed = decoded, True
+        elif not isinstance(arguments, dict):
+            return (-32602, "'arguments' must be a JSON object (or a JSON-encoded object "
+                            f"string), got {type(arguments).__name__}"), False
+    return None, changed
 
 
 @cache
