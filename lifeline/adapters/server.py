@@ -189,6 +189,13 @@ def _env_app(env_spec: EnvSpec, max_sessions: int, idle_timeout: float | None,
         env_name=env_spec.name, state_cls=LifelineState, ledger=ledger, metrics=metrics)
     server.register_routes(app, mode=ServerMode.SIMULATION)
 
+    @app.get("/tasks")
+    async def tasks() -> dict[str, Any]:
+        """Scenarios, tool schemas, the baseline ladder and its committed reference scores."""
+        from lifeline.adapters.tasks import task_listing
+
+        return task_listing(env_spec)
+
     @app.exception_handler(NoEpisodeError)
     async def _no_episode(request: Request, exc: NoEpisodeError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=409)
