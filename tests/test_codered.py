@@ -467,3 +467,15 @@ def test_hospital_capabilities_decide_treatment() -> None:
         env.step(s, MaintainPlan())
     assert s.patients[0].status == STABILISED
     assert s.patients[0].status != AT_HOSPITAL
+
+
+def test_frame_is_plain_json() -> None:
+    import json
+    env = CodeRedEnv("task5")
+    agent = make_agent("heuristic", "codered")
+    s = env.reset(2)
+    for _ in range(30):
+        env.step(s, agent.act(env, s))
+    f = env.frame(s)
+    assert json.loads(json.dumps(f)) == f
+    assert f["patients"] and len(f["ambulances"]) == 7 and 0.0 < f["progress"] <= 1.0

@@ -112,8 +112,9 @@ def grade(s: CodeRedState, params: CodeRedParams) -> Grade:
     ott = [p.treated_at - p.onset for p in treated]
     metrics = {
         "patients": float(n), "treated": float(len(treated)), "alive_share": alive,
-        "deaths": float(dead), "expected_deaths": exp_deaths, "untreated": float(untreated),
-        "harm": exp_deaths + untreated,
+        "deaths": float(dead), "expected_deaths": float(exp_deaths),
+        "untreated": float(untreated),
+        "harm": float(exp_deaths + untreated),
         "mean_onset_to_treatment_min": sum(ott) / len(ott) if ott else 0.0,
         "door_to_needle_min": sum(strokes) / len(strokes) if strokes else 0.0,
         "door_to_balloon_min": sum(cards) / len(cards) if cards else 0.0,
