@@ -24,9 +24,9 @@ from typing import Any
 import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from server import COUNTER, process_cpu_seconds, start_server  # noqa: E402
+from server import COUNTER, process_cpu_seconds, start_server
 
-from lifeline.adapters.server import free_port  # noqa: E402
+from lifeline.adapters.server import free_port
 
 PLAN = json.dumps({"ward_icu": {"BLOOD-RBC": "100%", "IV-SAL-500": "100%"},
                    "ward_er": {"BLOOD-RBC": "90%"}, "ward_general": {"GLOVE-001": "70%"}})
