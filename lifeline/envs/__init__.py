@@ -122,10 +122,10 @@ register(EnvSpec(
     tags=("energy", "ev-charging", "grid", "multi-agent", "two-roles"),
     description="evgrid with the grid operator's directives (caps, blacklist, prices) and the "
                 "dispatcher in one session; violations detected, not rewritten.",
-    agents=("never_route", "random", "nearest", "greedy", "mpc", "bound"),
+    agents=("never_route", "greedy", "bound"),
     baselines="lifeline.envs.evgrid.baselines",
     reference="greedy",
     bound="bound",
-    exploits=("always_defer", "always_shift"),
+    exploits=("always_shift",),
     harm_metric="unmet_critical_kwh",
 ))

@@ -2,7 +2,7 @@
 
     for sc in baseline heatwave_peak ...; do
       PYTHONPATH=$PWD python -m lifeline compare evgrid \
-        --agents never_route,nearest,greedy,mpc,bound --scenario $sc --episodes 10 \
+        --agents never_route,nearest,greedy,mpc,bound --scenario $sc --episodes 30 \
         --json results/evgrid/ladder_$sc.json
     done
     python results/evgrid/make_table.py
