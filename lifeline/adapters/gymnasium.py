@@ -154,7 +154,7 @@ def make_vector_env(num_envs: int = 1, lifeline_env: str = "ed", scenario: str |
                     render_mode: str | None = None, asynchronous: bool = False,
                     max_episode_steps: int | None = None, **unknown: Any,
                     ) -> gym.vector.VectorEnv[Any, Any, Any]:
-    """The ids' ``vector_entry_point``: ``gym.make_vec("lifeline/ED-v0", num_envs=8)``.
+    """The ids' ``vector_entry_point``: ``gym.make_vec("lifeline/ED-v1", num_envs=8)``.
 
     Gymnasium's own ``SyncVectorEnv`` (or ``AsyncVectorEnv`` with ``asynchronous=True``, one
     process per copy) over :class:`RegisteredGymEnv`; each copy is seeded by the vector env's
