@@ -68,9 +68,26 @@ def _next_action(obs: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return {"index": rng.choice([i for i, ok in enumerate(mask) if ok])}
 
 
-async def session(url: str, seed: int, views: list[str] | None, stop: float,
+class Window:
+    """The measured window, shared by the sessions of one cell: it opens once every session
+    is connected and reset (connection set-up is not counted) and closes ``seconds`` later."""
+
+    def __init__(self, sessions: int, seconds: float) -> None:
+        self.waiting, self.seconds = sessions, seconds
+        self.go = asyncio.Event()
+        self.stop = float("inf")
+
+    def ready(self) -> None:
+        self.waiting -= 1
+        if self.waiting == 0:
+            self.stop = time.perf_counter() + self.seconds
+            self.go.set()
+
+
+async def session(url: str, seed: int, views: list[str] | None, window: Window,
                   counts: list[int]) -> None:
-    """Play masked-random episodes back to back until ``stop``; count steps in ``counts[0]``."""
+    """Play masked-random episodes back to back within the window; count steps in
+    ``counts[0]``."""
     rng = random.Random(seed)
     reset: dict[str, Any] = {"type": "reset", "data": {"seed": seed}}
     if views:
@@ -78,7 +95,9 @@ async def session(url: str, seed: int, views: list[str] | None, stop: float,
     async with websockets.connect(url, max_size=None) as ws:
         await ws.send(json.dumps(reset))
         reply = json.loads(await ws.recv())
-        while time.perf_counter() < stop:
+        window.ready()
+        await window.go.wait()
+        while time.perf_counter() < window.stop:
             data = reply["data"]
             if data["done"]:
                 reset["data"]["seed"] += 1000
@@ -92,14 +111,24 @@ async def session(url: str, seed: int, views: list[str] | None, stop: float,
                 raise RuntimeError(f"server error: {reply}")
 
 
-async def measure(url: str, sessions: int, seconds: float, views: list[str] | None) -> int:
-    """Steps completed by ``sessions`` concurrent sessions in ``seconds`` (after a warm-up)."""
-    counts = [0]
-    warm_stop = time.perf_counter() + 0.3
-    await asyncio.gather(*(session(url, s, views, warm_stop, [0]) for s in range(sessions)))
-    stop = time.perf_counter() + seconds
-    await asyncio.gather(*(session(url, 17 + s, views, stop, counts) for s in range(sessions)))
-    return counts[0]
+async def measure(url: str, sessions: int, seconds: float, views: list[str] | None,
+                  server_pid: int) -> tuple[int, float]:
+    """``(steps, server CPU seconds)`` of ``sessions`` concurrent sessions in the window
+    (after a warm-up)."""
+    warm = Window(sessions, 0.3)
+    await asyncio.gather(*(session(url, s, views, warm, [0]) for s in range(sessions)))
+    window, counts = Window(sessions, seconds), [0]
+    cpu: list[float] = []
+
+    async def clock() -> None:
+        await window.go.wait()
+        cpu.append(process_cpu_seconds(server_pid))
+        await asyncio.sleep(max(0.0, window.stop - time.perf_counter()))
+        cpu.append(process_cpu_seconds(server_pid))
+
+    await asyncio.gather(clock(), *(session(url, 17 + s, views, window, counts)
+                                    for s in range(sessions)))
+    return counts[0], cpu[1] - cpu[0]
 
 
 def _descendants(pid: int) -> list[int]:
@@ -131,11 +160,8 @@ def process_cpu_seconds(pid: int) -> float:
 def run_cell(url: str, sessions: int, seconds: float, views: list[str] | None,
              server_pid: int) -> tuple[float, float]:
     """``(steps/s, server CPU microseconds per step)`` of one measurement."""
-    cpu0, t0 = process_cpu_seconds(server_pid), time.perf_counter()
-    steps = asyncio.run(measure(url, sessions, seconds, views))
-    wall, cpu = time.perf_counter() - t0, process_cpu_seconds(server_pid) - cpu0
-    # Wall time includes the warm-up; count its steps out by scaling to the measured window.
-    return steps / seconds, 1e6 * cpu * (seconds / wall) / max(steps, 1)
+    steps, cpu = asyncio.run(measure(url, sessions, seconds, views, server_pid))
+    return steps / seconds, 1e6 * cpu / max(steps, 1)
 
 
 def main() -> None:

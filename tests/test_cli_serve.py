@@ -22,7 +22,8 @@ def _app() -> typer.Typer:
 def test_serve_help_lists_the_limits() -> None:
     result = CliRunner().invoke(_app(), ["serve", "--help"], env={"COLUMNS": "200"})
     assert result.exit_code == 0
-    for option in ("--max-sessions", "--token", "--idle-timeout", "--max-message-mb", "--port"):
+    for option in ("--max-sessions", "--token", "--idle-timeout", "--max-message-mb", "--port",
+                   "--workers"):
         assert option in result.output
     assert "LIFELINE_TOKEN" in result.output
 

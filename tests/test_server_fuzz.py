@@ -52,7 +52,24 @@ def _dump(value: Any) -> str:
     return json.dumps(value)  # lone surrogates travel as \\udxxx escapes, NaN as NaN
 
 
+VALID = st.sampled_from([
+    {"type": "reset", "data": {"seed": 1}}, {"type": "step", "data": {"index": 0}},
+    {"type": "step", "data": {"tool_name": "hold", "arguments": {}}}, {"type": "state"},
+    {"type": "mcp", "data": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}}])
+
+
+def _spoil(message: dict[str, Any], where: str, key: Any, value: Any) -> dict[str, Any]:
+    """A valid message with one foreign key/value at the top level or inside ``data``."""
+    spoiled = json.loads(json.dumps(message))
+    target = spoiled.setdefault("data", {}) if where == "data" else spoiled
+    if isinstance(target, dict):
+        target[key] = value
+    return spoiled
+
+
+MUTANTS = st.builds(_spoil, VALID, st.sampled_from(["top", "data"]), KEYS, JSON)
 FRAMES = st.one_of(
+    MUTANTS.map(_dump),
     MESSAGES.map(_dump),
     st.builds(lambda rpc: _dump({"type": "mcp", "data": rpc}), RPC),
     JSON.map(_dump),
@@ -88,7 +105,7 @@ def test_ws_frames_never_end_the_session(url: str, name: str) -> None:
         ws.reset(seed=1)
         ws.step(index=0)
 
-        @settings(max_examples=150, deadline=None, database=None,
+        @settings(max_examples=250, deadline=None, database=None,
                   suppress_health_check=list(HealthCheck))
         @given(frame=FRAMES)
         def check(frame: str) -> None:

@@ -80,7 +80,7 @@ def test_plain_json_rpc_client_plays_a_full_episode(url: str, name: str) -> None
         while not obs["done"] and steps < MAX_STEPS:
             obs = rpc("tools/call", name=tool, arguments=arguments, session_id=sid)
             steps += 1
-            assert obs["valid"] and isinstance(obs["reward"], float)
+            assert isinstance(obs["reward"], float)
         assert obs["done"] and obs["score"] == _reference(spec, 11, [(tool, arguments)] * steps)
         # A new episode in the same session, then the session is closed.
         assert rpc("tools/call", name=START_TOOL, session_id=sid,
