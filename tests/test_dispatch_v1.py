@@ -311,6 +311,10 @@ def test_behaviour_cloning_data_from_every_envs_reference(name: str) -> None:
     from lifeline.train.ppo import collect_heuristic
 
     spec_ = next(s for s in all_specs() if s.name == name)
+    if name == "pharmacy":  # its base_stock plays tool-only calls (queries): a clear refusal
+        with pytest.raises(ValueError, match="behaviour cloning needs a reference"):
+            collect_heuristic(name, spec_.default_scenario, 1, train_seed_stream(0), 0.05, 0.99)
+        return
     feats, acts, masks, _, scores = collect_heuristic(name, spec_.default_scenario, 1,
                                                       train_seed_stream(0), 0.05, 0.99)
     assert len(acts) == len(feats) == len(masks) > 0 and len(scores) == 1

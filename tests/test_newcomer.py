@@ -89,8 +89,8 @@ def test_bad_output_paths_fail_before_any_work(tmp_path: Path, monkeypatch: Any)
 def test_ctrl_c_writes_partial_results(tmp_path: Path, monkeypatch: Any) -> None:
     real = harness.run_tasks
 
-    def interrupted(tasks: Any, workers: int = 1, on_record: Any = None) -> Any:
-        real(tasks[:2], workers, on_record)
+    def interrupted(tasks: Any, workers: int = 1, on_record: Any = None, **kw: Any) -> Any:
+        real(tasks[:2], workers, on_record, **kw)
         raise KeyboardInterrupt
 
     monkeypatch.setattr(harness, "run_tasks", interrupted)

@@ -379,7 +379,11 @@ def collect_heuristic(env_name: str, scenario: str, episodes: int, seeds: Iterat
         while not state.done:
             mask = core.action_mask(state)
             action = agent.act(core, state)
-            index = action if isinstance(action, (int, np.integer)) else core.encode(action)
+            try:
+                index = action if isinstance(action, (int, np.integer)) else core.encode(action)
+            except ValueError as exc:
+                raise ValueError(f"behaviour cloning needs a reference that plays encoded "
+                                 f"actions; {env_name}'s {agent.name} played {exc}") from None
             feats.append(features(core.observe(state), keys))
             masks.append(mask)
             acts.append(int(index))
