@@ -453,3 +453,8 @@ AGENTS: dict[str, type[Agent]] = {
 
 BOUNDED_COMPONENTS: tuple[str, ...] = ()
 """The bound must dominate the score; single components trade off (e.g. efficiency vs speed)."""
+
+
+PASS_THRESHOLD = 0.5
+"""An episode 'passes' at this score (pass^k with ``--trials k``): the heuristic scores 0.42-0.67
+across tasks."""

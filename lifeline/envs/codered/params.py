@@ -193,3 +193,17 @@ def scenario_params(name: str) -> CodeRedParams:
         raise ValueError(f"unknown scenario {name!r} for codered; choose one of: "
                          f"{', '.join(SCENARIOS)}")
     return SCENARIOS[name]
+
+
+SCENARIO_DESCRIPTIONS: dict[str, str] = {
+    'task1': 'One cardiac emergency (STEMI) at minute 0; 90 minutes.',
+    'task2': 'A cardiac and a stroke patient 5 minutes apart, 1 mutual-aid unit; 120 minutes.',
+    'task3': ('Five staggered patients (2 cardiac, stroke, trauma, general), 2 mutual-aid units, '
+              'road disruptions; 180 minutes.'),
+    'task4': 'The 911 call queue only: hidden true conditions and escalation; 120 minutes.',
+    'task5': ('Trauma and cardiac patients, a 911 call queue and the cascade of secondary '
+              'incidents; 180 minutes.'),
+    'task3_gridlock': 'task3 with heavy road disruption (0.1/min) and rush-hour traffic x1.6.',
+    'task5_surge': 'task5 with a bigger call surge (0.12 calls/min, up to 20 calls).',
+}
+"""One line per scenario (``GET /<env>/tasks`` lists them)."""

@@ -549,3 +549,8 @@ BOUNDED_COMPONENTS: tuple[str, ...] = ("response", "survival", "coverage")
 """Components no policy may push above the bound's (exploit suite): all three since v1, where
 coverage counts only calls answered within their target (v0 counted late answers, so parking
 the fleet kept readiness and scored coverage above the bound)."""
+
+
+PASS_THRESHOLD = 0.75
+"""An episode 'passes' at this score (pass^k with ``--trials k``): between closest-idle on expert
+(0.69) and advanced (0.78)."""

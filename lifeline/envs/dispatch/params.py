@@ -259,3 +259,36 @@ def scenario_params(name: str) -> DispatchParams:
         return replace(_build(city, "advanced", STRESS[base], scale, visible, actions),
                        tags=("stress",))
     return _build(city, base, (), scale, visible, actions)
+
+
+SCENARIO_DESCRIPTIONS: dict[str, str] = {
+    'warmup': '4 calls in 8 h, honest callers, no events.',
+    'learning': '10 calls; 10% false alarms; radio reports late 15% of the time.',
+    'advanced': '20 calls; 15% false alarms, 10% ghost calls; city events; radio delay 25%.',
+    'expert': (
+        '26 calls; 20% false alarms, 15% ghost calls; frequent events; panicky callers; radio '
+        'delay 35%.'),
+    'heatwave': 'advanced plus a heatwave from minute 60.',
+    'bridge_collapse': 'advanced plus a bridge collapse at minute 90 and an accident at 150.',
+    'mass_casualty': 'advanced plus a mass-casualty burst at minute 120.',
+    'hospital_divert': 'advanced plus hospital divert events at minutes 30 and 200.',
+    'metro_warmup': '4 calls x5 in 8 h, honest callers, no events. On the 240-node metro city.',
+    'metro_learning': (
+        '10 calls x5; 10% false alarms; radio reports late 15% of the time. On the 240-node metro'
+        ' city.'),
+    'metro_advanced': (
+        '20 calls x5; 15% false alarms, 10% ghost calls; city events; radio delay 25%. On the '
+        '240-node metro city.'),
+    'metro_expert': (
+        '26 calls x5; 20% false alarms, 15% ghost calls; frequent events; panicky callers; radio '
+        'delay 35%. On the 240-node metro city.'),
+    'metro_heatwave': 'advanced plus a heatwave from minute 60. On the 240-node metro city.',
+    'metro_bridge_collapse': (
+        'advanced plus a bridge collapse at minute 90 and an accident at 150. On the 240-node '
+        'metro city.'),
+    'metro_mass_casualty': (
+        'advanced plus a mass-casualty burst at minute 120. On the 240-node metro city.'),
+    'metro_hospital_divert': (
+        'advanced plus hospital divert events at minutes 30 and 200. On the 240-node metro city.'),
+}
+"""One line per scenario (``GET /<env>/tasks`` lists them)."""

@@ -415,3 +415,8 @@ AGENTS: dict[str, type[Agent]] = {
     "invalid_instead_of_wait": InvalidInsteadOfWaitAgent,
 }
 """The ed ladder's own agents (``noop``/``random`` are generic) and its exploit policies."""
+
+
+PASS_THRESHOLD = 0.9
+"""An episode 'passes' at this score (pass^k with ``--trials k``): the heuristic's score on surge,
+the hardest v1 scenario."""

@@ -139,3 +139,19 @@ def neutral_conditions(params: EDParams) -> EDParams:
     return replace(params, condition_icu_prob=(0.15,) * 5 + (0.0,),
                    condition_vent_prob=(0.25,) * 5 + (0.0,),
                    condition_hazard=(1.0,) * 6, condition_los=(1.0,) * 6)
+
+
+SCENARIO_DESCRIPTIONS: dict[str, str] = {
+    'normal_day': (
+        'A weekday: 5.5 arrivals/h, no mis-triage; 20 general beds, 5 ICU beds, 3 ventilators.'),
+    'surge': 'Respiratory surge: 1.6x arrivals, more acute patients, 10% mis-triage.',
+    'mass_casualty': (
+        'A mass-casualty incident brings 15-25 patients at once; chaotic triage; the shift is '
+        'called off after 60 deaths (the rest is still graded).'),
+    'night_shift': (
+        "Night staffing (6 general, 2 ICU beds, 1 ventilator) for 40% of the day's arrivals."),
+    'ventilator_crisis': (
+        'A respiratory wave with ICU beds to spare: the 3 ventilators are the binding constraint.'),
+    'icu_boarding': '4 of the 5 ICU beds start occupied by boarders.',
+}
+"""One line per scenario (``GET /<env>/tasks`` lists them)."""

@@ -454,3 +454,8 @@ BOUNDED_COMPONENTS: tuple[str, ...] = ()
 serves fewer EVs can pay a lower average price or wait less on those it serves)."""
 
 __all__ = ["AGENTS", "BOUNDED_COMPONENTS", "DONE", "FUTURE"]
+
+
+PASS_THRESHOLD = 0.85
+"""An episode 'passes' at this score (pass^k with ``--trials k``): just below the greedy reference
+on baseline (0.89)."""

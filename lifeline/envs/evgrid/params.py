@@ -232,3 +232,22 @@ def scenario_params(name: str) -> EVGridParams:
 def with_overrides(p: EVGridParams, **changes: object) -> EVGridParams:
     """A copy of ``p`` with fields replaced (for tests and ablations)."""
     return replace(p, **changes)  # type: ignore[arg-type]
+
+
+SCENARIO_DESCRIPTIONS: dict[str, str] = {
+    'baseline': (
+        'A weekday 06:00-06:00: walk-ups with peaks, workplace, depot and overnight plugged-in '
+        'EVs.'),
+    'heatwave_peak': '14:00-22:00 in a heatwave: base load +6%, transformers derated 5%.',
+    'festival_surge': 'Festival evening 16:00-24:00: walk-up demand x1.9.',
+    'transformer_derate': 'The east (Whitefield) transformer runs at 55% of its limit all day.',
+    'station_outage': '06:00-14:00; three stations (two ultra) down 08:00-14:00, announced.',
+    'tariff_shock': 'Evening peak price x1.9 and solar discount x0.55.',
+    'monsoon_storm': '12:00-20:00: solar at 30%, roads 1.4x slower, random feeder faults.',
+    'cricket_final': 'Match night 16:00-24:00: central demand spikes before and after the match.',
+    'airport_rush': '04:00-12:00: airport taxis arriving low on charge.',
+    'silk_board_jam': '06:00-14:00: Silk Board junction gridlocked 08:00-11:00 (4x slower).',
+    'whitefield_night': (
+        '20:00-08:00: overnight depot fleets on a tight east feeder, cheap night tariff, no sun.'),
+}
+"""One line per scenario (``GET /<env>/tasks`` lists them)."""

@@ -512,3 +512,8 @@ AGENTS: dict[str, type[Agent]] = {
     "cut_everything": CutEverythingAgent,
 }
 """The pharmacy ladder (weakest first) and its exploit policies."""
+
+
+PASS_THRESHOLD = 0.8
+"""An episode 'passes' at this score (pass^k with ``--trials k``): between escalate_all and
+base_stock on medium."""

@@ -161,3 +161,13 @@ SCENARIOS: dict[str, PharmacyParams] = {
     "mass_casualty": PharmacyParams(events=(1, 2), forced_events=("mci",)),
     "supply_shock": PharmacyParams(events=(2, 2), forced_events=("disruption", "cold_chain")),
 }
+
+
+SCENARIO_DESCRIPTIONS: dict[str, str] = {
+    'light': 'Demand x0.8, 1-2 events, three clinical reviews per round.',
+    'medium': 'Standard demand, 2-3 events.',
+    'heavy': 'Demand x1.2, 3-4 events, more ER spikes.',
+    'mass_casualty': 'A mass-casualty incident announced one round ahead.',
+    'supply_shock': 'A supplier disruption and a cold-chain failure.',
+}
+"""One line per scenario (``GET /<env>/tasks`` lists them)."""
