@@ -402,6 +402,9 @@ def leaderboard(
             "--env", help="Restrict to this env (repeatable; default: every registered env). "
                           + env_help(),
             autocompletion=complete_env)] = None,
+        snapshot: Annotated[bool, typer.Option(
+            help="Also keep the summary as the reference scores that `GET /<env>/tasks` serves "
+                 "(lifeline/data/leaderboard.json; commit it).")] = False,
         ) -> None:
     """Run every environment's baseline ladder; write results JSON, a Markdown report and plots."""
     from lifeline.core.registry import all_specs
@@ -432,6 +435,10 @@ def leaderboard(
         report = write_report(results, out, title="Lifeline baseline leaderboard" + (
             " (partial: interrupted)" if interrupted else ""))
         note(f"leaderboard written: {report}")
+        if snapshot and not interrupted:
+            from lifeline.adapters.tasks import write_snapshot
+
+            note(f"reference scores kept in {write_snapshot(results)}")
     if interrupted:
         note(f"interrupted: partial leaderboard ({sum(len(r['records']) for r in results)} "
              f"episodes) written to {out}")
