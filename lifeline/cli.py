@@ -408,6 +408,7 @@ def _register_subcommands() -> None:
 
     cli_serve.register(app)
     cli_train.register(app)
+    __import__("lifeline.cli_calibrate", fromlist=["register"]).register(app)
 
 
 _register_subcommands()
