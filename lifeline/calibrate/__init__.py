@@ -61,6 +61,8 @@ class Stat:
     """The headline value is computed over all episodes' samples pooled (percentiles)."""
     fmt: str = "{:.1f}"
     """Format of the simulated value."""
+    if_outside: str = ""
+    """Why the env falls outside the band when it does (the model difference behind it)."""
 
     def within(self, value: float) -> bool | None:
         """Whether ``value`` lies in the band (``None`` when not judged or not measurable)."""

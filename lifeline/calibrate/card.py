@@ -76,7 +76,9 @@ def render(card: Card, plot_dir: Path | None = None) -> str:
     outside = [r for r in judged if not r.within]
     if outside:
         lines += ["", "## Outside the band", ""]
-        lines += [f"- {r.stat.label}: {_num(r, r.value)} vs {_band(r)}." for r in outside]
+        lines += ["Kept as measured (env dynamics are not changed by the card); the reason:", ""]
+        lines += [f"- **{r.stat.label}**: {_num(r, r.value)} vs {_band(r)}."
+                  + (f" {r.stat.if_outside}" if r.stat.if_outside else "") for r in outside]
     if card.plots:
         lines += ["", "## Plots", ""]
         for p in card.plots:

@@ -29,7 +29,10 @@ STATS: tuple[Stat, ...] = (
          reference="67 (IQR 51-87) in 2010-13; 77 (60-98) in 2003-09",
          band=(40.0, 70.0), source="Fonarow GC et al., JAMA 2014;311:1632-1640",
          why="A hospital meeting the AHA goal (<= 60 min for >= 50 %) up to the Target: Stroke "
-             "median (" + SUGGESTED + ").", pooled=True, fmt="{:.0f}"),
+             "median (" + SUGGESTED + ").", pooled=True, fmt="{:.0f}",
+         if_outside=("Treatment starts the minute the patient reaches a capable hospital whose "
+                     "OR/specialist is ready: the env models no in-hospital door-to-treatment "
+                     "process (ED assessment, imaging, cath-lab activation).")),
     Stat(key="dtn_le60", label="Door-to-needle <= 60 min (% of stroke patients)",
          reference="41.3 % (2010-13), 26.5 % (2003-09); goal >= 50 % (AHA, 2nd)",
          band=(26.5, 100.0), source="Fonarow 2014; AHA/ASA guideline (2nd)",
@@ -39,7 +42,10 @@ STATS: tuple[Stat, ...] = (
          band=(60.0, 90.0),
          source="Krumholz HM et al., Circulation 2011;124:1038-1045; Mehta RH et al. (GWTG-CAD)",
          why="From the 2010 national median to the 90-min ACC/AHA target (" + SUGGESTED + ").",
-         pooled=True, fmt="{:.0f}"),
+         pooled=True, fmt="{:.0f}",
+         if_outside=("Treatment starts the minute the patient reaches a capable hospital whose "
+                     "OR/specialist is ready: the env models no in-hospital door-to-treatment "
+                     "process (ED assessment, imaging, cath-lab activation).")),
     Stat(key="d2b_le90", label="Door-to-balloon <= 90 min (% of cardiac patients)",
          reference="91.4 % (2010); 44.2 % (2005); D2B Alliance aim >= 75 %",
          band=(75.0, 100.0), source="Krumholz 2011; D2B Alliance (JACC 2010)",

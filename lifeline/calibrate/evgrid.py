@@ -36,7 +36,10 @@ STATS: tuple[Stat, ...] = (
          reference="14.68 (ACN all sessions); 8.2 mean / 5.6 median (Caltech pre-COVID)",
          band=(6.0, 15.0), source=ACN,
          why="Between the Caltech and the all-site ACN means (" + SUGGESTED + ").",
-         checked="yes / yes (derived)"),
+         checked="yes / yes (derived)",
+         if_outside=("The env's workplace persona asks for its battery's need to 80 % SoC (capped "
+                     "at 80 % of what 7.4 kW can deliver in its window): ~25 kWh, not ACN's 8-15 "
+                     "kWh sessions.")),
     Stat(key="wp_plugged", label="Workplace plugged-in time, mean (h)",
          reference="6.89 (ACN); 5.6 mean / 5.4 median (Caltech pre-COVID); worktime "
                    "cluster 8.9-9.75", band=(5.0, 9.0), source=ACN,
@@ -45,7 +48,8 @@ STATS: tuple[Stat, ...] = (
     Stat(key="wp_charging", label="Workplace charging time, mean (h)",
          reference="4.06 (ACN); 2.8 mean / 2.0 median (Caltech pre-COVID)", band=(2.0, 4.0),
          source=ACN, why="Caltech median to the ACN mean (" + SUGGESTED + ").",
-         checked="yes / yes (derived)"),
+         checked="yes / yes (derived)",
+         if_outside='Follows from the larger energy per session at 7.4 kW.'),
     Stat(key="wp_idle", label="Workplace idle share of plugged time (%)",
          reference="~41 % (ACN means); ~49 % (Caltech)", band=(35.0, 55.0), source=ACN,
          why="Around both published values (" + SUGGESTED + ").",
@@ -60,11 +64,15 @@ STATS: tuple[Stat, ...] = (
          band=(25.0, 40.0),
          source="Mahlberg JA et al., World Electr Veh J 2023;14:308; City of Brisbane CA 2018",
          why="Public DCFC dwell in the two checked sources (" + SUGGESTED + ").",
-         pooled=True),
+         pooled=True,
+         if_outside=("Walk-ups arrive at 8-40 % SoC and charge to 80 % of 30-60 kWh batteries with"
+                     " vehicle DC limits of 30-100 kW: longer and larger sessions than the checked"
+                     " public DCFC data.")),
     Stat(key="fast_kwh", label="Fast/ultra walk-up energy, median (kWh)",
          reference="~12.9 kWh per session (Brisbane CA, ratio computed)", band=(10.0, 20.0),
          source="City of Brisbane CA 2018 (ratio computed)",
-         why="One checked public DCFC around 13 kWh (" + SUGGESTED + ").", pooled=True),
+         why="One checked public DCFC around 13 kWh (" + SUGGESTED + ").", pooled=True,
+         if_outside='As for the fast-charge minutes.'),
     Stat(key="price", label="Price paid, mean (INR/kWh)",
          reference="BESCOM public stations 2023: AC 7.62, DC 8.31 (2nd); MoP ToD 0.7x/1.3x",
          band=None, source="Moneycontrol 2023 (2nd); MoP EV charging guidelines 2024 (2nd)",

@@ -1,0 +1,73 @@
+"""Calibration cards (issue 18): the command works, and realism does not silently regress.
+
+The slow tests play each env's default scenario with its reference policy on a few held-out
+seeds and assert that the statistics that are within their published band today stay there: a
+later change to dynamics that breaks realism fails CI (the card in ``docs/calibration`` says why
+each band was chosen; statistics outside their band are listed there, not here).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from lifeline.calibrate import MODULES, Stat, calibrate, card_module
+from lifeline.calibrate.card import render
+from lifeline.cli import app
+from lifeline.core.registry import spec
+
+IN_BAND: dict[str, tuple[int, tuple[str, ...]]] = {
+    # env: (episodes, statistics within band on the default scenario today)
+    "ed": (6, ("los_esi2", "los_esi3", "los_esi4", "los_esi5", "los_order", "admit_esi2",
+               "esi3_share")),
+    "dispatch": (30, ("scene_median", "non_transport_pct")),
+    "codered": (10, ("d2b_le90",)),
+    "pharmacy": (3, ()),
+    "evgrid": (2, ("wp_plugged", "wp_idle", "wp_peak3h")),
+}
+"""Kept cheap (the five together take well under a minute on one core)."""
+
+
+def test_band_check_is_inclusive_and_ignores_unjudged() -> None:
+    stat = Stat(key="x", label="x", reference="r", band=(1.0, 2.0), source="s", why="w")
+    assert stat.within(1.0) and stat.within(2.0) and not stat.within(2.01)
+    assert stat.within(math.nan) is None
+    assert Stat(key="y", label="y", reference="r", band=None, source="s", why="w").within(5) \
+        is None
+
+
+def test_every_card_cites_a_source_and_says_why() -> None:
+    for env in MODULES:
+        for stat in card_module(env).STATS:
+            assert stat.source and stat.why and stat.reference, (env, stat.key)
+            if stat.checked == "K":
+                assert stat.band is None, f"{env}.{stat.key}: a K reference must not be judged"
+
+
+def test_unknown_env_is_one_error_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["calibrate", "nope", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "Error" in result.output
+
+
+def test_cli_writes_a_card(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["calibrate", "codered", "--episodes", "2", "--out",
+                                      str(tmp_path), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "codered.md").read_text()
+    assert "Door-to-balloon" in text and "Krumholz" in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env", sorted(IN_BAND))
+def test_default_scenario_stays_within_band(env: str) -> None:
+    episodes, keys = IN_BAND[env]
+    card = calibrate(env, spec(env).default_scenario, episodes)
+    assert render(card).startswith(f"# Calibration card: `{env}`")
+    for key in keys:
+        row = card.row(key)
+        assert row.within, (f"{env} {row.stat.label}: {row.value} left its band "
+                            f"{row.stat.band} ({row.stat.source})")
