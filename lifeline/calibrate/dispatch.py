@@ -239,7 +239,7 @@ def plots(probes: Iterable[Probe], out_dir: Path, scenario: str) -> list[Path]:
     env_curve = [100.0 / (1.0 + math.exp(0.679 + 0.262 * x)) for x in xs]
     paths = [P.cdf(out_dir / f"dispatch_{scenario}_response_cdf.png", list(r),
                    lines={"8:59 (urban contract standard, K)": 8 + 59 / 60,
-                          "NEMSIS median 5": 5.0, "NEMSIS p75 9": 9.0},
+                          "NEMSIS 2010 median 5": 5.0},
                    xlabel="call to first unit on scene (min)",
                    title=f"dispatch {scenario}: response-time CDF (closest_idle)")]
     paths.append(P.curve(

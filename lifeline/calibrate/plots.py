@@ -50,6 +50,9 @@ def cdf(path: Path, values: Sequence[float], lines: Mapping[str, float], xlabel:
         ax.step(xs, np.arange(1, xs.size + 1) / xs.size, where="post", label="simulated")
     for i, (name, x) in enumerate(lines.items()):
         ax.axvline(x, color=_REF_COLOURS[i % 4], ls="--", label=name)
+    if xs.size > 20:  # keep the body readable: the far tail is in the card's table
+        right = max([float(np.percentile(xs, 99)) * 1.05, *(x * 1.15 for x in lines.values())])
+        ax.set_xlim(left=min(0.0, float(xs[0])), right=right)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("share of cases")
     ax.set_ylim(0, 1.02)
