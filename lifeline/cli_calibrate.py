@@ -2,7 +2,8 @@
 
 Plays the env's reference policy on held-out seeds and writes its calibration card
 (``<out>/<env>.md`` for the default scenario, ``<out>/<env>_<scenario>.md`` otherwise, plus PNG
-plots; see :mod:`lifeline.calibrate`). ``lifeline.cli`` calls :func:`register` to add it.
+plots; see :mod:`lifeline.calibrate`) and updates the card's row in ``<out>/README.md`` (the
+index of cards). ``lifeline.cli`` calls :func:`register` to add it.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Write a calibration card: the env's statistics next to published references."""
         from lifeline.calibrate import calibrate, card_module
-        from lifeline.calibrate.card import render
+        from lifeline.calibrate.card import render, update_index
         from lifeline.core.registry import resolve_scenario, spec
 
         if episodes < 1:
@@ -59,6 +60,7 @@ def register(app: typer.Typer) -> None:
         name = env_spec.name if scen == env_spec.default_scenario else f"{env_spec.name}_{scen}"
         path = out / f"{name}.md"
         path.write_text(render(card, out), encoding="utf-8")
+        update_index(out / "README.md", card, name)
         judged = [r for r in card.rows if r.within is not None]
         note(f"wrote {path}: {sum(bool(r.within) for r in judged)} of {len(judged)} judged "
              "statistics within band")

@@ -59,6 +59,11 @@ def test_cli_writes_a_card(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     text = (tmp_path / "codered.md").read_text()
     assert "Door-to-balloon" in text and "Krumholz" in text
+    index = (tmp_path / "README.md").read_text()
+    assert index.count("[codered](codered.md)") == 1
+    CliRunner().invoke(app, ["calibrate", "codered", "--episodes", "1", "--out", str(tmp_path),
+                             "--no-plots"])
+    assert (tmp_path / "README.md").read_text().count("[codered](codered.md)") == 1
 
 
 @pytest.mark.slow

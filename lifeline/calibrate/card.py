@@ -92,3 +92,36 @@ def _module_file(env: str) -> str:
     from lifeline.calibrate import MODULES
 
     return MODULES[env].rsplit(".", 1)[1] + ".py"
+
+
+INDEX_HEAD = [
+    "# Calibration cards",
+    "",
+    "Each card puts an environment's statistics (its reference policy on held-out seeds, read "
+    "from the env's own state) next to published references with their sources; regenerate "
+    "them all with `make calibration` (one card: `lifeline calibrate ENV --scenario S`). This "
+    "index is updated by every run.",
+    "",
+    "| card | env / scenario | episodes | within band | outside the band |",
+    "|---|---|---|---|---|",
+]
+
+
+def index_row(card: Card, name: str) -> str:
+    """One row of the index of cards (``name`` = the card's file stem)."""
+    judged = [r for r in card.rows if r.within is not None]
+    outside = ", ".join(r.stat.label.split(" (")[0] for r in judged if not r.within) or "-"
+    return (f"| [{name}]({name}.md) | `{card.env}` / `{card.scenario}` | {card.episodes} | "
+            f"{sum(bool(r.within) for r in judged)} of {len(judged)} | {_cell(outside)} |")
+
+
+def update_index(path: Path, card: Card, name: str) -> None:
+    """Add or replace ``name``'s row in the index file at ``path`` (rows sorted by name)."""
+    rows: dict[str, str] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("| [") and "](" in line:
+                rows[line[3:line.index("]")]] = line
+    rows[name] = index_row(card, name)
+    text = "\n".join([*INDEX_HEAD, *(rows[k] for k in sorted(rows))]) + "\n"
+    path.write_text(text, encoding="utf-8")
