@@ -76,3 +76,38 @@ def test_default_scenario_stays_within_band(env: str) -> None:
         row = card.row(key)
         assert row.within, (f"{env} {row.stat.label}: {row.value} left its band "
                             f"{row.stat.band} ({row.stat.source})")
+
+
+def test_ed_probe_reads_stays_from_the_state() -> None:
+    """Hand-made ED states: arrival at tick 0, a bed at tick 2, gone at tick 10 -> LOS 150 min,
+    door-to-bed 30 min; a second patient takes an ICU bed at tick 1 (its ED stay ends there)."""
+    from types import SimpleNamespace
+
+    from lifeline.calibrate.ed import Probe
+    from lifeline.envs.ed.types import GENERAL, ICU, EDCounters, Patient
+
+    env = SimpleNamespace(params=SimpleNamespace(tick_minutes=15.0))
+    a = Patient(pid=0, arrival_tick=0, true_acuity=3, triage_error=0, condition=0,
+                needs_icu=False, needs_vent=False, treatment_ticks=8, patience_ticks=99)
+    b = Patient(pid=1, arrival_tick=0, true_acuity=1, triage_error=0, condition=0,
+                needs_icu=True, needs_vent=False, treatment_ticks=80, patience_ticks=99)
+    counters = EDCounters(patients=2)
+
+    def state(tick: int, waiting: list[Patient], general: list[Patient | None],
+              icu: list[Patient | None]) -> SimpleNamespace:
+        return SimpleNamespace(tick=tick, waiting=waiting, general=general, icu=icu,
+                               counters=counters)
+
+    probe = Probe()
+    probe.on_step(env, state(0, [a, b], [None], [None]))
+    b.location, b.admitted_tick = ICU, 1
+    probe.on_step(env, state(1, [a], [None], [b]))
+    a.location, a.admitted_tick = GENERAL, 2
+    probe.on_step(env, state(2, [], [a], [b]))
+    a.progress_ticks = 8
+    probe.on_step(env, state(10, [], [None], [b]))
+    values = probe.values()
+    assert values["los_esi3"] == 150.0
+    assert values["los_all_esi1"] == 15.0 and math.isnan(values["los_esi1"])
+    assert values["admit_esi1"] == 100.0 and values["admit_esi3"] == 0.0
+    assert values["d2p_median"] == (30.0 + 15.0) / 2
