@@ -110,7 +110,7 @@ INDEX_HEAD = [
 def index_row(card: Card, name: str) -> str:
     """One row of the index of cards (``name`` = the card's file stem)."""
     judged = [r for r in card.rows if r.within is not None]
-    outside = ", ".join(r.stat.label.split(" (")[0] for r in judged if not r.within) or "-"
+    outside = "; ".join(r.stat.label.rsplit(" (", 1)[0] for r in judged if not r.within) or "-"
     return (f"| [{name}]({name}.md) | `{card.env}` / `{card.scenario}` | {card.episodes} | "
             f"{sum(bool(r.within) for r in judged)} of {len(judged)} | {_cell(outside)} |")
 
