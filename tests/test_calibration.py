@@ -111,3 +111,20 @@ def test_ed_probe_reads_stays_from_the_state() -> None:
     assert values["los_all_esi1"] == 15.0 and math.isnan(values["los_esi1"])
     assert values["admit_esi1"] == 100.0 and values["admit_esi3"] == 0.0
     assert values["d2p_median"] == (30.0 + 15.0) / 2
+
+
+def test_dispatch_probe_reads_the_env_intervals() -> None:
+    """Scene times are the env's per-type table (x2 for a fire with one of its two units);
+    handovers respect the env's 10-min floor; responses are non-negative."""
+    from lifeline.calibrate.dispatch import Probe
+    from lifeline.envs.dispatch.params import SCENE_MIN
+    from lifeline.eval.harness import Task, run_episode
+
+    probe = Probe()
+    run_episode(Task("dispatch", "advanced", "closest_idle", 1_000_000), on_step=probe.on_step)
+    allowed = {float(x) for x in SCENE_MIN} | {2.0 * x for x in SCENE_MIN}
+    assert probe.scene and all(min(abs(v - a) for a in allowed) < 1e-6
+                               for v in probe.scene.values())
+    assert probe.handover and min(probe.handover.values()) >= 10.0 - 1e-9
+    assert probe.transport and all(b >= a for a, b in probe.transport.values())
+    assert (probe.responses() >= 0).all()
