@@ -6,7 +6,8 @@ used for training or the published evaluation), mean difference with a 95% boots
 * ``ventilators``: the heuristic's score on ``ventilator_crisis`` with and without any
   ventilator need (the issue asks for a change of at least 0.03);
 * ``mistriage``: at 0 / 10 / 30 % mis-triage, the heuristic (re-triages: acts on the acuity a
-  bed reveals) against ``ignore_retriage`` (acts on the triage acuity seen at admission);
+  bed reveals) against ``ignore_retriage`` (acts on the triage acuity seen at admission), on
+  ``MISTRIAGE_SCENARIOS``;
 * ``conditions``: the heuristic with the condition profiles and with conditions as labels only;
 * ``invalid_spam``: invalid-spam minus noop per scenario (must be <= 0);
 * ``exploits``: every exploit policy minus the heuristic, per scenario (score and deaths).
@@ -72,6 +73,10 @@ def ventilators(seeds: list[int]) -> dict[str, Any]:
             "deaths_with": _mean(with_need, "deaths"), "deaths_without": _mean(without, "deaths")}
 
 
+MISTRIAGE_SCENARIOS = ("ventilator_crisis", "mass_casualty", "surge")
+"""Where re-triage can act (ICU beds come free) and where it cannot (surge: the ICU is full)."""
+
+
 def mistriage(seeds: list[int], scenario: str = "surge") -> dict[str, Any]:
     out: dict[str, Any] = {"scenario": scenario}
     for rate in (0.0, 0.1, 0.3):
@@ -123,7 +128,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     start = time.perf_counter()
     result = {"env": "ed", "version": EDEnv.version, "episodes": args.episodes,
               "seeds": [seeds[0], seeds[-1]],
-              "ventilators": ventilators(seeds), "mistriage": mistriage(seeds),
+              "ventilators": ventilators(seeds),
+              "mistriage": [mistriage(seeds, s) for s in MISTRIAGE_SCENARIOS],
               "conditions": conditions(seeds),
               "scenarios": per_scenario(seeds, args.scenarios.split(","))}
     result["wall_s"] = round(time.perf_counter() - start, 1)

@@ -7,11 +7,13 @@ comments, not recomputed with the grader's formula.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from lifeline.core.env import Action
 from lifeline.envs.ed import reward
 from lifeline.envs.ed.env import EDEnv
 from lifeline.envs.ed.params import MINOR, EDParams
@@ -19,7 +21,6 @@ from lifeline.envs.ed.types import (
     AdmitGeneral,
     DischargeGeneral,
     DischargeICU,
-    EDAction,
     EDState,
     Patient,
     Wait,
@@ -55,9 +56,9 @@ def add(state: EDState, tick: int, acuity: int, treatment: int, condition: int =
     return p
 
 
-def play(env: EDEnv, state: EDState, actions: list[EDAction]) -> None:
+def play(env: EDEnv, state: EDState, actions: Sequence[Action]) -> None:
     for action in actions:
-        env.step(state, action)
+        env.step(state, action)  # type: ignore[arg-type]
     while not state.done:
         env.step(state, Wait())
 

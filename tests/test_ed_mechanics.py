@@ -10,6 +10,7 @@ import pytest
 
 import lifeline
 from lifeline.agents import make_agent
+from lifeline.core.env import Environment
 from lifeline.envs.ed import dynamics, generator
 from lifeline.envs.ed.env import EDEnv
 from lifeline.envs.ed.params import (
@@ -29,7 +30,7 @@ STROKE, SEPSIS, CARDIAC = (CONDITIONS.index(c) for c in ("stroke", "sepsis", "ca
 
 
 def scores(params: EDParams, agent_name: str, seeds: list[int] = SEEDS) -> dict[int, float]:
-    env = EDEnv("custom", params=params)
+    env: Environment = EDEnv("custom", params=params)
     agent = make_agent(agent_name, "ed")
     out = {}
     for seed in seeds:

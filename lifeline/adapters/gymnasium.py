@@ -1,6 +1,6 @@
 """Gymnasium face, generic over the registry.
 
-``gymnasium.make("lifeline/ED-v0", scenario="surge")`` (after ``import lifeline``) builds a
+``gymnasium.make("lifeline/ED-v1", scenario="surge")`` (after ``import lifeline``) builds a
 :class:`LifelineGymEnv`: a ``Dict`` observation whose arrays follow the core
 ``observation_spec`` plus ``action_mask`` (int8), a ``Discrete`` action space over the core's
 flat encoding, ``info["action_mask"]`` and ``env.action_masks()`` (found by sb3-contrib's

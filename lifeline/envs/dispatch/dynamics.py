@@ -207,7 +207,7 @@ def _unit_transition(s: DispatchState, ctx: Context, u: int) -> bool:
             s.c_first_aid[c] = u >= ctx.n_fleet
             s.u_carrier[u] = True
             if s.c_kind[c] == REAL:
-                s.reward_acc += reward.response_credit(s, c, s.t - float(s.c_time[c]))
+                s.reward_acc += reward.response_credit(s, ctx, c, s.t - float(s.c_time[c]))
         kind = int(s.c_kind[c])
         if s.c_status[c] == CLOSED:  # the scene was already cleared (a late second unit)
             scene = 0.0

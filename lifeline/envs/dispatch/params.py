@@ -156,8 +156,9 @@ class DispatchParams:
     """Extra handover minutes at a hospital that is on divert."""
     divert_outcome: float = 0.85
     """Multiplier on the benefit of the response for a patient taken to a diverting hospital."""
-    bls_outcome: float = 0.8
-    """Multiplier on the benefit for a severe cardiac/stroke/respiratory patient reached by BLS."""
+    bls_outcome: float = 0.7
+    """Multiplier on the benefit *and the response credit* of a severe (≥ 2) cardiac / stroke /
+    respiratory call whose first unit is BLS (v0: 0.8, benefit only)."""
     bed_stay_min: float = 120.0
     """Mean minutes a delivered patient occupies an EMS bed."""
     hospital_report_min: float = 15.0

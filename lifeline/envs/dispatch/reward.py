@@ -14,7 +14,8 @@ Outcome model (expected values, so scores have low variance):
 Grader: ``score = 0.5·response + 0.3·survival + 0.2·coverage − aid_cost·aid_requests`` where,
 over real calls,
 response is the mean of ``min(1, (b + 2) / (a + 2))`` (``a`` the actual and ``b`` the reference
-plan's minutes to first unit, 2 min of call processing added to both; 0 if never reached),
+plan's minutes to first unit, 2 min of call processing added to both; 0 if never reached) times
+the call's :func:`capability` (``bls_outcome`` for a basic unit first at a severe medical call),
 survival is ``Σ min(benefit, benefit_ref) / Σ benefit_ref``, and coverage is *readiness* — the
 time-average over the shift of the mean over zones of the demand share within ``coverage_min`` of
 an idle unit of the city's own fleet — times the fraction of real calls its own units answered
@@ -55,6 +56,16 @@ def untreated_risk(ctx: Context, ctype: int, sev: int) -> float:
     return 1.0 if is_arrest(ctype, sev) else float(ctx.risk[ctype, sev])
 
 
+def capability(ctx: Context, ctype: int, sev: int, als: bool) -> float:
+    """``bls_outcome`` if a basic unit reached a severe cardiac/stroke/respiratory patient first
+    (it cannot give the advanced care the patient needs), else 1. Scales both the benefit and
+    the response credit of the call (v1: a type-blind dispatcher used to earn full response
+    credit for the faster but wrong unit and rank above closest-idle with more deaths)."""
+    if not als and ctype in (CARDIAC, STROKE, RESPIRATORY) and sev >= 2:
+        return ctx.p.bls_outcome
+    return 1.0
+
+
 def benefit(ctx: Context, ctype: int, sev: int, minutes: float, als: bool = True,
             divert: bool = False) -> float:
     """Expected lives saved by a response reaching the patient after ``minutes``."""
@@ -64,8 +75,7 @@ def benefit(ctx: Context, ctype: int, sev: int, minutes: float, als: bool = True
         value = 1.0 / (1.0 + math.exp(0.679 + 0.262 * minutes))
     else:
         value = float(ctx.risk[ctype, sev]) * math.exp(-minutes / ctx.decay[ctype])
-    if not als and ctype in (CARDIAC, STROKE, RESPIRATORY) and sev >= 2:
-        value *= ctx.p.bls_outcome
+    value *= capability(ctx, ctype, sev, als)
     if divert:
         value *= ctx.p.divert_outcome
     return value
@@ -85,7 +95,7 @@ def response_ratio(bound_min: float, actual_min: float) -> float:
     return min(1.0, (bound_min + PROCESSING_MIN) / (actual_min + PROCESSING_MIN))
 
 
-def response_credit(state: DispatchState, c: int, actual_min: float) -> float:
+def response_credit(state: DispatchState, ctx: Context, c: int, actual_min: float) -> float:
     """Dense reward when the first unit reaches real call ``c``.
 
     If no call of the episode is life-threatening (the reference saves nobody), survival is
@@ -94,7 +104,8 @@ def response_credit(state: DispatchState, c: int, actual_min: float) -> float:
     real = state.c_kind == REAL
     n_real = int(np.count_nonzero(real))
     weight = W_RESPONSE if state.c_bound_saved[real].sum() > 0 else W_RESPONSE + W_SURVIVAL
-    return weight * response_ratio(float(state.c_bound[c]), actual_min) / max(n_real, 1)
+    cap = capability(ctx, int(state.c_type[c]), int(state.c_sev[c]), bool(state.c_first_als[c]))
+    return weight * cap * response_ratio(float(state.c_bound[c]), actual_min) / max(n_real, 1)
 
 
 def survival_credit(state: DispatchState, c: int, value: float) -> float:
@@ -138,8 +149,10 @@ def grade(state: DispatchState, ctx: Context) -> Grade:
     arrived = state.c_time <= state.t
     n_real = int(np.count_nonzero(real))
     resp_min = state.c_first - state.c_time
-    ratios = [response_ratio(float(b), float(a))
-              for b, a in zip(state.c_bound[real], resp_min[real], strict=True)]
+    ratios = [response_ratio(float(state.c_bound[c]), float(resp_min[c]))
+              * capability(ctx, int(state.c_type[c]), int(state.c_sev[c]),
+                           bool(state.c_first_als[c]))
+              for c in np.flatnonzero(real)]
     response = float(np.mean(ratios)) if n_real else 1.0
     ref = float(state.c_bound_saved[real].sum())
     outcome = np.nan_to_num(state.c_outcome[real], nan=0.0)
