@@ -38,3 +38,14 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .mypy_cache .ruff_cache
+
+# Calibration cards (docs/calibration/*.md + PNGs): each env's statistics next to published
+# references (issue 18); `make calibration` regenerates every committed card.
+.PHONY: calibration
+calibration: setup
+	$(BIN)/lifeline calibrate ed --episodes 20
+	for s in warmup learning advanced expert; do $(BIN)/lifeline calibrate dispatch -s $$s --episodes 30; done
+	for s in metro_warmup metro_advanced; do $(BIN)/lifeline calibrate dispatch_metro -s $$s --episodes 10; done
+	for s in task1 task3; do $(BIN)/lifeline calibrate codered -s $$s --episodes 30; done
+	$(BIN)/lifeline calibrate pharmacy --episodes 20
+	$(BIN)/lifeline calibrate evgrid --episodes 10

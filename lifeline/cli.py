@@ -504,11 +504,12 @@ def bench(
 
 def _register_subcommands() -> None:
     """Commands that live in their own modules (heavy imports stay inside the commands)."""
-    from lifeline import cli_serve, cli_train, cli_view
+    from lifeline import cli_calibrate, cli_serve, cli_train, cli_view
 
     cli_serve.register(app)
     cli_train.register(app)
     cli_view.register(app)
+    cli_calibrate.register(app)
 
 
 _register_subcommands()

@@ -1,0 +1,105 @@
+"""Code-red card: door-to-needle (stroke) and door-to-balloon (cardiac) times.
+
+How the model maps onto the published statistics:
+
+* **Door** = the minute the patient reaches the hospital (``Patient.arrived``); **needle** /
+  **balloon** = the minute definitive treatment starts (``Patient.treated_at``), read from the
+  env's state at the end of each episode while the reference ``heuristic`` plays. Stroke patients
+  give door-to-needle, cardiac patients door-to-balloon (the env's treatment stands for tPA and
+  primary PCI respectively).
+* A task has only one to a few such patients, so medians and shares are over all episodes
+  pooled. Patients who die or are never treated are not in these statistics (their count is).
+* The references are programme or registry medians over hundreds of hospitals; a single
+  simulated network is compared with their spread (interquartile ranges), not the point value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from lifeline.calibrate import Stat
+
+SUGGESTED = "band suggested in shared/notes/calibration-references.md §3"
+
+STATS: tuple[Stat, ...] = (
+    Stat(key="dtn_median", label="Door-to-needle, stroke, median (min)",
+         reference="67 (IQR 51-87) in 2010-13; 77 (60-98) in 2003-09",
+         band=(40.0, 70.0), source="Fonarow GC et al., JAMA 2014;311:1632-1640",
+         why="A hospital meeting the AHA goal (<= 60 min for >= 50 %) up to the Target: Stroke "
+             "median (" + SUGGESTED + ").", pooled=True, fmt="{:.0f}",
+         if_outside=("Treatment starts the minute the patient reaches a capable hospital whose "
+                     "OR/specialist is ready: the env models no in-hospital door-to-treatment "
+                     "process (ED assessment, imaging, cath-lab activation).")),
+    Stat(key="dtn_le60", label="Door-to-needle <= 60 min (% of stroke patients)",
+         reference="41.3 % (2010-13), 26.5 % (2003-09); goal >= 50 % (AHA, 2nd)",
+         band=(26.5, 100.0), source="Fonarow 2014; AHA/ASA guideline (2nd)",
+         why="At least the pre-programme national share.", pooled=True, fmt="{:.0f}"),
+    Stat(key="d2b_median", label="Door-to-balloon, cardiac, median (min)",
+         reference="64 (US, 2010); 96 (2005); 96 (IQR 69-140) GWTG 2002-06",
+         band=(60.0, 90.0),
+         source="Krumholz HM et al., Circulation 2011;124:1038-1045; Mehta RH et al. (GWTG-CAD)",
+         why="From the 2010 national median to the 90-min ACC/AHA target (" + SUGGESTED + ").",
+         pooled=True, fmt="{:.0f}",
+         if_outside=("Treatment starts the minute the patient reaches a capable hospital whose "
+                     "OR/specialist is ready: the env models no in-hospital door-to-treatment "
+                     "process (ED assessment, imaging, cath-lab activation).")),
+    Stat(key="d2b_le90", label="Door-to-balloon <= 90 min (% of cardiac patients)",
+         reference="91.4 % (2010); 44.2 % (2005); D2B Alliance aim >= 75 %",
+         band=(75.0, 100.0), source="Krumholz 2011; D2B Alliance (JACC 2010)",
+         why="The D2B Alliance aim; 2010 US hospitals reached 91 %.", pooled=True,
+         fmt="{:.0f}"),
+    Stat(key="n_stroke", label="Treated stroke patients (all episodes)",
+         reference="-", band=None, source="-", why="Sample size of the stroke rows.",
+         checked="-", pooled=True, fmt="{:.0f}"),
+    Stat(key="n_cardiac", label="Treated cardiac patients (all episodes)",
+         reference="-", band=None, source="-", why="Sample size of the cardiac rows.",
+         checked="-", pooled=True, fmt="{:.0f}"),
+    Stat(key="untreated_pct", label="Stroke/cardiac patients dead or untreated at the end (%)",
+         reference="-", band=None, source="-",
+         why="Patients missing from the time statistics.", checked="-"),
+)
+
+
+class Probe:
+    """Keeps the last state; the times are final once a patient is treated."""
+
+    def __init__(self) -> None:
+        self.final: Any = None
+
+    def on_step(self, env: Any, state: Any) -> None:
+        self.final = state
+
+    def times(self, cond: int) -> list[float]:
+        from lifeline.envs.codered.types import TREATED
+
+        return [p.treated_at - p.arrived for p in self.final.patients
+                if p.cond == cond and p.status == TREATED and p.arrived >= 0]
+
+    def values(self) -> dict[str, float]:
+        from lifeline.envs.codered.params import CARDIAC, STROKE
+        from lifeline.envs.codered.types import TREATED
+
+        pts = [p for p in self.final.patients if p.cond in (CARDIAC, STROKE)
+               and (p.onset <= self.final.t)]
+        lost = sum(p.status != TREATED for p in pts)
+        return {"untreated_pct": 100.0 * lost / len(pts) if pts else float("nan")}
+
+
+def pooled(probes: Iterable[Probe]) -> dict[str, float]:
+    """Medians and target shares over every episode's treated patients."""
+    from lifeline.envs.codered.params import CARDIAC, STROKE
+
+    probes = list(probes)
+    dtn = np.asarray([x for p in probes for x in p.times(STROKE)])
+    d2b = np.asarray([x for p in probes for x in p.times(CARDIAC)])
+    nan = float("nan")
+    return {
+        "dtn_median": float(np.median(dtn)) if dtn.size else nan,
+        "dtn_le60": 100.0 * float(np.mean(dtn <= 60)) if dtn.size else nan,
+        "d2b_median": float(np.median(d2b)) if d2b.size else nan,
+        "d2b_le90": 100.0 * float(np.mean(d2b <= 90)) if d2b.size else nan,
+        "n_stroke": float(dtn.size), "n_cardiac": float(d2b.size),
+    }
