@@ -136,7 +136,7 @@ def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
     On Ctrl-C the records finished so far come back (with ``meta.interrupted``), never nothing.
     """
     from lifeline.core.registry import spec
-    from lifeline.eval.harness import env_pass_threshold, meta, plan, run_tasks
+    from lifeline.eval.harness import meta, plan, resolve_pass_threshold, run_tasks
     from lifeline.eval.stats import pass_hat_k, summarise
 
     env_spec = spec(env)
@@ -147,10 +147,7 @@ def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
 
     seeds = range(check_seed(seed_start), seed_start + episodes)
     tasks = plan(env_spec.name, agents, _scenarios(scenario), seeds, trials)
-    threshold = 0.0
-    if trials > 1:
-        threshold = (pass_threshold if pass_threshold is not None
-                     else env_pass_threshold(env_spec.name))
+    threshold = resolve_pass_threshold(env_spec.name, trials, pass_threshold)
     if record is not None:
         check_out_dir(record, "--record")
     records: list[dict[str, Any]] = []

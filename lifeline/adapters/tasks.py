@@ -70,9 +70,7 @@ def task_listing(env_spec: EnvSpec) -> dict[str, Any]:
     """The JSON answer of ``GET /<env>/tasks``."""
     core = env_spec.load()(env_spec.default_scenario)
     described = scenario_descriptions(env_spec)
-    threshold = None
-    if env_spec.baselines:
-        threshold = getattr(importlib.import_module(env_spec.baselines), "PASS_THRESHOLD", None)
+    threshold = env_spec.baselines_value("PASS_THRESHOLD")
     return {
         "env": env_spec.name, "gym_id": env_spec.gym_id, "version": core.version,
         "description": env_spec.description,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from lifeline.agents.base import Agent
@@ -50,10 +50,15 @@ class EnvSpec:
 
     def agent_classes(self) -> dict[str, type[Agent]]:
         """The env's own agents (ladder and exploits) from its ``baselines`` module."""
-        if not self.baselines:
-            return {}
-        classes: dict[str, type[Agent]] = importlib.import_module(self.baselines).AGENTS
+        classes: dict[str, type[Agent]] = self.baselines_value("AGENTS") or {}
         return dict(classes)
+
+    def baselines_value(self, name: str) -> Any:
+        """Optional attribute ``name`` of the ``baselines`` module (``None`` when absent), e.g.
+        ``PASS_THRESHOLD`` or ``BOUNDED_COMPONENTS``."""
+        if not self.baselines:
+            return None
+        return getattr(importlib.import_module(self.baselines), name, None)
 
     def load(self) -> type[Environment]:
         module_name, _, cls_name = self.entry_point.partition(":")

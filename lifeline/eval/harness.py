@@ -172,9 +172,7 @@ def evaluate(env: str, agents: Sequence[str], scenarios: Sequence[str] | None = 
         raise ValueError(f"episodes must be >= 1, got {episodes}")
     seeds = range(check_seed(seed_start), seed_start + episodes)
     tasks = plan(env, agents, scenarios, seeds, trials)
-    threshold = 0.0
-    if trials > 1:  # fail before the work starts when no threshold is known
-        threshold = pass_threshold if pass_threshold is not None else env_pass_threshold(env)
+    threshold = resolve_pass_threshold(env, trials, pass_threshold)
     start = time.perf_counter()
     records = run_tasks(tasks, workers=workers, on_record=on_record, record_dir=record_dir)
     result = {"records": records, "summary": summarise(records),
@@ -184,12 +182,17 @@ def evaluate(env: str, agents: Sequence[str], scenarios: Sequence[str] | None = 
     return result
 
 
+def resolve_pass_threshold(env: str, trials: int, given: float | None) -> float:
+    """The pass^k threshold of an evaluation: ``given``, else (with ``trials > 1``) the env's
+    ``PASS_THRESHOLD``. Called before any episode runs, so a missing one fails before the work."""
+    if given is not None:
+        return given
+    return env_pass_threshold(env) if trials > 1 else 0.0
+
+
 def env_pass_threshold(env: str) -> float:
     """The score an episode must reach to 'pass' (pass^k): the env's ``PASS_THRESHOLD``."""
-    import importlib
-
-    module = spec(env).baselines
-    value = getattr(importlib.import_module(module), "PASS_THRESHOLD", None) if module else None
+    value = spec(env).baselines_value("PASS_THRESHOLD")
     if value is None:
         raise ValueError(f"{env} defines no PASS_THRESHOLD; pass one explicitly")
     return float(value)

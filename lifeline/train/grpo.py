@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from lifeline.adapters.tools import (
+    LegalView,
     ToolSpec,
     format_call,
     parse_tool_call,
@@ -83,9 +84,8 @@ class LocalSession(_Session):
                 f"{format_call(action)}: INVALID ({ts.message}); the turn was used")
         if self.state.done:
             return f"{head}\nThe episode is over; score {self.env.grade(self.state).score:.3f}."
-        if self.brief:
-            legal = text_observation(self.env, self.state).split("Legal actions", 1)[1]
-            return f"{head}\nLegal actions{legal}"
+        if self.brief:  # the legal calls only: no need to render the whole situation
+            return "\n".join([head, *LegalView(self.env, self.state).lines()])
         return f"{head}\n\n{text_observation(self.env, self.state)}"
 
     def final_score(self) -> float:
@@ -205,13 +205,12 @@ def prompts_dataset(env_names: list[str], n: int, scenario: str | None = None) -
     from datasets import Dataset
 
     rows = []
-    for i, env_name in itertools.product(range(n), env_names):  # interleaved: batches mix envs
+    for _, env_name in itertools.product(range(n), env_names):  # interleaved: batches mix envs
         env_spec = spec(env_name)
         rows.append({"prompt": [{"role": "user", "content": TASK_PROMPT.format(
             env=env_spec.name, description=env_spec.description)}],
             **({"environment": env_name} if len(env_names) > 1 else {}),
             "scenario": resolve_scenario(env_spec, scenario if len(env_names) == 1 else None)})
-        del i
     return Dataset.from_list(rows)
 
 
