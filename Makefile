@@ -11,11 +11,11 @@ WORKERS ?= 2
 setup: $(VENV)/.installed
 
 # torch is pinned to the CPU build first so no resolver ever pulls a multi-GB CUDA build.
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q "torch==2.13.0"
-	$(BIN)/python -m pip install -q -e ".[all]"
+	$(BIN)/python -m pip install -q -c constraints.txt -e ".[all]"
 	command -v chromium >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q chromium) || \
 		echo "warning: could not install chromium (needs root): browser tests will be skipped"
 	touch $@

@@ -167,8 +167,8 @@ def refresh_roads(s: CodeRedState, params: CodeRedParams) -> None:
     # In place (never rebinding the state's arrays), so that pickled and live states stay
     # byte-identical.
     sg = s.graph
-    for dst, src in zip((sg.factor, sg.removed, sg.weight, sg.dist, sg.pred), cached,
-                        strict=True):
+    targets: tuple[np.ndarray, ...] = (sg.factor, sg.removed, sg.weight, sg.dist, sg.pred)
+    for dst, src in zip(targets, cached, strict=True):
         np.copyto(dst, src)
     sg.version += 1
 
