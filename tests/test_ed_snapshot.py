@@ -21,9 +21,9 @@ GOLDEN = {
     ("heuristic", "surge", 11):
         "23e0a7a76cbf635b9c122aa65b926988213cc45be63daa391992adfdbf9be87a",
     ("random", "mass_casualty", 5):
-        "0dc7a85078ea6d665f2059ea9197b024807777a7975770239a0196377c817b3e",
+        "0971dfbe813a89ae58c5e56e1929de57bd5bc351510e12945d2bb0275fbea83f",
     ("churn", "ventilator_crisis", 3):
-        "1279d190c5d8103db4fe94fedb81747db33087c1225f48f0310a914e921cc24a",
+        "aa3e3db9b92c35498af4e0fe6b765d57faa20723ef5b41b07393dc3e77cc3b09",
     ("invalid_instead_of_wait", "icu_boarding", 2):
         "cb8e0aa7312ccfdeba7b1de4c66ed0388e12da4597943abe6bd9d265e7fc6164",
 }
