@@ -136,11 +136,15 @@ class Probe:
                 self.handover[c] = float(s.u_next[u]) - self.transport[c][1]
         self.final = s
 
-    def responses(self) -> np.ndarray:
+    def responses(self, ordinary: bool = True) -> np.ndarray:
+        """Call-to-arrival minutes of the answered genuine calls; ``ordinary``: without the
+        calls of mass-casualty bursts (``c_mci``)."""
         from lifeline.envs.dispatch.types import REAL
 
         s = self.final
         real = (s.c_kind == REAL) & (s.c_time < self.shift)
+        if ordinary:
+            real &= ~s.c_mci
         first = s.c_first[real]
         return np.asarray(first[np.isfinite(first)] - s.c_time[real][np.isfinite(first)])
 
@@ -175,6 +179,10 @@ class Probe:
             out["resp_p90"] = float(np.percentile(r, 90))
             out["resp_mean"] = float(r.mean())
             out["resp_le_859"] = 100.0 * float(np.mean(r <= 8 + 59 / 60))
+        r_all = self.responses(ordinary=False)
+        if r_all.size:
+            out["resp_all_median"] = float(np.median(r_all))
+            out["resp_all_p90"] = float(np.percentile(r_all, 90))
         for key, xs in (("scene_median", list(self.scene.values())),
                         ("transport_median", [b - a for a, b in self.transport.values()]),
                         ("handover_median", list(self.handover.values()))):
@@ -205,6 +213,11 @@ def pooled(probes: Iterable[Probe]) -> dict[str, float]:
         out["resp_median"] = float(np.median(r))
         out["resp_p90"] = float(np.percentile(r, 90))
         out["resp_le_859"] = 100.0 * float(np.mean(r <= 8 + 59 / 60))
+    r_all = (np.concatenate([p.responses(ordinary=False) for p in probes]) if probes
+             else np.zeros(0))
+    if r_all.size:
+        out["resp_all_median"] = float(np.median(r_all))
+        out["resp_all_p90"] = float(np.percentile(r_all, 90))
     for key, get in (("scene_median", lambda p: list(p.scene.values())),
                      ("transport_median", lambda p: [b - a for a, b in p.transport.values()]),
                      ("handover_median", lambda p: list(p.handover.values()))):
