@@ -56,7 +56,8 @@ ADMIT_OUT = (
     "Ward admission 5 % of ESI-5 patients; a few leave unseen first and the sample is small.",
 )
 ADMIT_WHY = ("Band = 0.5-1.5 x the national share: admitted shares differ about 2x between "
-             "small and large EDs (EDBA 11.2 vs 21.8 % of visits).")
+             "small and large EDs (EDBA 11.2 vs 21.8 % of visits). Pooled over all episodes' "
+             "visits (a day has 2-3 ESI-1 and ~10 ESI-5 visits, too few for a per-day share).")
 
 
 def _los_stat(esi: int) -> Stat:
@@ -87,15 +88,15 @@ def _admit_stat(esi: int) -> Stat:
     return Stat(
         key=f"admit_esi{esi}", label=f"Admitted (ICU or ward), ESI {esi} (% of visits)",
         reference=f"{a} % admitted (NHAMCS 2011)", band=(round(0.5 * a, 1), round(1.5 * a, 1)),
-        source=HOCKER, why=ADMIT_WHY, if_outside=ADMIT_OUT[esi - 1])
+        source=HOCKER, why=ADMIT_WHY, if_outside=ADMIT_OUT[esi - 1], pooled=True)
 
 
 STATS: tuple[Stat, ...] = (
     *(_los_stat(e) for e in range(1, 6)),
     *(_los_all_stat(e) for e in range(1, 6)),
     Stat(key="los_order",
-         label="LOS ordering (discharged, all episodes pooled): ESI 2 and 3 longer than ESI "
-               "4 and 5 (1 = yes); per episode: share of episodes",
+         label="LOS ordering (visits not admitted to the ICU, all episodes pooled): ESI 2 and 3"
+               " longer than ESI 4 and 5 (1 = yes); per episode: share of episodes",
          reference="2-3 longest, 4-5 shortest in both sources", band=(1.0, 1.0),
          source=f"{HOCKER}; {TANABE}",
          why="Both sources agree on the ordering (they disagree on ESI 1 vs 3).", pooled=True,
@@ -126,8 +127,8 @@ STATS: tuple[Stat, ...] = (
                      " admits by acuity and fast-tracks only those about to leave, so LWBS swings "
                      "between days (the band applies to the mean).")),
     Stat(key="d2p_median",
-         label="Door-to-provider (bed), median of all visits pooled (min; 15-min ticks, 0 = "
-               "a bed in the tick of arrival)",
+         label="Door-to-provider (bed), median of all visits pooled (min; 15-min ticks, "
+               "the first of them in triage)",
          reference="31 (NHAMCS 2006); 35, CI 26-43 (2008-09); 14 (2019, 2nd)",
          band=(10.0, 45.0),
          source="Pitts SR et al., NHSR No. 7 (2008); Pines 2012; NHAMCS 2019 (2nd)",
@@ -240,8 +241,12 @@ class Probe:
         return bool(rec["ready"]) if rec["gone"] >= 0 else bool(p.treatment_done)
 
     def decided(self, rec: dict[str, Any]) -> bool:
-        """The visit's disposition is known by the end of the shift (it left the ED, or it is
-        an ICU or boarding ward admission): the denominator of the admission shares."""
+        """The denominator of the admission shares: a visit arriving before 18:00 (like the LOS
+        rows, so that a day's late arrivals, whose ICU admission is known at once but whose
+        discharge is not, do not bias the shares) whose disposition is known by the end of the
+        shift (it left the ED, or it is an ICU or boarding ward admission)."""
+        if rec["arrival"] * self.tick_min >= 18 * 60:
+            return False
         return rec["gone"] >= 0 or self.admitted(rec)
 
     def admitted(self, rec: dict[str, Any]) -> bool:
@@ -340,4 +345,9 @@ def pooled(probes: Iterable[Probe]) -> dict[str, float]:
                for x in [p.los_minutes(r, True)] if not math.isnan(x)] for e in range(2, 6)}
     order = (float(min(np.mean(los[2]), np.mean(los[3])) > max(np.mean(los[4]), np.mean(los[5])))
              if all(los.values()) else float("nan"))
-    return {"d2p_median": float(np.median(waits)) if waits else float("nan"), "los_order": order}
+    out = {"d2p_median": float(np.median(waits)) if waits else float("nan"), "los_order": order}
+    for e in range(1, 6):
+        decided = [(p, r) for p in probes for r in p._visits() if r["esi"] == e and p.decided(r)]
+        out[f"admit_esi{e}"] = (100.0 * sum(p.admitted(r) for p, r in decided) / len(decided)
+                                if decided else float("nan"))
+    return out
