@@ -63,9 +63,10 @@ STATS: tuple[Stat, ...] = (
          checked="2nd / K", pooled=True,
          if_outside=("dispatchr-20 has 6 units at 6 stations for 20 nodes: the nearest station is "
                      "2-3 seed minutes (x1.75) from most nodes, the second nearest 8-10. With 4 "
-                     "calls a shift (warmup) the nearest unit is always free and the tail stays "
-                     "below 10 min; from learning on, the nearest unit is busy on a large share "
-                     "of calls (a call keeps a unit about an hour: scene, transport, 20-min "
+                     "calls a shift (warmup) the nearest unit is always free and the tail is "
+                     "about 8 min, at the band's fast edge; from learning on, the nearest unit "
+                     "is busy on a large share of calls (a call keeps a unit about an hour: "
+                     "scene, transport, 20-min "
                      "handover, drive home) and the tail is the second-nearest station's "
                      "distance, 15-25 min, or the queue (expert). The metro city (30 units at 20 "
                      "stations) is the dense urban system.")),
