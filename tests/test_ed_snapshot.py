@@ -20,9 +20,9 @@ GOLDEN = {
     ("heuristic", "surge", 11):
         "4fdf31ebba3024475066a70020cc04ecd397b75bbce4fd7e248027c90f814954",
     ("random", "mass_casualty", 5):
-        "ab15b9b320d24d13bc10616faa4f4da21db3738efd3fc195071587c71c0b6710",
+        "55cbf3dbfbaed1bcc44925cf8dea8d170d418982ed65c2432e9d20c296d9c898",
     ("churn", "ventilator_crisis", 3):
-        "4b401f103b8d9f17bb690ceb619fec00f29bd144140389af4333f9b0898e2109",
+        "e7de92b12287d97411240195c4cc882ad8f19e3ec1e1ea57cf946db10c94dc30",
     ("invalid_instead_of_wait", "icu_boarding", 2):
         "f0ef774f7cf1a376f6ac4e40f127c1cfff4b972a772b07b241f4816c98313444",
 }

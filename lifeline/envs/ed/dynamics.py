@@ -133,8 +133,8 @@ def _discharge(state: EDState, params: EDParams, patient: Patient, events: StepE
         return
     state.counters.early_discharges += 1
     events.early_discharge_severity += 6 - patient.true_acuity
-    if patient.returned:  # a repeat early discharge: fresh draws from the stream
-        u_death, u_return, u_delay = state.rng["returns"].random(3)
+    if patient.return_count:  # a repeat early discharge: the draws of the k-th return
+        u_death, u_return, u_delay = state.return_draws[patient.pid, patient.return_count - 1]
     else:
         u_death, u_return, u_delay = state.patient_draws[patient.pid, 2:5]
     if u_death < params.outside_death_prob[patient.true_acuity - 1]:
@@ -268,6 +268,7 @@ def admit_arrivals(state: EDState, params: EDParams) -> None:
             p.location, p.bed, p.admitted_tick = WAITING, -1, -1
             p.arrival_tick, p.progress_ticks, p.ticks_in_bed = state.tick, 0, 0
             p.returned = True
+            p.return_count += 1
             state.counters.returns += 1
             state.waiting.append(p)
     state.waiting.sort(key=sort_key)

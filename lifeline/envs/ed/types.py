@@ -56,6 +56,9 @@ class Patient:
     ticks_in_bed: int = 0
     returned: bool = False
     """This visit is a return after an early discharge."""
+    return_count: int = 0
+    """Returns so far: the early discharge in visit ``k + 1`` (``k >= 1``) uses
+    ``EDState.return_draws[pid, k - 1]``."""
 
     @property
     def observed_acuity(self) -> int:
@@ -132,7 +135,17 @@ class EDState(CoreState):
     patient_draws: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     """Per patient: ``[0]`` ventilator need and ``[1]`` extra ICU time on worsening to ESI 1,
     ``[2:5]`` outside death, return and return delay of the first early discharge."""
+    return_draws: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3)))
+    """``[pid, k - 1]``: outside death, return and return delay of the early discharge after the
+    patient's ``k``-th return (drawn up front from the ``returns`` stream, like every other draw,
+    so a batch kernel can replay them; :func:`max_returns` bounds ``k``)."""
     rng: dict[str, np.random.Generator] = field(default_factory=dict)
+
+
+def max_returns(horizon_ticks: int, min_delay_ticks: int) -> int:
+    """Most returns one patient can make in a shift: returns arrive at ticks ``1..horizon`` and
+    successive ones are at least ``max(1, min_delay_ticks)`` ticks apart."""
+    return horizon_ticks // max(1, min_delay_ticks) + 1
 
 
 # ----- semantic actions ------------------------------------------------------------------------
