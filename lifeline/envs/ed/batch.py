@@ -180,13 +180,16 @@ class EDBatch:
         n, k, p = self.num_envs, self.k, self.params
         shapes = {"PT": ((n, capacity, k.N_F), np.int32), "WL": ((n, capacity), np.int32),
                   "PR": ((n, capacity), np.int32),
-                  "HZ": ((n, capacity, p.horizon_ticks), np.uint8),
+                  "HZ": ((n, p.horizon_ticks, capacity), np.uint8),
                   "RD": ((n, capacity, self.tables.returns_bound + 1, 3), np.uint8)}
         for name, (shape, dtype) in shapes.items():
             new = np.zeros(shape, dtype=dtype)
             old = getattr(self, name, None)
             if old is not None:
-                new[:, : old.shape[1]] = old
+                if name == "HZ":
+                    new[:, :, : old.shape[2]] = old
+                else:
+                    new[:, : old.shape[1]] = old
             setattr(self, name, new)
         self.capacity = capacity
 
@@ -197,15 +200,19 @@ class EDBatch:
         tb, k = self.tables, self.k
         while True:
             rng = make_streams(seed, STREAMS)
-            pids = k.generate(i, rng["arrivals"], rng["patients"], rng["deterioration"],
-                              rng["returns"], self.S, self.PT, self.HZ, self.RD, self.GB,
-                              self.IB, self.WL, self.PR, self.sched, tb.pi, tb.pf, tb.lam,
-                              tb.cdf_mix, tb.cdf_mci, tb.icu_prob, tb.vent_prob, tb.treat_mu,
-                              tb.hz_th, tb.out_th, tb.vent_prob, tb.cond_los, tb.ret_prob,
-                              tb.ret_lo, tb.ret_hi)
+            pids = k.generate(i, rng["arrivals"], rng["patients"], self.S, self.PT, self.GB,
+                              self.IB, self.sched, tb.pi, tb.pf, tb.lam, tb.cdf_mix, tb.cdf_mci,
+                              tb.icu_prob, tb.vent_prob, tb.treat_mu)
             if pids >= 0:
                 break
             self._alloc_patients(max(-pids, int(self.capacity * 1.25)))
+        det = rng["deterioration"]
+        hz = det.random((pids, self.params.horizon_ticks))  # EDState.hazard_draws
+        pd = det.random((pids, 5))  # EDState.patient_draws
+        rd = rng["returns"].random((pids, tb.returns_bound, 3))  # EDState.return_draws
+        k.store_draws(i, hz, pd, rd, self.S, self.PT, self.HZ, self.RD, self.IB, self.WL,
+                      self.PR, self.sched, tb.pi, tb.pf, tb.hz_th, tb.out_th, tb.vent_prob,
+                      tb.cond_los, tb.ret_prob, tb.ret_lo, tb.ret_hi)
         self.seeds[i] = seed
         self.ret[i] = 0.0
         self._observe(i)

@@ -17,7 +17,7 @@ small and fast without changing any decision:
 Layout: ``S[env, field]`` holds the per-environment integers (clock, counters), ``PT[env, pid,
 field]`` one row of integers per patient (``F_*`` columns), ``GB``/``IB`` the pid in each general /
 ICU bed (-1 = empty), ``WL`` the waiting room's pids in its sorted order, ``PR`` the pids with a
-pending return, ``HZ[env, pid, tick]`` the hazard ranks, ``RD[env, pid, k]`` the (outside-death
+pending return, ``HZ[env, tick, pid]`` the hazard ranks, ``RD[env, pid, k]`` the (outside-death
 rank, returns flag, delay ticks) of the early discharge after ``k`` returns.
 """
 
@@ -58,12 +58,12 @@ MAX_HOURS = 72.0
 
 
 # ================================ generator.py =====================================================
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hours_to_ticks(hours: float, tick_minutes: float) -> int:
     return max(1, round(hours * 60.0 / tick_minutes))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _triage_error(acuity, rng, pf):  # type: ignore[no-untyped-def]
     if acuity <= 2:
         return 1 if rng.random() < pf[PF_MIS2] else 0
@@ -73,7 +73,7 @@ def _triage_error(acuity, rng, pf):  # type: ignore[no-untyped-def]
     return error if 1 <= acuity + error <= 5 else -error
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def make_patient(row, pid, tick, acuity, condition, rng, pf, icu_prob, vent_prob,  # type: ignore[no-untyped-def]
                  treat_mu):
     """``generator.make_patient`` writing into ``row`` (``condition < 0`` draws it)."""
@@ -108,17 +108,18 @@ def make_patient(row, pid, tick, acuity, condition, rng, pf, icu_prob, vent_prob
     return pid
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choice(rng, cdf):  # type: ignore[no-untyped-def]
     """``Generator.choice(len(cdf), p=...)``: one uniform, ``searchsorted(cdf, u, 'right')``."""
     return np.searchsorted(cdf, rng.random(), side="right")
 
 
 @njit(cache=True)
-def generate(e, arrivals, patients, deterioration, returns, S, PT, HZ, RD, GB, IB, WL, PR, sched,  # type: ignore[no-untyped-def]
-             pi, pf, lam, cdf_mix, cdf_mci, icu_prob, vent_prob, treat_mu, hz_th, out_th,
-             cond_vent_prob, cond_los, ret_prob, ret_lo, ret_hi):
-    """``EDEnv.reset`` for env ``e``: schedule, boarders, the pre-drawn draws; returns pids."""
+def generate(e, arrivals, patients, S, PT, GB, IB, sched, pi, pf, lam, cdf_mix, cdf_mci,  # type: ignore[no-untyped-def]
+             icu_prob, vent_prob, treat_mu):
+    """``EDEnv.reset`` for env ``e`` up to the bulk draws: the patient stream
+    (``generate_schedule``) and the boarders (``initial_icu``); returns the number of pids
+    (negative: the patient arrays are too small for that many)."""
     T = pi[PI_T]
     tick_hours = pf[PF_TICK_HOURS]
     counts = np.empty(T, dtype=np.int64)
@@ -134,7 +135,7 @@ def generate(e, arrivals, patients, deterioration, returns, S, PT, HZ, RD, GB, I
     for t in range(T):
         total += counts[t] + mci_per_tick[t]
     n_board = min(pi[PI_BOARDERS], pi[PI_I])
-    if total + n_board > PT.shape[1]:
+    if total + n_board > PT.shape[1] or total + n_board > 32767:
         return -(total + n_board)  # capacity too small: the caller grows the arrays and retries
     pid = 0
     for t in range(T):
@@ -169,40 +170,37 @@ def generate(e, arrivals, patients, deterioration, returns, S, PT, HZ, RD, GB, I
         row[F_ADMT] = 0
         row[F_ADMA] = row[F_ACU]
         row[F_TIB] = row[F_PROG]
-    pids = pid + n_board
-    # hazard_draws (pids x T) then patient_draws (pids x 5) from ``deterioration``
+    return pid + n_board
+
+
+@njit(cache=True)
+def store_draws(e, hz, pd, rd, S, PT, HZ, RD, IB, WL, PR, sched, pi, pf, hz_th, out_th,  # type: ignore[no-untyped-def]
+                cond_vent_prob, cond_los, ret_prob, ret_lo, ret_hi):
+    """The rest of ``EDEnv.reset`` for env ``e``: the pre-drawn uniforms (``hazard_draws``
+    ``hz``, ``patient_draws`` ``pd``, ``return_draws`` ``rd``, drawn in bulk by numpy) as ranks
+    and ticks, the boarders enter, tick 0's arrivals wait."""
+    pids, T = hz.shape
     n_th = hz_th.shape[0]
     top = hz_th[n_th - 1]
     for q in range(pids):
         for t in range(T):
-            u = deterioration.random()
-            HZ[e, q, t] = n_th if u >= top else np.searchsorted(hz_th, u, side="right")
+            u = hz[q, t]
+            HZ[e, t, q] = n_th if u >= top else np.searchsorted(hz_th, u, side="right")
     for q in range(pids):
-        u_vent = deterioration.random()
-        u_hours = deterioration.random()
         row = PT[e, q]
         c = row[F_COND]
-        row[F_WVENT] = u_vent < cond_vent_prob[c]
-        extra_hours = pf[PF_ICUH] * cond_los[c] * (0.5 + 0.5 * u_hours)
+        row[F_WVENT] = pd[q, 0] < cond_vent_prob[c]
+        extra_hours = pf[PF_ICUH] * cond_los[c] * (0.5 + 0.5 * pd[q, 1])
         row[F_WEXTRA] = round(extra_hours * 60.0 / pf[PF_TICKMIN])
-        u_death = deterioration.random()
-        u_return = deterioration.random()
-        u_delay = deterioration.random()
-        _store_discharge(RD, e, q, 0, u_death, u_return, u_delay, out_th, ret_prob, ret_lo,
+        _store_discharge(RD, e, q, 0, pd[q, 2], pd[q, 3], pd[q, 4], out_th, ret_prob, ret_lo,
                          ret_hi, pf)
-    # return_draws (pids x R x 3) from ``returns``
-    for q in range(pids):
-        for k in range(pi[PI_R]):
-            u_death = returns.random()
-            u_return = returns.random()
-            u_delay = returns.random()
-            _store_discharge(RD, e, q, k + 1, u_death, u_return, u_delay, out_th, ret_prob,
-                             ret_lo, ret_hi, pf)
+        for k in range(rd.shape[1]):
+            _store_discharge(RD, e, q, k + 1, rd[q, k, 0], rd[q, k, 1], rd[q, k, 2], out_th,
+                             ret_prob, ret_lo, ret_hi, pf)
     # boarders enter (EDEnv.reset)
-    for i in range(n_board):
-        b = pid + i
+    for b in range(sched[e, T], pids):
         row = PT[e, b]
-        IB[e, i] = b
+        IB[e, row[F_BED]] = b
         if row[F_NVENT] and S[e, S_VENT] < pi[PI_V]:
             row[F_VENTD] = 1
             S[e, S_VENT] += 1
@@ -210,10 +208,9 @@ def generate(e, arrivals, patients, deterioration, returns, S, PT, HZ, RD, GB, I
         S[e, C_CRITICAL] += row[F_EVERC]
     S[e, S_NPIDS] = pids
     admit_arrivals(e, S, PT, WL, PR, sched, pi)
-    return pids
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _store_discharge(RD, e, q, k, u_death, u_return, u_delay, out_th, ret_prob, ret_lo,  # type: ignore[no-untyped-def]
                      ret_hi, pf):
     RD[e, q, k, 0] = np.searchsorted(out_th, u_death, side="right")
@@ -233,27 +230,28 @@ def ready(row):  # type: ignore[no-untyped-def]
     return row[F_PROG] >= row[F_TREAT]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sort_waiting(e, S, PT, WL):  # type: ignore[no-untyped-def]
-    """Insertion sort of the waiting room by (observed acuity, arrival tick, pid)."""
+    """Sort the waiting room by (observed acuity, arrival tick, pid): insertion sort of packed
+    integer keys (the room is nearly sorted: only arrivals and worsened patients move)."""
     n = S[e, S_NWAIT]
-    for i in range(1, n):
+    keys = np.empty(n, dtype=np.int64)
+    for i in range(n):
         q = WL[e, i]
-        kq0 = observed_acuity(PT[e, q])
-        kq1 = PT[e, q, F_ARR]
+        keys[i] = ((observed_acuity(PT[e, q]) << 42) | (np.int64(PT[e, q, F_ARR]) << 21)
+                   | np.int64(q))
+    for i in range(1, n):
+        k = keys[i]
         j = i - 1
-        while j >= 0:
-            r = WL[e, j]
-            kr0 = observed_acuity(PT[e, r])
-            if kr0 < kq0 or (kr0 == kq0 and (PT[e, r, F_ARR] < kq1
-                                             or (PT[e, r, F_ARR] == kq1 and r < q))):
-                break
-            WL[e, j + 1] = r
+        while j >= 0 and keys[j] > k:
+            keys[j + 1] = keys[j]
             j -= 1
-        WL[e, j + 1] = q
+        keys[j + 1] = k
+    for i in range(n):
+        WL[e, i] = keys[i] & 0x1FFFFF
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _place(e, q, location, S, PT, GB, IB):  # type: ignore[no-untyped-def]
     ward = GB if location == GENERAL else IB
     bed = 0
@@ -264,7 +262,7 @@ def _place(e, q, location, S, PT, GB, IB):  # type: ignore[no-untyped-def]
     PT[e, q, F_BED] = bed
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _vacate(e, q, S, PT, GB, IB):  # type: ignore[no-untyped-def]
     ward = GB if PT[e, q, F_LOC] == GENERAL else IB
     ward[e, PT[e, q, F_BED]] = -1
@@ -275,13 +273,13 @@ def _vacate(e, q, S, PT, GB, IB):  # type: ignore[no-untyped-def]
     PT[e, q, F_BED] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _close_wait(e, q, end, S, PT):  # type: ignore[no-untyped-def]
     S[e, C_WAITSUM] += end - PT[e, q, F_ARR]
     S[e, C_WAITS] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _remove_waiting(e, q, S, WL):  # type: ignore[no-untyped-def]
     n = S[e, S_NWAIT]
     i = 0
@@ -292,7 +290,7 @@ def _remove_waiting(e, q, S, WL):  # type: ignore[no-untyped-def]
     S[e, S_NWAIT] = n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def use_slot(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen,  # type: ignore[no-untyped-def]
              out_j):
     S[e, S_ACT] += 1
@@ -301,7 +299,7 @@ def use_slot(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worse
                      out_j)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_action(e, a, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen,  # type: ignore[no-untyped-def]
                  out_j, offs):
     """``dynamics.apply_action`` for a valid encoded action ``a``."""
@@ -343,7 +341,7 @@ def apply_action(e, a, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, t
     use_slot(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen, out_j)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _discharge(e, q, S, PT, GB, IB, PR, RD, ev, out_j):  # type: ignore[no-untyped-def]
     _vacate(e, q, S, PT, GB, IB)
     row = PT[e, q]
@@ -388,7 +386,7 @@ def hazard_slot(row):  # type: ignore[no-untyped-def]
     return 3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _worsen(e, q, PT, pi):  # type: ignore[no-untyped-def]
     row = PT[e, q]
     row[F_ACU] -= 1
@@ -401,7 +399,7 @@ def _worsen(e, q, PT, pi):  # type: ignore[no-untyped-def]
         row[F_TREAT] += pi[PI_TWOHOURS]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _die(e, q, S, PT, GB, IB, WL, ev):  # type: ignore[no-untyped-def]
     S[e, C_DEATHS] += 1
     S[e, C_CDEATHS] += PT[e, q, F_CRITA]
@@ -423,19 +421,7 @@ def finish_shift(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_w
                      out_j)
 
 
-@njit(cache=True)
-def _hazard(e, q, t, S, PT, GB, IB, WL, HZ, ev, pi, th_death, th_worsen):  # type: ignore[no-untyped-def]
-    row = PT[e, q]
-    slot = hazard_slot(row)
-    c = row[F_COND]
-    if row[F_ACU] == 1:
-        if HZ[e, q, t] <= th_death[slot, c]:
-            _die(e, q, S, PT, GB, IB, WL, ev)
-    elif HZ[e, q, t] <= th_worsen[row[F_ACU], slot, c]:
-        _worsen(e, q, PT, pi)
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def advance_tick(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen,  # type: ignore[no-untyped-def]
                  out_j):
     """``dynamics.advance_tick``: care, hazards, LWBS, waiting penalties, then arrivals."""
@@ -455,9 +441,10 @@ def advance_tick(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_w
     S[e, C_ICUT] += n_icu
     S[e, C_VENTT] += S[e, S_VENT]
     t = S[e, S_TICK]
-    # care progresses for everyone in a bed; remember who is at risk (in a bed and not ready)
-    at_risk = np.empty(G + I, dtype=np.int64)
-    n_risk = 0
+    # care progresses for everyone in a bed; who is at risk (not ready) meets the hazard draw
+    n = S[e, S_NWAIT]
+    hits = np.empty(n + G + I, dtype=np.int64)
+    n_hits = 0
     for b in range(G + I):
         q = GB[e, b] if b < G else IB[e, b - G]
         if q < 0:
@@ -469,47 +456,53 @@ def advance_tick(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_w
             if correct_care(row):
                 row[F_PROG] += 1
             if not ready(row):
-                at_risk[n_risk] = q
-                n_risk += 1
-    # waiting patients first (as in the scalar list), then beds: order does not change outcomes
-    n = S[e, S_NWAIT]
-    i = 0
-    while i < n:
-        q = WL[e, i]
-        _hazard(e, q, t, S, PT, GB, IB, WL, HZ, ev, pi, th_death, th_worsen)
-        if S[e, S_NWAIT] < n:  # died: the list shifted left
-            n = S[e, S_NWAIT]
-        else:
-            i += 1
-    for j in range(n_risk):
-        _hazard(e, at_risk[j], t, S, PT, GB, IB, WL, HZ, ev, pi, th_death, th_worsen)
-    # leaving without being seen
-    i = 0
-    n = S[e, S_NWAIT]
-    w = 0
+                acu = row[F_ACU]
+                slot = hazard_slot(row)
+                h = HZ[e, t, q]
+                if h <= (th_death[slot, row[F_COND]] if acu == 1
+                         else th_worsen[acu, slot, row[F_COND]]):
+                    hits[n_hits] = q
+                    n_hits += 1
+    # waiting patients (location factor 1): decisions first, effects after (each patient's fate
+    # depends only on its own state and draw, so this order gives the scalar loop's outcome)
     for i in range(n):
         q = WL[e, i]
-        row = PT[e, q]
-        if row[F_ACU] >= 4 and t - row[F_ARR] >= row[F_PATI]:
+        acu = PT[e, q, F_ACU]
+        h = HZ[e, t, q]
+        if h <= (th_death[0, PT[e, q, F_COND]] if acu == 1
+                 else th_worsen[acu, 0, PT[e, q, F_COND]]):
+            hits[n_hits] = q
+            n_hits += 1
+    for j in range(n_hits):
+        q = hits[j]
+        if PT[e, q, F_ACU] == 1:
+            _die(e, q, S, PT, GB, IB, WL, ev)
+        else:
+            _worsen(e, q, PT, pi)
+    # leaving without being seen; waiting penalties
+    n = S[e, S_NWAIT]
+    w = 0
+    crit = 0
+    for i in range(n):
+        q = WL[e, i]
+        acu = PT[e, q, F_ACU]
+        if acu >= 4 and t - PT[e, q, F_ARR] >= PT[e, q, F_PATI]:
             _close_wait(e, q, t + 1, S, PT)
-            row[F_LOC] = GONE
+            PT[e, q, F_LOC] = GONE
             S[e, C_LWBS] += 1
             ev[E_LWBS] += 1
         else:
             WL[e, w] = q
             w += 1
+            crit += acu <= 2
     S[e, S_NWAIT] = w
-    crit = 0
-    for i in range(w):
-        if PT[e, WL[e, i], F_ACU] <= 2:
-            crit += 1
     ev[E_WCRIT] += crit
     ev[E_WOTHER] += w - crit
     S[e, S_TICK] = t + 1
     admit_arrivals(e, S, PT, WL, PR, sched, pi)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def admit_arrivals(e, S, PT, WL, PR, sched, pi):  # type: ignore[no-untyped-def]
     """Move this tick's scheduled arrivals and due returns into the waiting room."""
     t = S[e, S_TICK]
@@ -570,7 +563,7 @@ def admit_arrivals(e, S, PT, WL, PR, sched, pi):  # type: ignore[no-untyped-def]
 
 
 # ================================ rules.py =========================================================
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _free(ward, e, size):  # type: ignore[no-untyped-def]
     for b in range(size):
         if ward[e, b] < 0:
@@ -578,7 +571,7 @@ def _free(ward, e, size):  # type: ignore[no-untyped-def]
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_valid(e, a, S, PT, GB, IB, pi, offs):  # type: ignore[no-untyped-def]
     """``rules.validate(...) is None`` for the encoded action ``a`` (any integer)."""
     if a < 0 or a >= pi[PI_A]:
@@ -603,7 +596,7 @@ def is_valid(e, a, S, PT, GB, IB, pi, offs):  # type: ignore[no-untyped-def]
     return IB[e, a - offs[OFF_DIS_I]] >= 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def action_mask(e, S, PT, GB, IB, pi, offs, mask):  # type: ignore[no-untyped-def]
     """``rules.action_mask`` into ``mask[e]``."""
     m = mask[e]
@@ -631,7 +624,7 @@ def action_mask(e, S, PT, GB, IB, pi, offs, mask):  # type: ignore[no-untyped-de
 
 
 # ================================ observation.py ===================================================
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bed_rows(e, ward, size, PT, hpt, out):  # type: ignore[no-untyped-def]
     for b in range(size):
         q = ward[e, b]
@@ -647,7 +640,7 @@ def _bed_rows(e, ward, size, PT, hpt, out):  # type: ignore[no-untyped-def]
             o[4] = row[F_VENTD]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def observe(e, S, PT, GB, IB, WL, pi, pf, o_gen, o_icu, o_vent, o_queue, o_time, o_totals):  # type: ignore[no-untyped-def]
     """``observation.observe`` into row ``e`` of the batch arrays."""
     hpt = pf[PF_HPT]
@@ -675,7 +668,7 @@ def observe(e, S, PT, GB, IB, WL, pi, pf, o_gen, o_icu, o_vent, o_queue, o_time,
 
 
 # ================================ env.py / core step ================================================
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def survival(e, S, return_harm):  # type: ignore[no-untyped-def]
     n = S[e, C_PATIENTS]
     if n == 0:
