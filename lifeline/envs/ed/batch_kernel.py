@@ -58,12 +58,12 @@ MAX_HOURS = 72.0
 
 
 # ================================ generator.py =====================================================
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _hours_to_ticks(hours: float, tick_minutes: float) -> int:
     return max(1, round(hours * 60.0 / tick_minutes))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _triage_error(acuity, rng, pf):  # type: ignore[no-untyped-def]
     if acuity <= 2:
         return 1 if rng.random() < pf[PF_MIS2] else 0
@@ -73,7 +73,7 @@ def _triage_error(acuity, rng, pf):  # type: ignore[no-untyped-def]
     return error if 1 <= acuity + error <= 5 else -error
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def make_patient(row, pid, tick, acuity, condition, rng, pf, icu_prob, vent_prob,  # type: ignore[no-untyped-def]
                  treat_mu):
     """``generator.make_patient`` writing into ``row`` (``condition < 0`` draws it)."""
@@ -108,7 +108,7 @@ def make_patient(row, pid, tick, acuity, condition, rng, pf, icu_prob, vent_prob
     return pid
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _choice(rng, cdf):  # type: ignore[no-untyped-def]
     """``Generator.choice(len(cdf), p=...)``: one uniform, ``searchsorted(cdf, u, 'right')``."""
     return np.searchsorted(cdf, rng.random(), side="right")
@@ -210,7 +210,7 @@ def store_draws(e, hz, pd, rd, S, PT, HZ, RD, IB, WL, PR, sched, pi, pf, hz_th, 
     admit_arrivals(e, S, PT, WL, PR, sched, pi)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _store_discharge(RD, e, q, k, u_death, u_return, u_delay, out_th, ret_prob, ret_lo,  # type: ignore[no-untyped-def]
                      ret_hi, pf):
     RD[e, q, k, 0] = np.searchsorted(out_th, u_death, side="right")
@@ -230,7 +230,7 @@ def ready(row):  # type: ignore[no-untyped-def]
     return row[F_PROG] >= row[F_TREAT]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _sort_waiting(e, S, PT, WL):  # type: ignore[no-untyped-def]
     """Sort the waiting room by (observed acuity, arrival tick, pid): insertion sort of packed
     integer keys (the room is nearly sorted: only arrivals and worsened patients move)."""
@@ -290,7 +290,7 @@ def _remove_waiting(e, q, S, WL):  # type: ignore[no-untyped-def]
     S[e, S_NWAIT] = n - 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def use_slot(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen,  # type: ignore[no-untyped-def]
              out_j):
     S[e, S_ACT] += 1
@@ -299,7 +299,7 @@ def use_slot(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worse
                      out_j)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def apply_action(e, a, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen,  # type: ignore[no-untyped-def]
                  out_j, offs):
     """``dynamics.apply_action`` for a valid encoded action ``a``."""
@@ -341,7 +341,7 @@ def apply_action(e, a, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, t
     use_slot(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen, out_j)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _discharge(e, q, S, PT, GB, IB, PR, RD, ev, out_j):  # type: ignore[no-untyped-def]
     _vacate(e, q, S, PT, GB, IB)
     row = PT[e, q]
@@ -399,7 +399,7 @@ def _worsen(e, q, PT, pi):  # type: ignore[no-untyped-def]
         row[F_TREAT] += pi[PI_TWOHOURS]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _die(e, q, S, PT, GB, IB, WL, ev):  # type: ignore[no-untyped-def]
     S[e, C_DEATHS] += 1
     S[e, C_CDEATHS] += PT[e, q, F_CRITA]
@@ -421,7 +421,7 @@ def finish_shift(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_w
                      out_j)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def advance_tick(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen,  # type: ignore[no-untyped-def]
                  out_j):
     """``dynamics.advance_tick``: care, hazards, LWBS, waiting penalties, then arrivals."""
@@ -502,7 +502,7 @@ def advance_tick(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_w
     admit_arrivals(e, S, PT, WL, PR, sched, pi)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def admit_arrivals(e, S, PT, WL, PR, sched, pi):  # type: ignore[no-untyped-def]
     """Move this tick's scheduled arrivals and due returns into the waiting room."""
     t = S[e, S_TICK]
@@ -571,7 +571,7 @@ def _free(ward, e, size):  # type: ignore[no-untyped-def]
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def is_valid(e, a, S, PT, GB, IB, pi, offs):  # type: ignore[no-untyped-def]
     """``rules.validate(...) is None`` for the encoded action ``a`` (any integer)."""
     if a < 0 or a >= pi[PI_A]:
@@ -596,7 +596,7 @@ def is_valid(e, a, S, PT, GB, IB, pi, offs):  # type: ignore[no-untyped-def]
     return IB[e, a - offs[OFF_DIS_I]] >= 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def action_mask(e, S, PT, GB, IB, pi, offs, mask):  # type: ignore[no-untyped-def]
     """``rules.action_mask`` into ``mask[e]``."""
     m = mask[e]
@@ -624,7 +624,7 @@ def action_mask(e, S, PT, GB, IB, pi, offs, mask):  # type: ignore[no-untyped-de
 
 
 # ================================ observation.py ===================================================
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bed_rows(e, ward, size, PT, hpt, out):  # type: ignore[no-untyped-def]
     for b in range(size):
         q = ward[e, b]
@@ -640,7 +640,7 @@ def _bed_rows(e, ward, size, PT, hpt, out):  # type: ignore[no-untyped-def]
             o[4] = row[F_VENTD]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def observe(e, S, PT, GB, IB, WL, pi, pf, o_gen, o_icu, o_vent, o_queue, o_time, o_totals):  # type: ignore[no-untyped-def]
     """``observation.observe`` into row ``e`` of the batch arrays."""
     hpt = pf[PF_HPT]
@@ -668,7 +668,7 @@ def observe(e, S, PT, GB, IB, WL, pi, pf, o_gen, o_icu, o_vent, o_queue, o_time,
 
 
 # ================================ env.py / core step ================================================
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def survival(e, S, return_harm):  # type: ignore[no-untyped-def]
     n = S[e, C_PATIENTS]
     if n == 0:
