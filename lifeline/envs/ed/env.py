@@ -30,7 +30,7 @@ class EDEnv(Environment[EDState, EDAction]):
     """Triage and bed/ICU/ventilator allocation over one 24-hour shift (see README.md)."""
 
     name: ClassVar[str] = "ed"
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
 
     def __init__(self, scenario: str = "normal_day", params: EDParams | None = None) -> None:

@@ -39,6 +39,12 @@ class Patient:
     """Hidden: ticks of correct care needed before the patient is ready."""
     patience_ticks: int
     """Hidden: ticks an ESI 4-5 patient will wait before leaving unseen."""
+    needs_ward: bool = False
+    """Hidden (v2): admitted to an inpatient ward at the end of ED treatment (drawn at arrival;
+    never together with ICU need)."""
+    board_ticks: int = 0
+    """Hidden (v2): ticks a ward admission boards in its ED bed after treatment (0 if not a ward
+    admission); ``ready`` only once boarding is over."""
     ever_critical: bool = False
     """True acuity has been 1 or 2 at some point (dense reward only)."""
     critical_at_arrival: bool = False
@@ -66,8 +72,19 @@ class Patient:
         return 1 if level < 1 else 5 if level > 5 else level
 
     @property
-    def ready(self) -> bool:
+    def treatment_done(self) -> bool:
+        """Treatment complete (hazards stop); a ward admission then boards ``board_ticks``."""
         return self.progress_ticks >= self.treatment_ticks
+
+    @property
+    def ready(self) -> bool:
+        """Ready to leave: treatment complete and, for a ward admission, boarding over."""
+        return self.progress_ticks >= self.treatment_ticks + self.board_ticks
+
+    @property
+    def boarding(self) -> bool:
+        """Treated ward admission still waiting in its ED bed for the ward."""
+        return self.treatment_done and not self.ready
 
 
 @dataclass
@@ -77,7 +94,10 @@ class EDCounters:
     patients: int = 0
     """Distinct patients who have arrived (returns are not new patients)."""
     treated: int = 0
-    """Patients discharged with their treatment complete (each at most once)."""
+    """Patients discharged with their treatment complete (each at most once); ward admissions
+    count when they leave for the ward after boarding."""
+    ward_admissions: int = 0
+    """Treated patients who left for an inpatient ward (included in ``treated``, v2)."""
     deaths: int = 0
     """Deaths in the ED and outside it after an early discharge."""
     discharge_deaths: int = 0
@@ -123,7 +143,8 @@ class EDState(CoreState):
     waiting: list[Patient] = field(default_factory=list)
     """The whole waiting room, kept sorted by (observed acuity, arrival tick, pid)."""
     schedule: list[list[Patient]] = field(default_factory=list)
-    """Pre-generated arrivals per tick (the realised patient stream, identical for all policies)."""
+    """Pre-generated arrivals per tick (the realised patient stream, identical for all policies).
+    Arrivals of tick t enter the waiting room at tick t + ``EDParams.triage_ticks``."""
     returns: list[tuple[int, int, Patient]] = field(default_factory=list)
     """Pending returns after early discharge: (tick, pid, patient)."""
     counters: EDCounters = field(default_factory=EDCounters)
@@ -202,7 +223,8 @@ class StepDown(Action):
 
 @dataclass(frozen=True)
 class DischargeGeneral(Action):
-    """Discharge the patient in general bed `bed` (before `ready` it is an early discharge)."""
+    """Discharge the patient in general bed `bed` (before `ready` it is an early discharge; a
+    ready ward admission leaves for the ward)."""
 
     kind: ClassVar[str] = "discharge_general"
     bed: int = _slot("general bed index")
