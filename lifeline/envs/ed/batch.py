@@ -59,7 +59,7 @@ class Tables:
         max_delay = math.ceil(p.return_delay_hours[1] * 60.0 / p.tick_minutes)
         if max_delay > 255:
             raise ValueError("the batch ED stores return delays as uint8 ticks (<= 255)")
-        pi = np.zeros(14, dtype=np.int64)
+        pi = np.zeros(15, dtype=np.int64)
         pi[[k.PI_G, k.PI_I, k.PI_V, k.PI_Q, k.PI_T, k.PI_K, k.PI_A]] = (
             p.general_beds, p.icu_beds, p.ventilators, p.queue_slots, p.horizon_ticks,
             p.actions_per_tick, layout.total)
@@ -69,15 +69,20 @@ class Tables:
         pi[k.PI_MCILO], pi[k.PI_MCIHI] = p.mci_patients
         pi[k.PI_BOARDERS] = p.icu_boarders
         pi[k.PI_R] = self.returns_bound
+        pi[k.PI_TRIAGE] = p.triage_ticks
         self.pi = pi
-        pf = np.zeros(12, dtype=np.float64)
+        pf = np.zeros(15, dtype=np.float64)
         pf[k.PF_HPT] = p.tick_minutes / 60.0
         pf[k.PF_TICKMIN] = p.tick_minutes
         pf[k.PF_RESP] = p.respiratory_share
         pf[k.PF_MIS] = p.mistriage_prob
         pf[k.PF_MIS2] = min(1.0, 2.0 * p.mistriage_prob)
         pf[k.PF_TSIGMA] = p.treatment_sigma
-        pf[k.PF_PMU] = math.log(p.lwbs_patience_hours) - 0.3 * 0.3 / 2.0
+        psigma = p.lwbs_patience_sigma
+        pf[k.PF_PMU] = math.log(p.lwbs_patience_hours) - psigma * psigma / 2.0
+        pf[k.PF_PSIGMA] = psigma
+        pf[k.PF_ESI1ICU] = p.esi1_icu_prob
+        pf[k.PF_BSIGMA] = p.boarding_sigma
         pf[k.PF_MCIW0], pf[k.PF_MCIW1] = p.mci_window_hours
         pf[k.PF_ICUH] = p.icu_treatment_hours
         pf[k.PF_RETURN_HARM] = RETURN_HARM
@@ -100,6 +105,12 @@ class Tables:
                 treat_mu[a, c] = (math.log(p.general_treatment_hours[a - 1] * p.condition_los[c])
                                   - sigma * sigma / 2.0)
         self.treat_mu = treat_mu
+        bsigma = p.boarding_sigma
+        self.board_mu = np.zeros(6)
+        self.ward_prob = np.zeros(6)
+        for a in range(1, 6):
+            self.board_mu[a] = math.log(p.boarding_hours[a - 1]) - bsigma * bsigma / 2.0
+            self.ward_prob[a] = p.ward_admit_prob[a - 1]
         # hazard thresholds: dynamics.hazard_factor's location factors x condition profile
         slots = (1.0, p.no_vent_factor, p.treated_factor, p.under_care_factor)
         death = [[p.death_hazard_untreated * (f * p.condition_hazard[c]) for c in range(6)]
@@ -202,7 +213,7 @@ class EDBatch:
             rng = make_streams(seed, STREAMS)
             pids = k.generate(i, rng["arrivals"], rng["patients"], self.S, self.PT, self.GB,
                               self.IB, self.sched, tb.pi, tb.pf, tb.lam, tb.cdf_mix, tb.cdf_mci,
-                              tb.icu_prob, tb.vent_prob, tb.treat_mu)
+                              tb.icu_prob, tb.vent_prob, tb.treat_mu, tb.board_mu, tb.ward_prob)
             if pids >= 0:
                 break
             self._alloc_patients(max(-pids, int(self.capacity * 1.25)))

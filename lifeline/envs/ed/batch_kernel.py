@@ -31,13 +31,14 @@ from numba import njit
 # ----- per-environment integers S[env, .] --------------------------------------------------------
 S_TICK, S_ACT, S_VENT, S_NWAIT, S_NPEND, S_STEPS, S_INVALID, S_DONE, S_NPIDS = range(9)
 (C_PATIENTS, C_TREATED, C_DEATHS, C_DDEATHS, C_CRITICAL, C_CDEATHS, C_LWBS, C_EARLY, C_DHARMS,
- C_RETURNS, C_WAITSUM, C_WAITS, C_GENT, C_ICUT, C_VENTT, C_TICKS, C_ESTOP) = range(9, 26)
-N_S = 26
+ C_RETURNS, C_WAITSUM, C_WAITS, C_GENT, C_ICUT, C_VENTT, C_TICKS, C_ESTOP, C_WARD) = range(9, 27)
+N_S = 27
 
 # ----- per-patient integers PT[env, pid, .] ------------------------------------------------------
 (F_ARR, F_ACU, F_TERR, F_COND, F_NICU, F_NVENT, F_TREAT, F_PATI, F_EVERC, F_CRITA, F_ADMA, F_LOC,
- F_BED, F_ADMT, F_PROG, F_VENTD, F_TIB, F_RETD, F_RCOUNT, F_RTICK, F_WVENT, F_WEXTRA) = range(22)
-N_F = 22
+ F_BED, F_ADMT, F_PROG, F_VENTD, F_TIB, F_RETD, F_RCOUNT, F_RTICK, F_WVENT, F_WEXTRA, F_NWARD,
+ F_BOARD) = range(24)
+N_F = 24
 
 WAITING, GENERAL, ICU, GONE = 0, 1, 2, 3
 MINOR, RESPIRATORY, TRAUMA = 5, 1, 2
@@ -49,9 +50,9 @@ N_E = 9
 
 # ----- scalar parameters PF (floats) and PI (ints) ------------------------------------------------
 (PI_G, PI_I, PI_V, PI_Q, PI_T, PI_K, PI_A, PI_MAXSTEPS, PI_EARLYSTOP, PI_TWOHOURS, PI_MCILO,
- PI_MCIHI, PI_BOARDERS, PI_R) = range(14)
+ PI_MCIHI, PI_BOARDERS, PI_R, PI_TRIAGE) = range(15)
 (PF_HPT, PF_TICKMIN, PF_RESP, PF_MIS, PF_MIS2, PF_TSIGMA, PF_PMU, PF_MCIW0, PF_MCIW1,
- PF_ICUH, PF_RETURN_HARM, PF_TICK_HOURS) = range(12)
+ PF_ICUH, PF_RETURN_HARM, PF_TICK_HOURS, PF_ESI1ICU, PF_PSIGMA, PF_BSIGMA) = range(15)
 OFF_ADMIT_G, OFF_ADMIT_I, OFF_VENT, OFF_TRANSFER, OFF_STEPDOWN, OFF_DIS_G, OFF_DIS_I = range(7)
 
 MAX_HOURS = 72.0
@@ -75,7 +76,7 @@ def _triage_error(acuity, rng, pf):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def make_patient(row, pid, tick, acuity, condition, rng, pf, icu_prob, vent_prob,  # type: ignore[no-untyped-def]
-                 treat_mu):
+                 treat_mu, board_mu, ward_prob):
     """``generator.make_patient`` writing into ``row`` (``condition < 0`` draws it)."""
     if condition < 0:
         if acuity >= 4 and rng.random() < 0.7:
@@ -84,12 +85,18 @@ def make_patient(row, pid, tick, acuity, condition, rng, pf, icu_prob, vent_prob
             condition = RESPIRATORY
         else:
             condition = OTHER_CONDITIONS[rng.integers(0, 4)]
-    needs_icu = acuity == 1 or (acuity == 2 and rng.random() < icu_prob[condition])
+    if acuity == 1:
+        needs_icu = rng.random() < pf[PF_ESI1ICU]
+    else:
+        needs_icu = acuity == 2 and rng.random() < icu_prob[condition]
     needs_vent = needs_icu and rng.random() < vent_prob[condition]
     error = _triage_error(acuity, rng, pf)
     mu = treat_mu[0 if needs_icu else acuity, condition]
     treatment = _hours_to_ticks(rng.lognormal(mu, pf[PF_TSIGMA]), pf[PF_TICKMIN])
-    patience = _hours_to_ticks(rng.lognormal(pf[PF_PMU], 0.3), pf[PF_TICKMIN])
+    patience = _hours_to_ticks(rng.lognormal(pf[PF_PMU], pf[PF_PSIGMA]), pf[PF_TICKMIN])
+    u_ward = rng.random()  # v2: ward admission and boarding time, always two draws
+    board = _hours_to_ticks(rng.lognormal(board_mu[acuity], pf[PF_BSIGMA]), pf[PF_TICKMIN])
+    needs_ward = not needs_icu and u_ward < ward_prob[acuity]
     row[:] = 0
     row[F_ARR] = tick
     row[F_ACU] = acuity
@@ -99,6 +106,8 @@ def make_patient(row, pid, tick, acuity, condition, rng, pf, icu_prob, vent_prob
     row[F_NVENT] = needs_vent
     row[F_TREAT] = treatment
     row[F_PATI] = patience
+    row[F_NWARD] = needs_ward
+    row[F_BOARD] = board if needs_ward else 0
     row[F_EVERC] = acuity <= 2
     row[F_CRITA] = acuity <= 2
     row[F_LOC] = WAITING
@@ -116,7 +125,7 @@ def _choice(rng, cdf):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def generate(e, arrivals, patients, S, PT, GB, IB, sched, pi, pf, lam, cdf_mix, cdf_mci,  # type: ignore[no-untyped-def]
-             icu_prob, vent_prob, treat_mu):
+             icu_prob, vent_prob, treat_mu, board_mu, ward_prob):
     """``EDEnv.reset`` for env ``e`` up to the bulk draws: the patient stream
     (``generate_schedule``) and the boarders (``initial_icu``); returns the number of pids
     (negative: the patient arrays are too small for that many)."""
@@ -143,12 +152,12 @@ def generate(e, arrivals, patients, S, PT, GB, IB, sched, pi, pf, lam, cdf_mix, 
         for _ in range(counts[t]):
             acuity = _choice(patients, cdf_mix) + 1
             make_patient(PT[e, pid], pid, t, acuity, -1, patients, pf, icu_prob, vent_prob,
-                         treat_mu)
+                         treat_mu, board_mu, ward_prob)
             pid += 1
         for _ in range(mci_per_tick[t]):
             acuity = _choice(patients, cdf_mci) + 1
             make_patient(PT[e, pid], pid, t, acuity, TRAUMA, patients, pf, icu_prob, vent_prob,
-                         treat_mu)
+                         treat_mu, board_mu, ward_prob)
             pid += 1
     sched[e, T] = pid
     # initial_icu
@@ -160,8 +169,11 @@ def generate(e, arrivals, patients, S, PT, GB, IB, sched, pi, pf, lam, cdf_mix, 
         acuity = 1 if patients.random() < 0.4 else 2
         b = pid + i
         row = PT[e, b]
-        make_patient(row, b, 0, acuity, -1, patients, pf, icu_prob, vent_prob, treat_mu)
+        make_patient(row, b, 0, acuity, -1, patients, pf, icu_prob, vent_prob, treat_mu,
+                     board_mu, ward_prob)
         row[F_NICU] = 1
+        row[F_NWARD] = 0
+        row[F_BOARD] = 0
         row[F_TERR] = 0
         row[F_TREAT] = _hours_to_ticks(24.0 + 24.0 * patients.random(), pf[PF_TICKMIN])
         row[F_PROG] = _hours_to_ticks(4.0 + 8.0 * patients.random(), pf[PF_TICKMIN])
@@ -227,6 +239,11 @@ def observed_acuity(row):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, inline="always")
 def ready(row):  # type: ignore[no-untyped-def]
+    return row[F_PROG] >= row[F_TREAT] + row[F_BOARD]
+
+
+@njit(cache=True, inline="always")
+def treatment_done(row):  # type: ignore[no-untyped-def]
     return row[F_PROG] >= row[F_TREAT]
 
 
@@ -347,6 +364,7 @@ def _discharge(e, q, S, PT, GB, IB, PR, RD, ev, out_j):  # type: ignore[no-untyp
     row = PT[e, q]
     if ready(row):
         S[e, C_TREATED] += 1
+        S[e, C_WARD] += row[F_NWARD]
         ev[E_TREATED] += 1
         ev[E_TCRIT] += row[F_EVERC]
         return
@@ -393,6 +411,8 @@ def _worsen(e, q, PT, pi):  # type: ignore[no-untyped-def]
     row[F_EVERC] = row[F_EVERC] or row[F_ACU] <= 2
     if row[F_ACU] == 1 and not row[F_NICU]:
         row[F_NICU] = 1
+        row[F_NWARD] = 0
+        row[F_BOARD] = 0
         row[F_NVENT] = row[F_WVENT]
         row[F_TREAT] = row[F_PROG] + row[F_WEXTRA]
     else:
@@ -452,17 +472,16 @@ def advance_tick(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_w
         row = PT[e, q]
         row[F_TIB] += 1
         row[F_TERR] = 0
-        if not ready(row):
-            if correct_care(row):
-                row[F_PROG] += 1
-            if not ready(row):
-                acu = row[F_ACU]
-                slot = hazard_slot(row)
-                h = HZ[e, t, q]
-                if h <= (th_death[slot, row[F_COND]] if acu == 1
-                         else th_worsen[acu, slot, row[F_COND]]):
-                    hits[n_hits] = q
-                    n_hits += 1
+        if not ready(row) and correct_care(row):
+            row[F_PROG] += 1
+        if not treatment_done(row):
+            acu = row[F_ACU]
+            slot = hazard_slot(row)
+            h = HZ[e, t, q]
+            if h <= (th_death[slot, row[F_COND]] if acu == 1
+                     else th_worsen[acu, slot, row[F_COND]]):
+                hits[n_hits] = q
+                n_hits += 1
     # waiting patients (location factor 1): decisions first, effects after (each patient's fate
     # depends only on its own state and draw, so this order gives the scalar loop's outcome)
     for i in range(n):
@@ -507,8 +526,9 @@ def admit_arrivals(e, S, PT, WL, PR, sched, pi):  # type: ignore[no-untyped-def]
     """Move this tick's scheduled arrivals and due returns into the waiting room."""
     t = S[e, S_TICK]
     n = S[e, S_NWAIT]
-    if t < pi[PI_T]:
-        for q in range(sched[e, t], sched[e, t + 1]):
+    arrived = t - pi[PI_TRIAGE]
+    if 0 <= arrived < pi[PI_T]:
+        for q in range(sched[e, arrived], sched[e, arrived + 1]):
             S[e, C_PATIENTS] += 1
             S[e, C_CRITICAL] += PT[e, q, F_CRITA]
             WL[e, n] = q
@@ -638,6 +658,7 @@ def _bed_rows(e, ward, size, PT, hpt, out):  # type: ignore[no-untyped-def]
             o[2] = min(row[F_TIB] * hpt, MAX_HOURS)
             o[3] = ready(row)
             o[4] = row[F_VENTD]
+            o[5] = treatment_done(row) and not ready(row)
 
 
 @njit(cache=True)
