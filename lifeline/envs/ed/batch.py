@@ -194,7 +194,7 @@ class EDBatch:
     def _alloc_patients(self, capacity: int) -> None:
         """(Re)allocate the per-patient arrays for ``capacity`` patients per env, keeping data."""
         n, k, p = self.num_envs, self.k, self.params
-        shapes = {"PT": ((n, capacity, k.N_F), np.int32), "WL": ((n, capacity), np.int32),
+        shapes = {"PT": ((n, capacity, k.N_F), np.int16), "WL": ((n, capacity), np.int32),
                   "PR": ((n, capacity), np.int32),
                   "HZ": ((n, p.horizon_ticks, capacity), np.uint8),
                   "RD": ((n, capacity, self.tables.returns_bound + 1, 3), np.uint8)}
@@ -208,6 +208,8 @@ class EDBatch:
                     new[:, : old.shape[1]] = old
             setattr(self, name, new)
         self.capacity = capacity
+        self.scratch = np.zeros(k.SCRATCH + capacity + p.general_beds + p.icu_beds + 16,
+                                dtype=np.int64)
 
     # ----- episode --------------------------------------------------------------------------
     def reset_env(self, i: int, seed: int) -> None:
@@ -228,7 +230,7 @@ class EDBatch:
         rd = rng["returns"].random((pids, tb.returns_bound, 3))  # EDState.return_draws
         k.store_draws(i, hz, pd, rd, self.S, self.PT, self.HZ, self.RD, self.IB, self.WL,
                       self.PR, self.sched, tb.pi, tb.pf, tb.hz_th, tb.out_th, tb.vent_prob,
-                      tb.cond_los, tb.ret_prob, tb.ret_lo, tb.ret_hi)
+                      tb.cond_los, tb.ret_prob, tb.ret_lo, tb.ret_hi, self.scratch)
         self.seeds[i] = seed
         self.ret[i] = 0.0
         self._observe(i)
@@ -251,7 +253,7 @@ class EDBatch:
                         tb.pf, tb.offs, tb.th_death, tb.th_worsen, tb.out_j, self.reward,
                         self.terminated, self.truncated, self.valid, self.info_ev, self.mask,
                         o["general_beds"], o["icu_beds"], o["ventilators"], o["queue"],
-                        o["time"], o["totals"])
+                        o["time"], o["totals"], self.scratch)
 
     # ----- grading ------------------------------------------------------------------------------
     def done(self, i: int) -> bool:
