@@ -18,6 +18,7 @@ fallback: the Python loop of scalar envs, ``SyncVectorEnv``, is that fallback an
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import gymnasium as gym
@@ -320,14 +321,17 @@ class EDVectorEnv(gym.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.nda
     ``_key`` masks): ``valid``, ``ticks``, ``deaths``, ``treated``, ``early_stopped``, and at the end
     of an episode ``score``, ``episode_return`` and the grade ``components``.
     ``action_masks()`` returns the boolean masks (N, A). ``copy=False`` returns the internal
-    observation buffers (overwritten by the next step) instead of copies.
+    observation buffers (overwritten by the next step) instead of copies. ``episode_seeds``
+    (an iterator) supplies every episode seed not given to ``reset`` (a trainer passes its
+    training-seed stream so no auto-reset can land on a held-out seed).
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
 
     def __init__(self, num_envs: int = 1, scenario: str | None = None,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-                 copy: bool = True, params: EDParams | None = None) -> None:
+                 copy: bool = True, params: EDParams | None = None,
+                 episode_seeds: Iterator[int] | None = None) -> None:
         from lifeline.adapters.gymnasium import observation_space
         from lifeline.envs.ed.env import EDEnv
 
@@ -347,10 +351,14 @@ class EDVectorEnv(gym.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.nda
         self._np_randoms: list[np.random.Generator | None] = [None] * num_envs
         self._autoreset = np.zeros(num_envs, dtype=np.bool_)
         self._started = False
+        self.episode_seeds = episode_seeds
 
     # ----- helpers ---------------------------------------------------------------------------
     def _episode_seed(self, i: int, seed: int | None) -> int:
-        """The next episode seed of env ``i`` (``LifelineGymEnv.reset``'s rule)."""
+        """The next episode seed of env ``i`` (``LifelineGymEnv.reset``'s rule, or the next value
+        of ``episode_seeds`` when given: e.g. training seeds only)."""
+        if self.episode_seeds is not None and seed is None:
+            return int(next(self.episode_seeds))
         if seed is not None:
             self._np_randoms[i], _ = seeding.np_random(seed)
             return int(seed)
