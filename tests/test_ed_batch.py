@@ -13,11 +13,11 @@ import pytest
 
 pytest.importorskip("numba")
 
-import lifeline  # noqa: E402,F401  (registers the Gymnasium ids)
-from lifeline.core.registry import spec  # noqa: E402
-from lifeline.envs.ed.batch import EDBatch, EDVectorEnv  # noqa: E402
-from lifeline.envs.ed.env import EDEnv  # noqa: E402
-from lifeline.envs.ed.params import SCENARIOS  # noqa: E402
+import lifeline  # noqa: F401  (registers the Gymnasium ids)
+from lifeline.core.registry import spec
+from lifeline.envs.ed.batch import EDBatch, EDVectorEnv
+from lifeline.envs.ed.env import EDEnv
+from lifeline.envs.ed.params import SCENARIOS
 
 GYM_ID = spec("ed").gym_id
 
@@ -128,7 +128,8 @@ def test_make_vec_returns_the_batch_env_with_batched_spaces() -> None:
     obs, info = venv.reset(seed=5)
     assert obs in venv.observation_space
     assert list(info["seed"]) == [5, 6, 7, 8]
-    masks = venv.unwrapped.action_masks()  # type: ignore[attr-defined]
+    masks = venv.unwrapped.action_masks()
+    assert isinstance(single.action_space, gym.spaces.Discrete)
     assert masks.shape == (4, single.action_space.n) and masks.dtype == np.bool_
     np.testing.assert_array_equal(obs["action_mask"], masks.astype(np.int8))
     actions = venv.action_space.sample()

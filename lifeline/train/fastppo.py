@@ -64,13 +64,20 @@ class FastPPOConfig:
     bc_epochs: int = 20
     bc_batch: int = 256
     bc_lr: float = 1e-3
+    dagger_rounds: int = 0
+    """After cloning: rounds of DAgger (the learner drives ``dagger_episodes`` episodes, the
+    heuristic labels the states it visits, the data are aggregated and refitted for
+    ``dagger_epochs``), so the clone also knows what to do where its own mistakes lead."""
+    dagger_episodes: int = 20
+    dagger_epochs: int = 6
 
 
 @dataclass
 class FastPPOResult:
     """What a run produced."""
 
-    points: list[dict[str, float]] = field(default_factory=list)
+    points: list[dict[str, Any]] = field(default_factory=list)
+    """``train_score`` is ``None`` until a training episode has ended."""
     target: float | None = None
     reached_at_cpu_s: float | None = None
     out_dir: Path | None = None
@@ -93,7 +100,7 @@ def make_agent(obs_dim: int, num_actions: int, hidden: int) -> Any:
         nn.init.constant_(lin.bias, 0.0)
         return lin
 
-    class Agent(nn.Module):  # type: ignore[misc,name-defined]
+    class Agent(nn.Module):  # type: ignore[name-defined]
         def __init__(self) -> None:
             super().__init__()
             self.critic = nn.Sequential(layer(obs_dim, hidden), nn.Tanh(),
@@ -125,15 +132,19 @@ class Featurizer:
 
 
 def collect_heuristic(scenario: str, episodes: int, seeds: Any, cfg: FastPPOConfig,
-                      featurize: Featurizer) -> tuple[np.ndarray, ...]:
-    """Features, masks, actions and discounted scaled returns of the heuristic's episodes."""
+                      featurize: Featurizer, driver: Any = None) -> tuple[np.ndarray, ...]:
+    """Features, masks, heuristic actions and discounted scaled returns of ``episodes`` episodes
+    driven by the heuristic (or by ``driver``, the learner's greedy policy: DAgger)."""
     from lifeline.agents import make_agent as make_baseline
     from lifeline.core.registry import make as make_core
     from lifeline.core.registry import spec
 
     env = make_core("ed", scenario)
     heuristic = make_baseline(spec("ed").reference, "ed")
-    xs, ms, acts, rets = [], [], [], []
+    xs: list[np.ndarray] = []
+    ms: list[np.ndarray] = []
+    acts: list[int] = []
+    rets: list[float] = []
     for _ in range(episodes):
         seed = next(seeds)
         state = env.reset(seed)
@@ -145,6 +156,8 @@ def collect_heuristic(scenario: str, episodes: int, seeds: Any, cfg: FastPPOConf
             ms.append(env.action_mask(state))
             action = heuristic.act(env, state)
             acts.append(action if isinstance(action, int) else env.encode(action))
+            if driver is not None:
+                action = driver(xs[-1], ms[-1])
             rewards.append(env.step(state, action).reward * cfg.reward_scale)
         ret, disc = 0.0, []
         for r in reversed(rewards):
@@ -156,13 +169,13 @@ def collect_heuristic(scenario: str, episodes: int, seeds: Any, cfg: FastPPOConf
 
 
 def behaviour_clone(agent: Any, data: tuple[np.ndarray, ...], cfg: FastPPOConfig,
-                    opt: Any) -> float:
+                    opt: Any, epochs: int | None = None) -> float:
     """Fit the actor to the heuristic's actions and the critic to its returns; accuracy."""
     torch = _torch()
     x, m, a, ret = (torch.from_numpy(d) for d in data)
     size = len(a)
     opt.param_groups[0]["lr"] = cfg.bc_lr
-    for _ in range(cfg.bc_epochs):
+    for _ in range(cfg.bc_epochs if epochs is None else epochs):
         perm = torch.randperm(size)
         for start in range(0, size, cfg.bc_batch):
             idx = perm[start:start + cfg.bc_batch]
@@ -241,6 +254,17 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
         t0 = time.process_time()
         data = collect_heuristic(scenario, cfg.bc_episodes, rng_seeds, cfg, featurize)
         accuracy = behaviour_clone(agent, data, cfg, opt)
+
+        def greedy(xf: np.ndarray, mf: np.ndarray) -> int:
+            with torch.no_grad():
+                return int(agent.logits(torch.from_numpy(xf[None]),
+                                        torch.from_numpy(mf[None])).argmax(-1)[0])
+
+        for _ in range(cfg.dagger_rounds):
+            more = collect_heuristic(scenario, cfg.dagger_episodes, rng_seeds, cfg, featurize,
+                                     driver=greedy)
+            data = tuple(np.concatenate([a, b]) for a, b in zip(data, more, strict=True))
+            accuracy = behaviour_clone(agent, data, cfg, opt, cfg.dagger_epochs)
         train_cpu += time.process_time() - t0
         say(json.dumps({"bc_samples": len(data[2]), "bc_accuracy": round(accuracy, 4),
                         "train_cpu_s": round(train_cpu, 2)}))
@@ -248,7 +272,7 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
     def checkpoint() -> bool:
         t0 = time.process_time()
         score = evaluate(agent, scenario, cfg.eval_episodes, featurize)
-        recent = float(np.mean(train_scores[-200:])) if train_scores else float("nan")
+        recent = float(np.mean(train_scores[-200:])) if train_scores else None
         point = {"train_cpu_s": round(train_cpu, 2), "env_steps": env_steps,
                  "eval_score": score, "train_score": recent,
                  "eval_cpu_s": round(time.process_time() - t0, 2)}
@@ -262,7 +286,7 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
         if train_cpu >= next_eval:
             if checkpoint():
                 break
-            next_eval += cfg.eval_every_s
+            next_eval = train_cpu + cfg.eval_every_s
         t0 = time.process_time()
         if cfg.anneal_lr:
             opt.param_groups[0]["lr"] = cfg.learning_rate * max(0.05, 1 - train_cpu / cpu_seconds)
@@ -350,7 +374,8 @@ def plot_curve(result: FastPPOResult, path: Path, scenario: str) -> bool:
     xs = [p["train_cpu_s"] for p in result.points]
     fig, ax = plt.subplots(figsize=(6, 3.6))
     ax.plot(xs, [p["eval_score"] for p in result.points], marker="o", label="greedy, held-out")
-    ax.plot(xs, [p["train_score"] for p in result.points], alpha=0.6, label="training episodes")
+    ax.plot(xs, [np.nan if p["train_score"] is None else p["train_score"]
+                 for p in result.points], alpha=0.6, label="training episodes")
     if result.target is not None:
         ax.axhline(result.target, color="k", ls="--", lw=1, label="heuristic")
     ax.set_xlabel("training CPU seconds")

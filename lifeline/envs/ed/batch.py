@@ -18,7 +18,7 @@ fallback: the Python loop of scalar envs, ``SyncVectorEnv``, is that fallback an
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -106,7 +106,8 @@ class Tables:
         treat_mu = np.zeros((6, 6))
         sigma = p.treatment_sigma
         for c in range(6):
-            treat_mu[0, c] = math.log(p.icu_treatment_hours * p.condition_los[c]) - sigma * sigma / 2.0
+            treat_mu[0, c] = (math.log(p.icu_treatment_hours * p.condition_los[c])
+                              - sigma * sigma / 2.0)
             for a in range(1, 6):
                 treat_mu[a, c] = (math.log(p.general_treatment_hours[a - 1] * p.condition_los[c])
                                   - sigma * sigma / 2.0)
@@ -154,6 +155,14 @@ def _cdf(p: Any) -> np.ndarray:
 
 class EDBatch:
     """N ED environments as arrays (see ``batch_kernel``'s docstring for the layout)."""
+
+    PT: np.ndarray
+    WL: np.ndarray
+    PR: np.ndarray
+    HZ: np.ndarray
+    RD: np.ndarray
+    scratch: np.ndarray
+    capacity: int
 
     def __init__(self, num_envs: int, scenario: str = "normal_day",
                  params: EDParams | None = None, capacity: int = 0) -> None:
@@ -318,8 +327,8 @@ class EDVectorEnv(gym.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.nda
     (Gymnasium's default: the step after an episode ends resets that env, its action is ignored,
     reward 0) or ``SAME_STEP`` (the ending step returns the next episode's first observation;
     the last one is in ``infos["final_obs"]``). ``infos`` carry per-env arrays (with Gymnasium's
-    ``_key`` masks): ``valid``, ``ticks``, ``deaths``, ``treated``, ``early_stopped``, and at the end
-    of an episode ``score``, ``episode_return`` and the grade ``components``.
+    ``_key`` masks): ``valid``, ``ticks``, ``deaths``, ``treated``, ``early_stopped``, and at the
+    end of an episode ``score``, ``episode_return`` and the grade ``components``.
     ``action_masks()`` returns the boolean masks (N, A). ``copy=False`` returns the internal
     observation buffers (overwritten by the next step) instead of copies. ``episode_seeds``
     (an iterator) supplies every episode seed not given to ``reset`` (a trainer passes its
@@ -387,7 +396,7 @@ class EDVectorEnv(gym.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.nda
         return self.batch.mask.copy()
 
     # ----- gymnasium API -------------------------------------------------------------------
-    def reset(self, *, seed: int | list[int | None] | None = None,
+    def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None,
               ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         n = self.num_envs

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="no-untyped-def"
 """numba kernel of the batch ED: ``dynamics.py``, ``rules.py``, ``observation.py`` and the
 generator, function by function, over N environments held as arrays.
 
@@ -24,9 +25,13 @@ rank, returns flag, delay ticks) of the early discharge after ``k`` returns.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit
+
+jit: Any = njit
+"""``numba.njit``, untyped here: the kernel functions take numba-typed arrays, no annotations."""
 
 # ----- per-environment integers S[env, .] --------------------------------------------------------
 S_TICK, S_ACT, S_VENT, S_NWAIT, S_NPEND, S_STEPS, S_INVALID, S_DONE, S_NPIDS = range(9)
@@ -62,14 +67,14 @@ OFF_ADMIT_G, OFF_ADMIT_I, OFF_VENT, OFF_TRANSFER, OFF_STEPDOWN, OFF_DIS_G, OFF_D
 MAX_HOURS = 72.0
 
 
-# ================================ generator.py =====================================================
-@njit(cache=True)
+# ================================ generator.py ===================================================
+@jit(cache=True)
 def _hours_to_ticks(hours: float, tick_minutes: float) -> int:
     return max(1, round(hours * 60.0 / tick_minutes))
 
 
-@njit(cache=True)
-def _triage_error(acuity, rng, pf):  # type: ignore[no-untyped-def]
+@jit(cache=True)
+def _triage_error(acuity, rng, pf):
     if acuity <= 2:
         return 1 if rng.random() < pf[PF_MIS2] else 0
     if rng.random() >= pf[PF_MIS]:
@@ -78,8 +83,8 @@ def _triage_error(acuity, rng, pf):  # type: ignore[no-untyped-def]
     return error if 1 <= acuity + error <= 5 else -error
 
 
-@njit(cache=True)
-def make_patient(row, pid, tick, acuity, condition, rng, pf, icu_prob, vent_prob,  # type: ignore[no-untyped-def]
+@jit(cache=True)
+def make_patient(row, pid, tick, acuity, condition, rng, pf, icu_prob, vent_prob,
                  treat_mu, board_mu, ward_prob):
     """``generator.make_patient`` writing into ``row`` (``condition < 0`` draws it)."""
     if condition < 0:
@@ -121,14 +126,14 @@ def make_patient(row, pid, tick, acuity, condition, rng, pf, icu_prob, vent_prob
     return pid
 
 
-@njit(cache=True)
-def _choice(rng, cdf):  # type: ignore[no-untyped-def]
+@jit(cache=True)
+def _choice(rng, cdf):
     """``Generator.choice(len(cdf), p=...)``: one uniform, ``searchsorted(cdf, u, 'right')``."""
     return np.searchsorted(cdf, rng.random(), side="right")
 
 
-@njit(cache=True)
-def generate(e, arrivals, patients, S, PT, GB, IB, sched, pi, pf, lam, cdf_mix, cdf_mci,  # type: ignore[no-untyped-def]
+@jit(cache=True)
+def generate(e, arrivals, patients, S, PT, GB, IB, sched, pi, pf, lam, cdf_mix, cdf_mci,
              icu_prob, vent_prob, treat_mu, board_mu, ward_prob):
     """``EDEnv.reset`` for env ``e`` up to the bulk draws: the patient stream
     (``generate_schedule``) and the boarders (``initial_icu``); returns the number of pids
@@ -189,8 +194,8 @@ def generate(e, arrivals, patients, S, PT, GB, IB, sched, pi, pf, lam, cdf_mix, 
     return pid + n_board
 
 
-@njit(cache=True, _nrt=False)
-def store_draws(e, hz, pd, rd, S, PT, HZ, RD, IB, WL, PR, sched, pi, pf, hz_th, out_th,  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False)
+def store_draws(e, hz, pd, rd, S, PT, HZ, RD, IB, WL, PR, sched, pi, pf, hz_th, out_th,
                 cond_vent_prob, cond_los, ret_prob, ret_lo, ret_hi, scr):
     """The rest of ``EDEnv.reset`` for env ``e``: the pre-drawn uniforms (``hazard_draws``
     ``hz``, ``patient_draws`` ``pd``, ``return_draws`` ``rd``, drawn in bulk by numpy) as ranks
@@ -199,7 +204,9 @@ def store_draws(e, hz, pd, rd, S, PT, HZ, RD, IB, WL, PR, sched, pi, pf, hz_th, 
     n_th = hz_th.shape[0]
     top = hz_th[n_th - 1]
     for q in range(pids):
-        for t in range(T):
+        # a patient meets hazards only once in the waiting room: ticks before its arrival (and
+        # triage) are never read, so only the later ones are converted (boarders: from 0)
+        for t in range(min(PT[e, q, F_ARR] + pi[PI_TRIAGE], T) if q < sched[e, T] else 0, T):
             u = hz[q, t]
             HZ[e, t, q] = n_th if u >= top else np.searchsorted(hz_th, u, side="right")
     for q in range(pids):
@@ -226,33 +233,33 @@ def store_draws(e, hz, pd, rd, S, PT, HZ, RD, IB, WL, PR, sched, pi, pf, hz_th, 
     admit_arrivals(e, S, PT, WL, PR, sched, pi, scr)
 
 
-@njit(cache=True, _nrt=False)
-def _store_discharge(RD, e, q, k, u_death, u_return, u_delay, out_th, ret_prob, ret_lo,  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False)
+def _store_discharge(RD, e, q, k, u_death, u_return, u_delay, out_th, ret_prob, ret_lo,
                      ret_hi, pf):
     RD[e, q, k, 0] = np.searchsorted(out_th, u_death, side="right")
     RD[e, q, k, 1] = u_return < ret_prob
     RD[e, q, k, 2] = math.ceil((ret_lo + (ret_hi - ret_lo) * u_delay) * 60.0 / pf[PF_TICKMIN])
 
 
-# ================================ dynamics.py ======================================================
-@njit(cache=True, _nrt=False, inline="always")
-def observed_acuity(row):  # type: ignore[no-untyped-def]
+# ================================ dynamics.py ====================================================
+@jit(cache=True, _nrt=False, inline="always")
+def observed_acuity(row):
     level = row[F_ACU] + row[F_TERR]
     return 1 if level < 1 else 5 if level > 5 else level
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def ready(row):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False, inline="always")
+def ready(row):
     return row[F_PROG] >= row[F_TREAT] + row[F_BOARD]
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def treatment_done(row):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False, inline="always")
+def treatment_done(row):
     return row[F_PROG] >= row[F_TREAT]
 
 
-@njit(cache=True, _nrt=False)
-def _sort_waiting(e, S, PT, WL, ev):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False)
+def _sort_waiting(e, S, PT, WL, ev):
     """Sort the waiting room by (observed acuity, arrival tick, pid): insertion sort of packed
     integer keys (the room is nearly sorted: only arrivals and worsened patients move)."""
     n = S[e, S_NWAIT]
@@ -272,8 +279,8 @@ def _sort_waiting(e, S, PT, WL, ev):  # type: ignore[no-untyped-def]
         WL[e, i] = keys[i] & 0x1FFFFF
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _place(e, q, location, S, PT, GB, IB):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False, inline="always")
+def _place(e, q, location, S, PT, GB, IB):
     ward = GB if location == GENERAL else IB
     bed = 0
     while ward[e, bed] != -1:
@@ -283,8 +290,8 @@ def _place(e, q, location, S, PT, GB, IB):  # type: ignore[no-untyped-def]
     PT[e, q, F_BED] = bed
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _vacate(e, q, S, PT, GB, IB):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False, inline="always")
+def _vacate(e, q, S, PT, GB, IB):
     ward = GB if PT[e, q, F_LOC] == GENERAL else IB
     ward[e, PT[e, q, F_BED]] = -1
     if PT[e, q, F_VENTD]:
@@ -294,14 +301,14 @@ def _vacate(e, q, S, PT, GB, IB):  # type: ignore[no-untyped-def]
     PT[e, q, F_BED] = -1
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _close_wait(e, q, end, S, PT):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False, inline="always")
+def _close_wait(e, q, end, S, PT):
     S[e, C_WAITSUM] += end - PT[e, q, F_ARR]
     S[e, C_WAITS] += 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _remove_waiting(e, q, S, WL):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False, inline="always")
+def _remove_waiting(e, q, S, WL):
     n = S[e, S_NWAIT]
     i = 0
     while WL[e, i] != q:
@@ -311,8 +318,8 @@ def _remove_waiting(e, q, S, WL):  # type: ignore[no-untyped-def]
     S[e, S_NWAIT] = n - 1
 
 
-@njit(cache=True, _nrt=False)
-def use_slot(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen,  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False)
+def use_slot(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen,
              out_j):
     S[e, S_ACT] += 1
     if S[e, S_ACT] >= pi[PI_K]:
@@ -320,8 +327,8 @@ def use_slot(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worse
                      out_j)
 
 
-@njit(cache=True, _nrt=False)
-def apply_action(e, a, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen,  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False)
+def apply_action(e, a, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen,
                  out_j, offs):
     """``dynamics.apply_action`` for a valid encoded action ``a``."""
     if a == 0:
@@ -354,16 +361,13 @@ def apply_action(e, a, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, t
             _vacate(e, q, S, PT, GB, IB)
             _place(e, q, GENERAL, S, PT, GB, IB)
     else:  # discharge_general / discharge_icu
-        if a < offs[OFF_DIS_I]:
-            q = GB[e, a - offs[OFF_DIS_G]]
-        else:
-            q = IB[e, a - offs[OFF_DIS_I]]
+        q = GB[e, a - offs[OFF_DIS_G]] if a < offs[OFF_DIS_I] else IB[e, a - offs[OFF_DIS_I]]
         _discharge(e, q, S, PT, GB, IB, PR, RD, ev, out_j)
     use_slot(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen, out_j)
 
 
-@njit(cache=True, _nrt=False)
-def _discharge(e, q, S, PT, GB, IB, PR, RD, ev, out_j):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False)
+def _discharge(e, q, S, PT, GB, IB, PR, RD, ev, out_j):
     _vacate(e, q, S, PT, GB, IB)
     row = PT[e, q]
     if ready(row):
@@ -388,15 +392,15 @@ def _discharge(e, q, S, PT, GB, IB, PR, RD, ev, out_j):  # type: ignore[no-untyp
         S[e, S_NPEND] += 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def correct_care(row):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False, inline="always")
+def correct_care(row):
     if row[F_LOC] == ICU:
         return row[F_VENTD] or not row[F_NVENT]
     return row[F_LOC] == GENERAL and not row[F_NICU]
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def hazard_slot(row):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False, inline="always")
+def hazard_slot(row):
     """``hazard_factor``'s location factor as an index: 0 waiting, 1 no ventilator, 2 correct
     care, 3 under care (ready patients are never at risk)."""
     if row[F_LOC] == WAITING:
@@ -408,8 +412,8 @@ def hazard_slot(row):  # type: ignore[no-untyped-def]
     return 3
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _worsen(e, q, PT, pi):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False, inline="always")
+def _worsen(e, q, PT, pi):
     row = PT[e, q]
     row[F_ACU] -= 1
     row[F_EVERC] = row[F_EVERC] or row[F_ACU] <= 2
@@ -423,8 +427,8 @@ def _worsen(e, q, PT, pi):  # type: ignore[no-untyped-def]
         row[F_TREAT] += pi[PI_TWOHOURS]
 
 
-@njit(cache=True, _nrt=False)
-def _die(e, q, S, PT, GB, IB, WL, ev):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False)
+def _die(e, q, S, PT, GB, IB, WL, ev):
     S[e, C_DEATHS] += 1
     S[e, C_CDEATHS] += PT[e, q, F_CRITA]
     ev[E_DEATHS] += 1
@@ -436,8 +440,8 @@ def _die(e, q, S, PT, GB, IB, WL, ev):  # type: ignore[no-untyped-def]
         _vacate(e, q, S, PT, GB, IB)
 
 
-@njit(cache=True, _nrt=False)
-def finish_shift(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen,  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False)
+def finish_shift(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen,
                  out_j):
     S[e, C_ESTOP] = S[e, S_TICK]
     while S[e, S_TICK] < pi[PI_T]:
@@ -445,19 +449,19 @@ def finish_shift(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_w
                      out_j)
 
 
-@njit(cache=True, _nrt=False)
-def advance_tick(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen,  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False)
+def advance_tick(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_worsen,
                  out_j):
     """``dynamics.advance_tick``: care, hazards, LWBS, waiting penalties, then arrivals."""
     ev[E_TICKS] += 1
     S[e, S_ACT] = 0
-    G, I = pi[PI_G], pi[PI_I]
+    G, NI = pi[PI_G], pi[PI_I]
     n_gen = 0
     n_icu = 0
     for b in range(G):
         if GB[e, b] >= 0:
             n_gen += 1
-    for b in range(I):
+    for b in range(NI):
         if IB[e, b] >= 0:
             n_icu += 1
     S[e, C_TICKS] += 1
@@ -467,9 +471,9 @@ def advance_tick(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_w
     t = S[e, S_TICK]
     # care progresses for everyone in a bed; who is at risk (not ready) meets the hazard draw
     n = S[e, S_NWAIT]
-    hits = ev[SCRATCH:SCRATCH + n + G + I]
+    hits = ev[SCRATCH:SCRATCH + n + G + NI]
     n_hits = 0
-    for b in range(G + I):
+    for b in range(G + NI):
         q = GB[e, b] if b < G else IB[e, b - G]
         if q < 0:
             continue
@@ -525,8 +529,8 @@ def advance_tick(e, S, PT, GB, IB, WL, PR, HZ, RD, sched, ev, pi, th_death, th_w
     admit_arrivals(e, S, PT, WL, PR, sched, pi, ev)
 
 
-@njit(cache=True, _nrt=False)
-def admit_arrivals(e, S, PT, WL, PR, sched, pi, ev):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False)
+def admit_arrivals(e, S, PT, WL, PR, sched, pi, ev):
     """Move this tick's scheduled arrivals and due returns into the waiting room."""
     t = S[e, S_TICK]
     n = S[e, S_NWAIT]
@@ -586,17 +590,17 @@ def admit_arrivals(e, S, PT, WL, PR, sched, pi, ev):  # type: ignore[no-untyped-
     _sort_waiting(e, S, PT, WL, ev)
 
 
-# ================================ rules.py =========================================================
-@njit(cache=True, _nrt=False, inline="always")
-def _free(ward, e, size):  # type: ignore[no-untyped-def]
-    for b in range(size):
+# ================================ rules.py =======================================================
+@jit(cache=True, _nrt=False, inline="always")
+def _free(ward, e, size):
+    for b in range(size):  # noqa: SIM110 - a plain loop compiles to the tightest code
         if ward[e, b] < 0:
             return True
     return False
 
 
-@njit(cache=True, _nrt=False)
-def is_valid(e, a, S, PT, GB, IB, pi, offs):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False)
+def is_valid(e, a, S, PT, GB, IB, pi, offs):
     """``rules.validate(...) is None`` for the encoded action ``a`` (any integer)."""
     if a < 0 or a >= pi[PI_A]:
         return False
@@ -620,22 +624,22 @@ def is_valid(e, a, S, PT, GB, IB, pi, offs):  # type: ignore[no-untyped-def]
     return IB[e, a - offs[OFF_DIS_I]] >= 0
 
 
-@njit(cache=True, _nrt=False)
-def action_mask(e, S, PT, GB, IB, pi, offs, mask):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False)
+def action_mask(e, S, PT, GB, IB, pi, offs, mask):
     """``rules.action_mask`` into ``mask[e]``."""
     m = mask[e]
     m[:] = False
     m[0] = True
-    G, I, Q = pi[PI_G], pi[PI_I], pi[PI_Q]
+    G, NI, Q = pi[PI_G], pi[PI_I], pi[PI_Q]
     free_g = _free(GB, e, G)
-    free_i = _free(IB, e, I)
+    free_i = _free(IB, e, NI)
     visible = min(S[e, S_NWAIT], Q)
     if free_g:
         m[offs[OFF_ADMIT_G]:offs[OFF_ADMIT_G] + visible] = True
     if free_i:
         m[offs[OFF_ADMIT_I]:offs[OFF_ADMIT_I] + visible] = True
     vent_free = S[e, S_VENT] < pi[PI_V]
-    for b in range(I):
+    for b in range(NI):
         q = IB[e, b]
         if q >= 0:
             m[offs[OFF_DIS_I] + b] = True
@@ -647,9 +651,9 @@ def action_mask(e, S, PT, GB, IB, pi, offs, mask):  # type: ignore[no-untyped-de
             m[offs[OFF_TRANSFER] + b] = free_i
 
 
-# ================================ observation.py ===================================================
-@njit(cache=True, _nrt=False)
-def _bed_rows(e, ward, size, PT, hpt, out):  # type: ignore[no-untyped-def]
+# ================================ observation.py =================================================
+@jit(cache=True, _nrt=False)
+def _bed_rows(e, ward, size, PT, hpt, out):
     for b in range(size):
         q = ward[e, b]
         o = out[e, b]
@@ -665,8 +669,8 @@ def _bed_rows(e, ward, size, PT, hpt, out):  # type: ignore[no-untyped-def]
             o[5] = treatment_done(row) and not ready(row)
 
 
-@njit(cache=True, _nrt=False)
-def observe(e, S, PT, GB, IB, WL, pi, pf, o_gen, o_icu, o_vent, o_queue, o_time, o_totals):  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False)
+def observe(e, S, PT, GB, IB, WL, pi, pf, o_gen, o_icu, o_vent, o_queue, o_time, o_totals):
     """``observation.observe`` into row ``e`` of the batch arrays."""
     hpt = pf[PF_HPT]
     _bed_rows(e, GB, pi[PI_G], PT, hpt, o_gen)
@@ -692,9 +696,9 @@ def observe(e, S, PT, GB, IB, WL, pi, pf, o_gen, o_icu, o_vent, o_queue, o_time,
     o_totals[e, 3] = S[e, C_LWBS]
 
 
-# ================================ env.py / core step ================================================
-@njit(cache=True, _nrt=False)
-def survival(e, S, return_harm):  # type: ignore[no-untyped-def]
+# ================================ env.py / core step =============================================
+@jit(cache=True, _nrt=False)
+def survival(e, S, return_harm):
     n = S[e, C_PATIENTS]
     if n == 0:
         return 1.0
@@ -702,8 +706,8 @@ def survival(e, S, return_harm):  # type: ignore[no-untyped-def]
     return 1.0 - min(harm / n, 1.0)
 
 
-@njit(cache=True, _nrt=False)
-def step_all(actions, skip, S, PT, GB, IB, WL, PR, HZ, RD, sched, ret, pi, pf, offs, th_death,  # type: ignore[no-untyped-def]
+@jit(cache=True, _nrt=False)
+def step_all(actions, skip, S, PT, GB, IB, WL, PR, HZ, RD, sched, ret, pi, pf, offs, th_death,
              th_worsen, out_j, rew, term, trunc, valid, info_ev, mask, o_gen, o_icu,
              o_vent, o_queue, o_time, o_totals, scr):
     """``Environment.step`` for every env not in ``skip``; then the mask and observation of all.
