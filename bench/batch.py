@@ -7,9 +7,11 @@ random legal actions chosen outside the timed region, ``rounds`` interleaved rou
 
 * ``scalar``: the core ``EDEnv`` — ``step`` only, and ``step + observe + action_mask`` (what the
   batch kernel does per env-step), and ``reset``;
-* ``batch[N]``: :class:`lifeline.envs.ed.batch.EDBatch` — the kernel call alone (``kernel``), and
-  with every finished env reset from a new seed (``with_resets``; ``reset_share`` of that time),
-  each as ratios to the scalar core's ``step + observe + action_mask`` and ``step`` only;
+* ``batch[N]``: :class:`lifeline.envs.ed.batch.EDBatch` — the kernel call alone (``kernel``, with
+  finished envs reset outside the clock), and the steady state with resets (``with_resets``: the
+  batch's measured per-env reset time spread over the random policy's episode length;
+  ``reset_share`` of that time), as ratios to the scalar core's ``step + observe + action_mask``
+  and ``step`` only;
 * ``vector[N]``: the Gymnasium faces — :class:`EDVectorEnv` (``gymnasium.make_vec``'s default
   for ``lifeline/ED``) vs Gymnasium's ``SyncVectorEnv`` over the scalar env (the Python loop), both
   with auto-reset, and their ratio.
@@ -66,13 +68,16 @@ def time_scalar(scenario: str, seconds: float, observe: bool) -> dict[str, float
             reset_time += time.process_time() - t0
             resets += 1
             mask = env.action_mask(state)
-    return {"steps_per_s": steps / busy, "reset_us": 1e6 * reset_time / max(resets, 1)}
+    return {"steps_per_s": steps / busy, "reset_us": 1e6 * reset_time / max(resets, 1),
+            "episode_steps": steps / max(resets, 1)}
 
 
-def time_batch(scenario: str, n: int, seconds: float) -> dict[str, float]:
+def time_batch(scenario: str, n: int, seconds: float, episode_steps: float) -> dict[str, float]:
     batch = EDBatch(n, scenario)
+    t0 = time.process_time()
     for i in range(n):
         batch.reset_env(i, i)
+    reset_us = 1e6 * (time.process_time() - t0) / n
     rng = np.random.default_rng(2)
     next_seed = n
     steps, kernel, resets = 0, 0.0, 0.0
@@ -88,9 +93,14 @@ def time_batch(scenario: str, n: int, seconds: float) -> dict[str, float]:
         kernel += t1 - t0
         resets += t2 - t1
         steps += n
+    # Steady state: every env resets once per episode (a short window at large N sees almost no
+    # episode end, so the measured mix would flatter the batch); reset cost per env-step =
+    # the batch's reset time / the random policy's episode length.
+    per_step = 1.0 / (steps / kernel)
+    reset_per_step = 1e-6 * reset_us / episode_steps
     return {"kernel_steps_per_s": steps / kernel,
-            "with_resets_steps_per_s": steps / (kernel + resets),
-            "reset_share": resets / (kernel + resets)}
+            "with_resets_steps_per_s": 1.0 / (per_step + reset_per_step),
+            "reset_share": reset_per_step / (per_step + reset_per_step), "reset_us": reset_us}
 
 
 def time_vector(make: Callable[[], Any], n: int, seconds: float) -> float:
@@ -129,8 +139,9 @@ def main() -> None:
     for _ in range(args.rounds):
         add("scalar_step", time_scalar(args.scenario, args.seconds, observe=False))
         add("scalar_step_observe", time_scalar(args.scenario, args.seconds, observe=True))
+        episode_steps = raw["scalar_step"][-1]["episode_steps"]
         for n in sizes:
-            add(f"batch_{n}", time_batch(args.scenario, n, args.seconds))
+            add(f"batch_{n}", time_batch(args.scenario, n, args.seconds, episode_steps))
             if not args.no_vector:
                 add(f"vector_{n}", time_vector(partial(EDVectorEnv, n, args.scenario), n,
                                                args.seconds))
@@ -151,7 +162,8 @@ def main() -> None:
         "load_avg_1m": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
         "scalar": {"step_steps_per_s": round(scalar_step),
                    "step_observe_mask_steps_per_s": round(scalar_obs),
-                   "reset_us": round(med("scalar_step", "reset_us"))},
+                   "reset_us": round(med("scalar_step", "reset_us")),
+                   "episode_steps_random_policy": round(med("scalar_step", "episode_steps"))},
         "batch": {}, "vector": {},
     }
     for n in sizes:
@@ -161,6 +173,7 @@ def main() -> None:
             "kernel_steps_per_s": round(kernel),
             "with_resets_steps_per_s": round(with_resets),
             "reset_share": round(med(f"batch_{n}", "reset_share"), 3),
+            "reset_us": round(med(f"batch_{n}", "reset_us")),
             "kernel_vs_scalar_step_observe_mask": round(kernel / scalar_obs, 1),
             "kernel_vs_scalar_step_only": round(kernel / scalar_step, 1),
             "with_resets_vs_scalar_step_observe_mask": round(with_resets / scalar_obs, 1),
