@@ -4,6 +4,8 @@
   (needs the ``viz`` extra); overlapping inputs are merged.
 * ``lifeline train ppo ENV --scenario S --timesteps N [--seed K] [--out DIR] [--set k=v]
   [--config FILE] [--resume] [--tensorboard DIR]`` — MaskablePPO (needs the ``train`` extra).
+* ``lifeline train fastppo ed --scenario S --cpu-seconds T [--target X] [--out DIR]`` — the
+  compact masked PPO on the batch ED (``lifeline.train.fastppo``; extras ``train`` and ``fast``).
 
 Heavy imports (torch, sb3, matplotlib) happen inside the commands so ``lifeline --help`` is fast;
 a missing extra is one ``Error:`` line naming it, checked before any work.
@@ -160,7 +162,60 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"trained {meta['timesteps']:,} steps in {meta['wall_s']:.0f} s; "
                    f"model: {result.model_path}; use --agents ppo:{result.out_dir}")
 
+    register_fastppo(train_app)
+
     from lifeline.cli_llm import register_grpo
 
     register_grpo(train_app)
     app.add_typer(train_app, name="train")
+
+
+def register_fastppo(train_app: typer.Typer) -> None:
+    """Add ``lifeline train fastppo`` (masked PPO on the batch ED kernel)."""
+
+    @train_app.command("fastppo")
+    @friendly_errors
+    def train_fastppo_cmd(
+        env: Annotated[str, typer.Argument(help="Environment (only 'ed' has a batch kernel).")
+                       ] = "ed",
+        scenario: Annotated[str, typer.Option("--scenario", "-s", help="Scenario.")] = "surge",
+        cpu_seconds: Annotated[float, typer.Option(
+            help="Training CPU seconds (process_time; evaluations excluded).")] = 120.0,
+        seed: Annotated[int, typer.Option(help="Run seed (a training seed).")] = 0,
+        out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")
+                       ] = Path("results/ed/fastppo"),
+        target: Annotated[float | None, typer.Option(
+            help="Score to reach (e.g. the heuristic's on the same held-out seeds); the curve "
+                 "records when it is first reached.")] = None,
+        stop_at_target: Annotated[bool, typer.Option(help="Stop once reached.")] = False,
+        sets: Annotated[list[str] | None, typer.Option(
+            "--set", metavar="KEY=VALUE",
+            help="Override a FastPPOConfig field (repeatable), e.g. --set num_envs=256.")] = None,
+    ) -> None:
+        """Masked PPO on the batch ED; writes curve.json, curve.png and model.pt."""
+        import dataclasses
+        import json
+
+        from lifeline.extras import require
+
+        if env != "ed":
+            raise UserError("only 'ed' has a batch kernel; use `lifeline train ppo` for others")
+        require("train", "lifeline train fastppo")
+        require("fast", "lifeline train fastppo")
+        from lifeline.train.fastppo import FastPPOConfig, train_fast_ppo
+
+        cfg = FastPPOConfig()
+        types = {f.name: f.type for f in dataclasses.fields(cfg)}
+        for item in sets or []:
+            key, _, value = item.partition("=")
+            if key not in types:
+                raise UserError(f"unknown FastPPOConfig field {key!r}; one of {', '.join(types)}")
+            current = getattr(cfg, key)
+            setattr(cfg, key, (value.lower() in ("1", "true", "yes")) if isinstance(current, bool)
+                    else type(current)(value))
+        result = train_fast_ppo(scenario, cpu_seconds, out, seed=seed, config=cfg,
+                                target=target, stop_at_target=stop_at_target,
+                                log=typer.echo)
+        best = max((p["eval_score"] for p in result.points), default=float("nan"))
+        typer.echo(json.dumps({"out": str(out), "best_eval_score": best,
+                               "reached_at_cpu_s": result.reached_at_cpu_s}))

@@ -21,6 +21,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "grpo": ("torch", "trl", "transformers", "datasets", "accelerate", "tokenizers"),
     "marl": ("pettingzoo",),
     "dist": ("ray",),
+    "fast": ("numba",),
 }
 """Extra name -> the importable modules it provides (kept in step with ``pyproject.toml``)."""
 
@@ -33,6 +34,8 @@ DESCRIPTIONS: dict[str, str] = {
     "grpo": "`lifeline train grpo` (TRL) and `hf:PATH` agents (local transformers models)",
     "marl": "evgrid's PettingZoo two-role face (`lifeline.envs.evgrid` ParallelEnv)",
     "dist": "Ray-based distributed evaluation",
+    "fast": "the batch ED kernel (`gymnasium.make_vec(\"lifeline/ED-v2\")`, "
+            "`lifeline train fastppo`)",
 }
 
 

@@ -187,7 +187,8 @@ def register_all() -> None:
         if s.gym_id not in gym.registry:
             gym.register(id=s.gym_id,
                          entry_point="lifeline.adapters.gymnasium:RegisteredGymEnv",
-                         vector_entry_point="lifeline.adapters.gymnasium:make_vector_env",
+                         vector_entry_point=(s.vector_entry_point
+                                             or "lifeline.adapters.gymnasium:make_vector_env"),
                          kwargs={"lifeline_env": s.name})
 
 

@@ -43,6 +43,9 @@ class EnvSpec:
     harm_metric: str = "deaths"
     """Grade metric counting harm (deaths, expected deaths, unmet critical need): no policy may
     score significantly higher than ``reference`` while causing significantly more of it."""
+    vector_entry_point: str = ""
+    """``"module:function"`` building the env's own ``gymnasium.vector.VectorEnv`` for
+    ``gymnasium.make_vec`` (e.g. a batch kernel); empty: the generic loop of scalar envs."""
 
     @property
     def default_scenario(self) -> str:

@@ -22,6 +22,7 @@ register(EnvSpec(
               "dump_the_dying", "icu_hoarding", "fifo", "lwbs_farming", "never_ventilate",
               "all_general", "ignore_retriage", "hold_ready", "invalid_instead_of_wait"),
     harm_metric="deaths",
+    vector_entry_point="lifeline.envs.ed.batch:make_vector_env",
 ))
 
 register(EnvSpec(

@@ -1,0 +1,388 @@
+"""A compact masked PPO (CleanRL-style, torch) that trains on the batch ED directly.
+
+``MaskablePPO`` over Gymnasium's ``SyncVectorEnv`` (``lifeline.train.ppo``) spends most of its
+time outside the environment (2.8k steps/s overall); this trainer is sized for throughput
+instead: the environment is :class:`lifeline.envs.ed.batch.EDVectorEnv` (the numba kernel, N
+envs per call, no copies), the policy a small MLP on the same ``log1p`` features as
+``lifeline.train.features`` (sorted observation keys, mask applied to the logits), one torch
+thread, large rollouts and few epochs. Training episodes use training seeds only (the vector
+env's ``episode_seeds``); the greedy policy is scored on the held-out evaluation seeds
+(``lifeline.eval.seeds.eval_seeds``) every ``eval_every_s`` CPU seconds of training, which gives
+the time-to-score curve. CPU time is ``time.process_time`` (all threads of this process), with the
+evaluations' own CPU time excluded from the training clock.
+
+``train_fast_ppo("surge", cpu_seconds=120, out_dir="results/ed/fastppo")`` writes
+``curve.json`` (config, points ``(train_cpu_s, env_steps, eval_score, train_score)``, the target
+and when it was first reached), ``curve.png`` (with the ``viz`` extra) and ``model.pt``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lifeline.eval.seeds import check_train_seed, eval_seeds, train_seed_stream
+from lifeline.train.features import MASK_KEY, feature_keys
+
+
+@dataclass
+class FastPPOConfig:
+    """Hyperparameters (sized for CPU throughput on the batch env)."""
+
+    num_envs: int = 128
+    """Environments stepped together (one batch-kernel call per step)."""
+    num_steps: int = 32
+    """Steps per environment per rollout (rollout = num_envs x num_steps transitions)."""
+    epochs: int = 2
+    minibatches: int = 4
+    learning_rate: float = 1e-3
+    anneal_lr: bool = False
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_coef: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: int = 128
+    reward_scale: float = 0.05
+    """Rewards are multiplied by this (the dense reward is in tens per step when patients die)."""
+    eval_every_s: float = 10.0
+    """CPU seconds of training between two evaluations of the greedy policy."""
+    eval_episodes: int = 30
+    threads: int = 1
+    """torch threads (1: the machine is shared; the env is single-threaded anyway)."""
+    bc_episodes: int = 0
+    """Warm start: behaviour cloning of the env's reference heuristic on this many training
+    episodes (masked cross-entropy, plus value regression on its discounted returns), on the
+    training clock (collection and fitting count as training CPU time)."""
+    bc_epochs: int = 20
+    bc_batch: int = 256
+    bc_lr: float = 1e-3
+    dagger_rounds: int = 0
+    """After cloning: rounds of DAgger (the learner drives ``dagger_episodes`` episodes, the
+    heuristic labels the states it visits, the data are aggregated and refitted for
+    ``dagger_epochs``), so the clone also knows what to do where its own mistakes lead."""
+    dagger_episodes: int = 20
+    dagger_epochs: int = 6
+
+
+@dataclass
+class FastPPOResult:
+    """What a run produced."""
+
+    points: list[dict[str, Any]] = field(default_factory=list)
+    """``train_score`` is ``None`` until a training episode has ended."""
+    target: float | None = None
+    reached_at_cpu_s: float | None = None
+    out_dir: Path | None = None
+
+
+def _torch() -> Any:
+    import torch
+
+    return torch
+
+
+def make_agent(obs_dim: int, num_actions: int, hidden: int) -> Any:
+    """Actor and critic MLPs (two tanh layers each), orthogonal init as in CleanRL."""
+    torch = _torch()
+    nn = torch.nn
+
+    def layer(i: int, o: int, std: float = 2 ** 0.5) -> Any:
+        lin = nn.Linear(i, o)
+        nn.init.orthogonal_(lin.weight, std)
+        nn.init.constant_(lin.bias, 0.0)
+        return lin
+
+    class Agent(nn.Module):  # type: ignore[name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.critic = nn.Sequential(layer(obs_dim, hidden), nn.Tanh(),
+                                        layer(hidden, hidden), nn.Tanh(), layer(hidden, 1, 1.0))
+            self.actor = nn.Sequential(layer(obs_dim, hidden), nn.Tanh(),
+                                       layer(hidden, hidden), nn.Tanh(),
+                                       layer(hidden, num_actions, 0.01))
+
+        def value(self, x: Any) -> Any:
+            return self.critic(x).squeeze(-1)
+
+        def logits(self, x: Any, mask: Any) -> Any:
+            return self.actor(x).masked_fill(~mask, -1e9)
+
+    return Agent()
+
+
+class Featurizer:
+    """``lifeline.train.features.features`` for a whole batch: ``log1p(max(obs, 0))`` of the
+    observation arrays in sorted key order, flattened per env."""
+
+    def __init__(self, keys: list[str]) -> None:
+        self.keys = feature_keys(keys)
+
+    def __call__(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        n = next(iter(obs.values())).shape[0]
+        flat = np.concatenate([obs[k].reshape(n, -1) for k in self.keys], axis=1)
+        return np.log1p(np.maximum(flat, 0.0, dtype=np.float32))
+
+
+def collect_heuristic(scenario: str, episodes: int, seeds: Any, cfg: FastPPOConfig,
+                      featurize: Featurizer, driver: Any = None) -> tuple[np.ndarray, ...]:
+    """Features, masks, heuristic actions and discounted scaled returns of ``episodes`` episodes
+    driven by the heuristic (or by ``driver``, the learner's greedy policy: DAgger)."""
+    from lifeline.agents import make_agent as make_baseline
+    from lifeline.core.registry import make as make_core
+    from lifeline.core.registry import spec
+
+    env = make_core("ed", scenario)
+    heuristic = make_baseline(spec("ed").reference, "ed")
+    xs: list[np.ndarray] = []
+    ms: list[np.ndarray] = []
+    acts: list[int] = []
+    rets: list[float] = []
+    for _ in range(episodes):
+        seed = next(seeds)
+        state = env.reset(seed)
+        heuristic.reset(env, seed)
+        rewards: list[float] = []
+        while not state.done:
+            obs = env.observe(state)
+            xs.append(featurize({k: v[None] for k, v in obs.items()})[0])
+            ms.append(env.action_mask(state))
+            action = heuristic.act(env, state)
+            acts.append(action if isinstance(action, int) else env.encode(action))
+            if driver is not None:
+                action = driver(xs[-1], ms[-1])
+            rewards.append(env.step(state, action).reward * cfg.reward_scale)
+        ret, disc = 0.0, []
+        for r in reversed(rewards):
+            ret = r + cfg.gamma * ret
+            disc.append(ret)
+        rets.extend(reversed(disc))
+    return (np.asarray(xs, dtype=np.float32), np.asarray(ms, dtype=bool),
+            np.asarray(acts, dtype=np.int64), np.asarray(rets, dtype=np.float32))
+
+
+def behaviour_clone(agent: Any, data: tuple[np.ndarray, ...], cfg: FastPPOConfig,
+                    opt: Any, epochs: int | None = None) -> float:
+    """Fit the actor to the heuristic's actions and the critic to its returns; accuracy."""
+    torch = _torch()
+    x, m, a, ret = (torch.from_numpy(d) for d in data)
+    size = len(a)
+    opt.param_groups[0]["lr"] = cfg.bc_lr
+    for _ in range(cfg.bc_epochs if epochs is None else epochs):
+        perm = torch.randperm(size)
+        for start in range(0, size, cfg.bc_batch):
+            idx = perm[start:start + cfg.bc_batch]
+            logits = agent.logits(x[idx], m[idx])
+            loss = (torch.nn.functional.cross_entropy(logits, a[idx])
+                    + 0.5 * ((agent.value(x[idx]) - ret[idx]) ** 2).mean())
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    opt.param_groups[0]["lr"] = cfg.learning_rate
+    with torch.no_grad():
+        return float((agent.logits(x, m).argmax(-1) == a).float().mean())
+
+
+def evaluate(agent: Any, scenario: str, episodes: int, featurize: Featurizer) -> float:
+    """Mean grader score of the greedy policy on the first ``episodes`` held-out seeds."""
+    from lifeline.envs.ed.batch import EDVectorEnv
+
+    torch = _torch()
+    venv = EDVectorEnv(episodes, scenario, copy=False)
+    obs, _ = venv.reset(seed=eval_seeds(episodes))
+    scores = np.full(episodes, np.nan)
+    with torch.no_grad():
+        while np.isnan(scores).any():
+            x = torch.from_numpy(featurize(obs))
+            mask = torch.from_numpy(obs[MASK_KEY].astype(bool))
+            action = agent.logits(x, mask).argmax(-1).numpy()
+            obs, _, terminated, truncated, info = venv.step(action)
+            ended = (terminated | truncated) & np.isnan(scores)
+            if ended.any():
+                scores[ended] = info["score"][ended]
+    return float(scores.mean())
+
+
+def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
+                   out_dir: Path | str | None = None, seed: int = 0,
+                   config: FastPPOConfig | None = None, target: float | None = None,
+                   stop_at_target: bool = False,
+                   log: Callable[[str], None] | None = None) -> FastPPOResult:
+    """Train for ``cpu_seconds`` of training CPU time; evaluate every ``eval_every_s``."""
+    from lifeline.envs.ed.batch import EDVectorEnv
+
+    torch = _torch()
+    cfg = config or FastPPOConfig()
+    check_train_seed(seed)
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(seed)
+    rng_seeds = train_seed_stream(seed)
+    venv = EDVectorEnv(cfg.num_envs, scenario, autoreset_mode="SameStep", copy=False,
+                       episode_seeds=rng_seeds)
+    obs, _ = venv.reset(seed=[next(rng_seeds) for _ in range(cfg.num_envs)])
+    featurize = Featurizer(list(obs))
+    n_act = venv.single_action_space.n  # type: ignore[attr-defined]
+    x0 = featurize(obs)
+    agent = make_agent(x0.shape[1], int(n_act), cfg.hidden)
+    opt = torch.optim.Adam(agent.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    n, t_len = cfg.num_envs, cfg.num_steps
+    buf_x = torch.zeros((t_len, n, x0.shape[1]))
+    buf_m = torch.zeros((t_len, n, int(n_act)), dtype=torch.bool)
+    buf_a = torch.zeros((t_len, n), dtype=torch.long)
+    buf_lp = torch.zeros((t_len, n))
+    buf_r = torch.zeros((t_len, n))
+    buf_d = torch.zeros((t_len, n))
+    buf_v = torch.zeros((t_len, n))
+    result = FastPPOResult(target=target)
+    train_scores: list[float] = []
+    env_steps = 0
+    train_cpu = 0.0
+    next_eval = 0.0
+    say = log or (lambda _msg: None)
+    x = torch.from_numpy(x0)
+    mask = torch.from_numpy(obs[MASK_KEY].astype(bool))
+    done = torch.zeros(n)
+
+    if cfg.bc_episodes > 0:
+        t0 = time.process_time()
+        data = collect_heuristic(scenario, cfg.bc_episodes, rng_seeds, cfg, featurize)
+        accuracy = behaviour_clone(agent, data, cfg, opt)
+
+        def greedy(xf: np.ndarray, mf: np.ndarray) -> int:
+            with torch.no_grad():
+                return int(agent.logits(torch.from_numpy(xf[None]),
+                                        torch.from_numpy(mf[None])).argmax(-1)[0])
+
+        for _ in range(cfg.dagger_rounds):
+            more = collect_heuristic(scenario, cfg.dagger_episodes, rng_seeds, cfg, featurize,
+                                     driver=greedy)
+            data = tuple(np.concatenate([a, b]) for a, b in zip(data, more, strict=True))
+            accuracy = behaviour_clone(agent, data, cfg, opt, cfg.dagger_epochs)
+        train_cpu += time.process_time() - t0
+        say(json.dumps({"bc_samples": len(data[2]), "bc_accuracy": round(accuracy, 4),
+                        "train_cpu_s": round(train_cpu, 2)}))
+
+    def checkpoint() -> bool:
+        t0 = time.process_time()
+        score = evaluate(agent, scenario, cfg.eval_episodes, featurize)
+        recent = float(np.mean(train_scores[-200:])) if train_scores else None
+        point = {"train_cpu_s": round(train_cpu, 2), "env_steps": env_steps,
+                 "eval_score": score, "train_score": recent,
+                 "eval_cpu_s": round(time.process_time() - t0, 2)}
+        result.points.append(point)
+        say(json.dumps(point))
+        if target is not None and result.reached_at_cpu_s is None and score >= target:
+            result.reached_at_cpu_s = train_cpu
+        return target is not None and stop_at_target and score >= target
+
+    while train_cpu < cpu_seconds:
+        if train_cpu >= next_eval:
+            if checkpoint():
+                break
+            next_eval = train_cpu + cfg.eval_every_s
+        t0 = time.process_time()
+        if cfg.anneal_lr:
+            opt.param_groups[0]["lr"] = cfg.learning_rate * max(0.05, 1 - train_cpu / cpu_seconds)
+        with torch.no_grad():
+            for step in range(t_len):
+                buf_x[step], buf_m[step], buf_d[step] = x, mask, done
+                logits = agent.logits(x, mask)
+                dist = torch.distributions.Categorical(logits=logits)
+                action = dist.sample()
+                buf_a[step] = action
+                buf_lp[step] = dist.log_prob(action)
+                buf_v[step] = agent.value(x)
+                obs, reward, terminated, truncated, info = venv.step(action.numpy())
+                ended = terminated | truncated
+                if ended.any():
+                    train_scores.extend(info["score"][ended].tolist())
+                buf_r[step] = torch.from_numpy((reward * cfg.reward_scale).astype(np.float32))
+                done = torch.from_numpy(ended.astype(np.float32))
+                x = torch.from_numpy(featurize(obs))
+                mask = torch.from_numpy(obs[MASK_KEY].astype(bool))
+            env_steps += n * t_len
+            # GAE: buf_d[t] = "the observation at t starts a new episode"
+            next_value = agent.value(x)
+            adv = torch.zeros((t_len, n))
+            last = torch.zeros(n)
+            for step in reversed(range(t_len)):
+                if step == t_len - 1:
+                    nonterminal, nv = 1.0 - done, next_value
+                else:
+                    nonterminal, nv = 1.0 - buf_d[step + 1], buf_v[step + 1]
+                delta = buf_r[step] + cfg.gamma * nv * nonterminal - buf_v[step]
+                last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
+                adv[step] = last
+            returns = adv + buf_v
+        bx = buf_x.reshape(t_len * n, -1)
+        bm = buf_m.reshape(t_len * n, -1)
+        ba, blp = buf_a.reshape(-1), buf_lp.reshape(-1)
+        badv, bret = adv.reshape(-1), returns.reshape(-1)
+        size = t_len * n
+        mb = size // cfg.minibatches
+        for _ in range(cfg.epochs):
+            perm = torch.randperm(size)
+            for start in range(0, size, mb):
+                idx = perm[start:start + mb]
+                dist = torch.distributions.Categorical(logits=agent.logits(bx[idx], bm[idx]))
+                new_lp = dist.log_prob(ba[idx])
+                ratio = (new_lp - blp[idx]).exp()
+                a = badv[idx]
+                a = (a - a.mean()) / (a.std() + 1e-8)
+                pg = torch.max(-a * ratio,
+                               -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                v_loss = 0.5 * ((agent.value(bx[idx]) - bret[idx]) ** 2).mean()
+                loss = pg - cfg.ent_coef * dist.entropy().mean() + cfg.vf_coef * v_loss
+                opt.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(agent.parameters(), cfg.max_grad_norm)
+                opt.step()
+        train_cpu += time.process_time() - t0
+    else:
+        checkpoint()
+    if out_dir is not None:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        result.out_dir = out
+        torch.save(agent.state_dict(), out / "model.pt")
+        payload = {"env": "ed", "scenario": scenario, "seed": seed, "config": asdict(cfg),
+                   "cpu_seconds_budget": cpu_seconds, "target": target,
+                   "reached_at_cpu_s": result.reached_at_cpu_s, "points": result.points,
+                   "eval_seeds": f"eval_seeds({cfg.eval_episodes})",
+                   "clock": "time.process_time (training only; evaluations excluded)"}
+        (out / "curve.json").write_text(json.dumps(payload, indent=2) + "\n")
+        plot_curve(result, out / "curve.png", scenario)
+    return result
+
+
+def plot_curve(result: FastPPOResult, path: Path, scenario: str) -> bool:
+    """Time-to-score plot (needs matplotlib, the ``viz`` extra); False if unavailable."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    xs = [p["train_cpu_s"] for p in result.points]
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    ax.plot(xs, [p["eval_score"] for p in result.points], marker="o", label="greedy, held-out")
+    ax.plot(xs, [np.nan if p["train_score"] is None else p["train_score"]
+                 for p in result.points], alpha=0.6, label="training episodes")
+    if result.target is not None:
+        ax.axhline(result.target, color="k", ls="--", lw=1, label="heuristic")
+    ax.set_xlabel("training CPU seconds")
+    ax.set_ylabel("grader score")
+    ax.set_title(f"fast PPO on ed/{scenario} (batch kernel)")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
