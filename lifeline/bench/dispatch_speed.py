@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import time
+from functools import partial
 from typing import Any
 
 LOOP_SOURCE = '''
@@ -81,15 +82,15 @@ def run(scenarios: tuple[str, ...] = ("expert", "metro_expert"), steps: int = 20
     for scenario in scenarios:
         env_id = _env_id(scenario)
         core = lifeline.make(env_id, scenario)
-        ctx, lay = core.ctx, core.layout  # type: ignore[attr-defined]
+        v1_observe = partial(observe_v1, ctx=core.ctx)  # type: ignore[attr-defined]
+        v1_mask = partial(action_mask_v1, ctx=core.ctx, lay=core.layout)  # type: ignore[attr-defined]
         samples: dict[str, list[tuple[float, float]]] = {"after": [], "v1_observe": []}
         if baseline_tree:
             samples["baseline_tree"] = []
         for _ in range(rounds):
             samples["after"].append(_NS["measure"](env_id, scenario, steps))
             samples["v1_observe"].append(_NS["measure"](
-                env_id, scenario, steps, observe=lambda s: observe_v1(s, ctx),
-                mask=lambda s: action_mask_v1(s, ctx, lay)))
+                env_id, scenario, steps, observe=v1_observe, mask=v1_mask))
             if baseline_tree:
                 samples["baseline_tree"].append(_in_tree(baseline_tree, scenario, steps))
         row: dict[str, Any] = {"env": env_id, "scenario": scenario, "steps": steps,

@@ -32,8 +32,7 @@ from lifeline.envs.dispatch.types import (
     Verify,
 )
 
-
-HOSPITAL_CHOICE_LIST: list[bool] = HOSPITAL_CHOICE.tolist()
+HOSPITAL_CHOICE_SET = frozenset(np.flatnonzero(HOSPITAL_CHOICE).tolist())
 DISPATCHABLE_LIST: list[bool] = DISPATCHABLE.tolist()
 """Status tables as Python lists: indexing them with an int beats indexing the arrays."""
 
@@ -135,7 +134,7 @@ def action_mask(s: DispatchState, ctx: Context, lay: Layout) -> np.ndarray:
                 (obs == EN_ROUTE)[:, None] & needs & (ids != s.u_call[:, None])
         out[lay.verify:lay.verify + n_vis] = s.c_verify[ids] < 0
     out[lay.relocate:lay.verify] = (free_col & ctx.not_post[s.u_dest]).ravel()
-    if any(HOSPITAL_CHOICE_LIST[x] for x in statuses):
+    if not HOSPITAL_CHOICE_SET.isdisjoint(statuses):
         out[lay.hospital:lay.aid] = (HOSPITAL_CHOICE[obs][:, None]
                                      & ctx.not_hospital[s.u_hosp]).ravel()
     out[lay.aid] = s.mutual_aid_left > 0
@@ -171,13 +170,13 @@ def validate(s: DispatchState, ctx: Context, a: DispatchAction) -> str | None:
     if kind is Dispatch:
         u, k = a.unit, a.call  # type: ignore[attr-defined]
         if 0 <= u < ctx.U and 0 <= k < ctx.K:
-            c = int(s.visible[k])
-            if DISPATCHABLE_LIST[int(s.u_obs_status[u])] and c >= 0 \
+            c = s.visible.item(k)
+            if DISPATCHABLE_LIST[s.u_obs_status.item(u)] and c >= 0 \
                     and s.c_assigned[c] < s.c_needed[c]:
                 return None
     elif kind is Relocate:
         u, post = a.unit, a.post  # type: ignore[attr-defined]
-        if 0 <= u < ctx.U and 0 <= post < ctx.P and DISPATCHABLE_LIST[int(s.u_obs_status[u])] \
+        if 0 <= u < ctx.U and 0 <= post < ctx.P and DISPATCHABLE_LIST[s.u_obs_status.item(u)] \
                 and s.u_dest[u] != ctx.posts[post]:
             return None
     return _validate(s, ctx, a)
