@@ -225,10 +225,11 @@ def train_ppo_ray(env: str, scenario: str, iterations: int = 10,
                  include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
         torch.manual_seed(seed)
-        actor_cls = ray.remote(num_cpus=1)(RolloutWorker)
-        workers = [actor_cls.remote(env, scenario, cfg.n_envs, seed * 1000 + w * cfg.n_envs,
-                                    cfg.hidden, cfg.reward_scale)
-                   for w in range(cfg.n_workers)]
+        actor_cls: Any = ray.remote(num_cpus=1)(RolloutWorker)
+        workers: list[Any] = [
+            actor_cls.remote(env, scenario, cfg.n_envs, seed * 1000 + w * cfg.n_envs,
+                             cfg.hidden, cfg.reward_scale)
+            for w in range(cfg.n_workers)]
         obs_size, n_actions = ray.get(workers[0].sizes.remote())
         policy = _policy(obs_size, n_actions, cfg.hidden)
         optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.lr, eps=1e-5)
