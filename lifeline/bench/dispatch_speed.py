@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -134,8 +135,9 @@ def observe_micro(scenario: str = "expert", reps: int = 30, n_states: int = 40) 
             env.step(s, lay.hold if rng.random() < 0.3 else int(legal[rng.integers(legal.size)]))
             if s.steps % 37 == 0:
                 states.append(pickle_copy(s))
-    fns = {"observe_us": env.observe, "observe_v1_us": partial(observe_v1, ctx=ctx),
-           "mask_us": env.action_mask, "mask_v1_us": partial(action_mask_v1, ctx=ctx, lay=lay)}
+    fns: dict[str, Callable[[Any], Any]] = {
+        "observe_us": env.observe, "observe_v1_us": partial(observe_v1, ctx=ctx),
+        "mask_us": env.action_mask, "mask_v1_us": partial(action_mask_v1, ctx=ctx, lay=lay)}
     per_state: dict[str, list[float]] = {k: [] for k in fns}
     for s in states:
         for k, f in fns.items():
