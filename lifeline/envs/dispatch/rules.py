@@ -11,6 +11,8 @@ Encoding (blocks in this order, U unit slots, K call slots, P posts, H hospitals
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from lifeline.envs.dispatch.context import Context
@@ -50,9 +52,12 @@ class Layout:
         self.aid = self.hospital + self.U * self.H
         self.hold = self.aid + 1
         self.total = self.hold + 1
-        self.actions: tuple[DispatchAction, ...] = tuple(self._decode(i) for i in range(self.total))
-        """Every index's semantic action, built once: decoding is a tuple lookup (actions are
-        frozen, so sharing them is safe)."""
+
+    @functools.cached_property
+    def actions(self) -> tuple[DispatchAction, ...]:
+        """Every index's semantic action, built on first use: decoding is then a tuple lookup
+        (actions are frozen, so sharing them is safe)."""
+        return tuple(self._decode(i) for i in range(self.total))
 
     def encode(self, a: DispatchAction) -> int:
         """Index of a semantic action (``ValueError`` if a field is out of range)."""
