@@ -49,10 +49,11 @@ def observe(s: DispatchState, ctx: Context) -> dict[str, np.ndarray]:
 
     This runs after every step on arrays of 3–34 rows, so its cost is the number of numpy calls
     and Python builtins, not arithmetic. The short ``clock`` and ``alerts`` vectors are computed
-    in Python floats into one float32 array (two views of it are returned); each table is one
-    ``np.array`` of its columns, transposed; derived integer columns are gathers from
-    :class:`Context` lookup tables instead of ufuncs. Every value is IEEE-identical to the v1
-    expressions kept in ``lifeline.bench.dispatch_reference`` (a test keeps them byte-equal).
+    in Python floats into one float32 array (two views of it are returned); the calls and units
+    tables are each one ``np.array`` of their columns, transposed; derived integer columns are
+    gathers from :class:`Context` lookup tables instead of ufuncs. Every value is IEEE-identical
+    to the v1 expressions kept in ``lifeline.bench.dispatch_reference`` (a test keeps them
+    byte-equal).
     """
     t = s.t
     shift = ctx.p.shift_min
