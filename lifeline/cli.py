@@ -78,6 +78,12 @@ AgentAlias = Annotated[str | None, typer.Option("--agent", hidden=True,
 EpisodesOpt = Annotated[int, typer.Option(help="Episodes per scenario and agent (>= 1).")]
 SeedStartOpt = Annotated[int, typer.Option(help="First seed (default: the held-out set).")]
 WorkersOpt = Annotated[int, typer.Option(help="Worker processes (>= 1).")]
+BackendOpt = Annotated[str, typer.Option(
+    help="Where episodes run: 'process' (local --workers) or 'ray' (Ray tasks; 'dist' extra; "
+         "records identical to --workers 1).")]
+AddressOpt = Annotated[str | None, typer.Option(
+    help="--backend ray: cluster to join ('auto', 'HOST:6379', 'ray://HOST:10001'; default: "
+         "$RAY_ADDRESS, else a private local Ray instance).")]
 JsonOutOpt = Annotated[Path | None, typer.Option(
     "--json", metavar="PATH", help="Write the results JSON to PATH ('-' or no value: stdout).")]
 RecordDirOpt = Annotated[Path | None, typer.Option(
@@ -124,13 +130,30 @@ def _check_agents(names: list[str]) -> None:
         require("grpo", "an hf:PATH agent")
 
 
+def _check_backend(backend: str, address: str | None, agents: list[str]) -> None:
+    from lifeline.eval.harness import BACKENDS
+    from lifeline.extras import require
+
+    if backend not in BACKENDS:
+        raise UserError(f"unknown --backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
+    if backend != "ray":
+        if address is not None:
+            raise UserError("--address needs --backend ray")
+        return
+    require("dist", "--backend ray")
+    if any(n.startswith(("llm:", "hf:")) for n in agents):
+        raise UserError("--backend ray runs scripted, ppo: and same: agents; LLM agents take "
+                        "their endpoint options per process, use --workers for them")
+
+
 class _Interrupted(Exception):
     """Raised after partial results were saved, to exit with status 130."""
 
 
 def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
               seed_start: int, workers: int, record: Path | None = None, trials: int = 1,
-              pass_threshold: float | None = None) -> tuple[dict[str, Any], bool]:
+              pass_threshold: float | None = None, backend: str = "process",
+              address: str | None = None) -> tuple[dict[str, Any], bool]:
     """Results of a paired evaluation with a progress bar; ``(results, interrupted)``.
 
     On Ctrl-C the records finished so far come back (with ``meta.interrupted``), never nothing.
@@ -141,6 +164,7 @@ def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
 
     env_spec = spec(env)
     _check_agents(agents)
+    _check_backend(backend, address, agents)
     if episodes < 1:
         raise UserError(f"episodes must be >= 1, got {episodes}")
     from lifeline.core.rng import check_seed
@@ -162,7 +186,8 @@ def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
 
         try:
             run_tasks(tasks, workers=workers, on_record=keep,
-                      record_dir=None if record is None else str(record))
+                      record_dir=None if record is None else str(record), backend=backend,
+                      address=address)
         except KeyboardInterrupt:
             interrupted = True
         except RuntimeError as exc:  # an LLM endpoint that never answered: one clear line
@@ -339,6 +364,8 @@ def eval_cmd(env: EnvArg,
              episodes: EpisodesOpt = 30,
              seed_start: SeedStartOpt = EVAL_SEED_BASE,
              workers: WorkersOpt = 1,
+             backend: BackendOpt = "process",
+             address: AddressOpt = None,
              json_path: JsonOutOpt = None,
              record: RecordDirOpt = None,
              trials: TrialsOpt = 1,
@@ -355,7 +382,7 @@ def eval_cmd(env: EnvArg,
     check_out_file(json_path)
     _llm_options(base_url, api_key_env, max_repairs, rate_limit, transcripts, explicit, workers)
     results, interrupted = _evaluate(env, names, scenario, episodes, seed_start, workers,
-                                     record, trials, pass_threshold)
+                                     record, trials, pass_threshold, backend, address)
     _finish(results, interrupted, f"{env}: {', '.join(names)}", json_path)
 
 
@@ -368,6 +395,8 @@ def compare(env: EnvArg,
             episodes: EpisodesOpt = 30,
             seed_start: SeedStartOpt = EVAL_SEED_BASE,
             workers: WorkersOpt = 1,
+            backend: BackendOpt = "process",
+            address: AddressOpt = None,
             json_path: JsonOutOpt = None,
             record: RecordDirOpt = None,
             trials: TrialsOpt = 1,
@@ -384,7 +413,7 @@ def compare(env: EnvArg,
     check_out_file(json_path)
     _llm_options(base_url, api_key_env, max_repairs, rate_limit, transcripts, explicit, workers)
     results, interrupted = _evaluate(env, names, scenario, episodes, seed_start, workers,
-                                     record, trials, pass_threshold)
+                                     record, trials, pass_threshold, backend, address)
     _finish(results, interrupted, f"{env}: paired comparison", json_path)
 
 

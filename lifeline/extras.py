@@ -33,7 +33,7 @@ DESCRIPTIONS: dict[str, str] = {
     "llm": "`llm:MODEL` agents (any OpenAI-compatible endpoint) and `lifeline.client`",
     "grpo": "`lifeline train grpo` (TRL) and `hf:PATH` agents (local transformers models)",
     "marl": "evgrid's PettingZoo two-role face (`lifeline.envs.evgrid` ParallelEnv)",
-    "dist": "Ray-based distributed evaluation",
+    "dist": "`lifeline eval/compare --backend ray` and Ray PPO rollouts",
     "fast": "the batch ED kernel (`gymnasium.make_vec(\"lifeline/ED-v2\")`, "
             "`lifeline train fastppo`)",
 }

@@ -86,6 +86,10 @@ def _run_task(task: Task, record_dir: str | None = None) -> dict[str, Any]:
     return run_episode(task, _cached_agent(task.agent, task.env))
 
 
+BACKENDS = ("process", "ray")
+"""Where episodes run: local worker processes (``workers``), or Ray tasks (``dist`` extra)."""
+
+
 def plan(env: str, agents: Sequence[str], scenarios: Sequence[str] | None,
          seeds: Sequence[int], trials: int = 1) -> list[Task]:
     """Validated task list: every agent × scenario × seed × trial (``None`` scenarios = all)."""
@@ -103,14 +107,24 @@ def plan(env: str, agents: Sequence[str], scenarios: Sequence[str] | None,
 
 def run_tasks(tasks: Sequence[Task], workers: int = 1,
               on_record: Callable[[dict[str, Any]], None] | None = None,
-              record_dir: str | None = None) -> list[dict[str, Any]]:
+              record_dir: str | None = None, backend: str = "process",
+              address: str | None = None) -> list[dict[str, Any]]:
     """Run ``tasks``; records come back in task order whatever ``workers`` is.
 
-    ``record_dir`` writes every episode's replay there (:mod:`lifeline.replay`)."""
+    ``record_dir`` writes every episode's replay there (:mod:`lifeline.replay`).
+    ``backend="ray"`` fans the episodes out as Ray tasks instead of local processes
+    (:mod:`lifeline.eval.ray_backend`; ``address`` names a running cluster, default: a private
+    local one); ``workers`` is then ignored."""
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
     if record_dir is not None:
         Path(record_dir).mkdir(parents=True, exist_ok=True)
+    if backend == "ray":
+        from lifeline.eval.ray_backend import run_tasks_ray
+
+        return run_tasks_ray(tasks, address=address, on_record=on_record, record_dir=record_dir)
     run_one = _run_task if record_dir is None else partial(_run_task, record_dir=record_dir)
     records: list[dict[str, Any]] = []
     if workers == 1:
@@ -159,7 +173,8 @@ def evaluate(env: str, agents: Sequence[str], scenarios: Sequence[str] | None = 
              episodes: int = 30, seed_start: int = EVAL_SEED_BASE, workers: int = 1,
              on_record: Callable[[dict[str, Any]], None] | None = None, trials: int = 1,
              pass_threshold: float | None = None,
-             record_dir: str | None = None) -> dict[str, Any]:
+             record_dir: str | None = None, backend: str = "process",
+             address: str | None = None) -> dict[str, Any]:
     """Evaluate ``agents`` on paired seeds ``seed_start .. seed_start+episodes-1``.
 
     The default start is the held-out evaluation set (:mod:`lifeline.eval.seeds`); the summary
@@ -174,7 +189,8 @@ def evaluate(env: str, agents: Sequence[str], scenarios: Sequence[str] | None = 
     tasks = plan(env, agents, scenarios, seeds, trials)
     threshold = resolve_pass_threshold(env, trials, pass_threshold)
     start = time.perf_counter()
-    records = run_tasks(tasks, workers=workers, on_record=on_record, record_dir=record_dir)
+    records = run_tasks(tasks, workers=workers, on_record=on_record, record_dir=record_dir,
+                        backend=backend, address=address)
     result = {"records": records, "summary": summarise(records),
               "meta": meta([tasks[0].env], time.perf_counter() - start)}
     if trials > 1:

@@ -15,6 +15,9 @@ from lifeline.envs.dispatch.params import (
     URGENCY,
     DispatchParams,
 )
+from lifeline.envs.dispatch.types import IDLE, STATUS_NAMES
+
+N_STATUSES = len(STATUS_NAMES)
 
 
 class Context:
@@ -59,3 +62,18 @@ class Context:
         self.hospital_columns = hosp
         """Static columns of the ``hospitals`` observation (node, EMS beds)."""
         self.arange_H = np.arange(self.H)
+        # ----- lookup tables for the per-step observation and mask (a gather beats a ufunc) -----
+        self.ones_K = np.ones(self.K)
+        self.slot_plus1 = np.arange(1, self.K + 1)
+        """Observation value of each visible call slot (1-based; 0 means no call)."""
+        self.hospital_plus1 = np.append(np.arange(1, self.H + 1), 0)
+        """``hospital_plus1[h]`` = h + 1 for a chosen hospital, 0 for −1 (none chosen)."""
+        self.status_active = np.arange(N_STATUSES) > 0
+        """Per unit status code: in service (any status but inactive)."""
+        self.status_idle = (np.arange(N_STATUSES) == IDLE).astype(float)
+        """Per unit status code: 1.0 for idle (weights for counting idle units per zone)."""
+        self.not_post = self.posts[None, :] != np.arange(self.n_nodes)[:, None]
+        """``not_post[node, p]``: post ``p`` is not at ``node`` (relocation targets of a unit)."""
+        self.not_hospital = np.vstack([self.arange_H[None, :] != self.arange_H[:, None],
+                                       np.ones((1, self.H), bool)])
+        """``not_hospital[h, j]``: hospital ``j`` is not ``h``; row −1 (none chosen) is all True."""

@@ -50,6 +50,7 @@ from lifeline.envs.dispatch.types import (
 )
 
 INF = math.inf
+MOVING_LIST: list[bool] = MOVING.tolist()
 
 # ----- units: trips and positions ----------------------------------------------------------------
 def start_trip(s: DispatchState, u: int, dest: int, lead: float = 0.0,
@@ -69,14 +70,17 @@ def start_trip(s: DispatchState, u: int, dest: int, lead: float = 0.0,
 
 
 def where(s: DispatchState, u: int) -> tuple[int, float]:
-    """``(next node, minutes to reach it)`` of unit ``u`` (its node and 0 when stationary)."""
-    if MOVING[s.u_status[u]] and s.u_next[u] > s.t:
-        pos = s.graph.locate(int(s.u_node[u]), int(s.u_dest[u]), float(s.u_lead[u]),
-                             s.t - float(s.u_tstart[u]), float(s.u_tmult[u]))
-        return pos.next_node, pos.remaining
-    if MOVING[s.u_status[u]]:
-        return int(s.u_dest[u]), 0.0
-    return int(s.u_node[u]), 0.0
+    """``(next node, minutes to reach it)`` of unit ``u`` (its node and 0 when stationary).
+
+    Runs on every command; ``ndarray.item`` reads Python scalars without the numpy-scalar detour.
+    """
+    if MOVING_LIST[s.u_status.item(u)]:
+        if s.u_next.item(u) > s.t:
+            pos = s.graph.locate(s.u_node.item(u), s.u_dest.item(u), s.u_lead.item(u),
+                                 s.t - s.u_tstart.item(u), s.u_tmult.item(u))
+            return pos.next_node, pos.remaining
+        return s.u_dest.item(u), 0.0
+    return s.u_node.item(u), 0.0
 
 
 def redirect(s: DispatchState, u: int, status: int, dest: int, extra_lead: float = 0.0) -> None:

@@ -23,6 +23,10 @@ UNIT_COLUMNS = ("active", "als", "reported_status", "reported_node", "reported_d
 HOSPITAL_COLUMNS = ("node", "reported_divert", "minutes_since_report", "ems_beds")
 ZONE_COLUMNS = ("open_calls", "reported_idle_units")
 HIGH = 1.0e4
+N_CLOCK_COLUMNS = len(CLOCK_COLUMNS)
+N_CALL_COLUMNS = len(CALL_COLUMNS)
+N_UNIT_COLUMNS = len(UNIT_COLUMNS)
+N_ZONE_COLUMNS = len(ZONE_COLUMNS)
 
 
 def observation_spec(ctx: Context) -> dict[str, ArraySpec]:
@@ -43,54 +47,56 @@ def observation_spec(ctx: Context) -> dict[str, ArraySpec]:
 def observe(s: DispatchState, ctx: Context) -> dict[str, np.ndarray]:
     """Fresh arrays (no views into the state) matching :func:`observation_spec`.
 
-    Filled column by column into preallocated float32 arrays (this runs every step).
+    This runs after every step on arrays of 3–34 rows, so its cost is the number of numpy calls
+    and Python builtins, not arithmetic. The short ``clock`` and ``alerts`` vectors are computed
+    in Python floats into one float32 array (two views of it are returned); the calls and units
+    tables are each one ``np.array`` of their columns, transposed; derived integer columns are
+    gathers from :class:`Context` lookup tables instead of ufuncs. Every value is IEEE-identical
+    to the v1 expressions kept in ``lifeline.bench.dispatch_reference`` (a test keeps them
+    byte-equal).
     """
-    p = ctx.p
     t = s.t
-    clock = np.array([t, max(p.shift_min - t, 0.0), s.mult, (s.start_hour + t / 60.0) % 24.0,
-                      s.mutual_aid_left, s.n_open], dtype=np.float32)
+    shift = ctx.p.shift_min
+    left = shift - t
+    head = [t, left if left > 0.0 else 0.0, s.mult, (s.start_hour + t / 60.0) % 24.0,
+            s.mutual_aid_left, s.n_open]
+    for until in s.alert_until.tolist():  # minutes each alert still lasts (t >= 0, so <= shift)
+        rest = (until if until < shift else shift) - t
+        head.append(rest if rest > 0.0 else 0.0)
+    clock_alerts = np.array(head, dtype=np.float32)
 
-    calls = np.zeros((ctx.K, len(CALL_COLUMNS)), dtype=np.float32)
     vis = s.visible
-    n_vis = int(np.count_nonzero(vis >= 0))  # visible slots are filled from the front
+    vis_list = vis.tolist()
+    n_vis = ctx.K if vis_list[-1] >= 0 else vis_list.index(-1)  # slots are filled from the front
+    calls = np.zeros((ctx.K, N_CALL_COLUMNS), dtype=np.float32)
+    zones = np.empty((ctx.Z, N_ZONE_COLUMNS), dtype=np.float32)
+    slot_of = np.zeros(s.c_time.size + 1, dtype=np.int64)  # index −1 (no call) reads 0
     if n_vis:
         ids = vis[:n_vis]
-        rows = calls[:n_vis]
         nodes = s.c_node[ids]
         conf = s.c_verify[ids]
-        rows[:, 0] = 1.0
-        rows[:, 1] = nodes
-        rows[:, 2] = ctx.zone_of[nodes]
-        rows[:, 3] = s.c_rtype[ids]
-        rows[:, 4] = s.c_tone[ids]
-        rows[:, 5] = t - s.c_time[ids]
-        rows[:, 6] = s.c_assigned[ids]
-        rows[:, 7] = s.c_needed[ids]
-        rows[:, 8] = conf >= 0
-        rows[:, 9] = np.maximum(conf, 0.0)
+        zone = ctx.zone_of[nodes]
+        calls[:n_vis] = np.array((ctx.ones_K[:n_vis], nodes, zone, s.c_rtype[ids], s.c_tone[ids],
+                                  t - s.c_time[ids], s.c_assigned[ids], s.c_needed[ids],
+                                  conf >= 0, np.maximum(conf, 0.0))).T
+        slot_of[ids] = ctx.slot_plus1[:n_vis]
+        if s.n_open <= ctx.K:
+            zones[:, 0] = np.bincount(zone, minlength=ctx.Z)
+        else:
+            zones[:, 0] = np.bincount(ctx.zone_of[s.c_node[s.c_status == 1]], minlength=ctx.Z)
+    else:
+        zones[:, 0] = 0.0
 
-    slot_of = np.zeros(s.c_time.size + 1, dtype=np.int64)  # index −1 (no call) reads 0
-    slot_of[vis[:n_vis]] = np.arange(1, n_vis + 1)
-    units = np.empty((ctx.U, len(UNIT_COLUMNS)), dtype=np.float32)
-    units[:, 0] = s.u_obs_status > 0
-    units[:, 1] = s.u_als
-    units[:, 2] = s.u_obs_status
-    units[:, 3] = s.u_obs_node
-    units[:, 4] = s.u_obs_dest
-    units[:, 5] = t - s.u_obs_t
-    units[:, 6] = slot_of[s.u_call]
-    units[:, 7] = s.u_hosp + 1
-    units[:, 8] = s.u_home
+    status = s.u_obs_status
+    units = np.array((ctx.status_active[status], s.u_als, status, s.u_obs_node, s.u_obs_dest,
+                      t - s.u_obs_t, slot_of[s.u_call], ctx.hospital_plus1[s.u_hosp], s.u_home),
+                     dtype=np.float32).T.copy()
+    zones[:, 1] = np.bincount(ctx.zone_of[s.u_obs_node], weights=ctx.status_idle[status],
+                              minlength=ctx.Z)
 
     hosp = ctx.hospital_columns.copy()
     hosp[:, 1] = s.h_obs_divert
     hosp[:, 2] = t - s.h_obs_t
-
-    zones = np.empty((ctx.Z, len(ZONE_COLUMNS)), dtype=np.float32)
-    open_nodes = s.c_node[vis[:n_vis]] if s.n_open <= ctx.K else s.c_node[s.c_status == 1]
-    zones[:, 0] = np.bincount(ctx.zone_of[open_nodes], minlength=ctx.Z)
-    zones[:, 1] = np.bincount(ctx.zone_of[s.u_obs_node[s.u_obs_status == 1]], minlength=ctx.Z)
-
-    alerts = np.clip(np.minimum(s.alert_until, p.shift_min) - t, 0.0, p.shift_min)
-    return {"clock": clock, "calls": calls, "units": units, "hospitals": hosp, "zones": zones,
-            "alerts": alerts.astype(np.float32)}
+    n_clock = N_CLOCK_COLUMNS
+    return {"clock": clock_alerts[:n_clock], "calls": calls, "units": units, "hospitals": hosp,
+            "zones": zones, "alerts": clock_alerts[n_clock:]}

@@ -11,6 +11,8 @@ Encoding (blocks in this order, U unit slots, K call slots, P posts, H hospitals
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from lifeline.envs.dispatch.context import Context
@@ -32,6 +34,10 @@ from lifeline.envs.dispatch.types import (
     Verify,
 )
 
+HOSPITAL_CHOICE_SET = frozenset(np.flatnonzero(HOSPITAL_CHOICE).tolist())
+DISPATCHABLE_LIST: list[bool] = DISPATCHABLE.tolist()
+"""Status tables as Python lists: indexing them with an int beats indexing the arrays."""
+
 
 class Layout:
     """Offsets of the action blocks in the flat encoding."""
@@ -46,6 +52,12 @@ class Layout:
         self.aid = self.hospital + self.U * self.H
         self.hold = self.aid + 1
         self.total = self.hold + 1
+
+    @functools.cached_property
+    def actions(self) -> tuple[DispatchAction, ...]:
+        """Every index's semantic action, built on first use: decoding is then a tuple lookup
+        (actions are frozen, so sharing them is safe)."""
+        return tuple(self._decode(i) for i in range(self.total))
 
     def encode(self, a: DispatchAction) -> int:
         """Index of a semantic action (``ValueError`` if a field is out of range)."""
@@ -80,6 +92,9 @@ class Layout:
         """Semantic action of an index (``ValueError`` if out of range)."""
         if not 0 <= index < self.total:
             raise ValueError(f"action index {index} out of range 0..{self.total - 1}")
+        return self.actions[index]
+
+    def _decode(self, index: int) -> DispatchAction:
         if index < self.reroute:
             return Dispatch(*divmod(index - self.dispatch, self.K))
         if index < self.relocate:
@@ -98,30 +113,35 @@ class Layout:
 def action_mask(s: DispatchState, ctx: Context, lay: Layout) -> np.ndarray:
     """Exactly the actions :func:`validate` accepts, as a boolean vector.
 
-    Written straight into block views of one output array with a handful of vector operations,
-    skipping blocks that are empty (this runs every step).
+    This runs every step on blocks of 8–2,000 entries, so its cost is the count of numpy calls:
+    each block is one broadcast ``&`` of a per-unit column (free, en route, hospital choice) with
+    a row gathered from a :class:`Context` table (posts that are not the unit's destination,
+    hospitals that are not its chosen one) or the visible calls that still need a unit, written
+    only over the filled call slots; empty blocks are skipped. The pre-optimisation version is
+    kept in ``lifeline.bench.dispatch_reference`` and a test keeps both byte-identical.
     """
     out = np.zeros(lay.total, dtype=bool)
     if s.done:
         return out
     obs = s.u_obs_status
     statuses = obs.tolist()  # tiny: Python membership tests beat ndarray.any() here
-    free = DISPATCHABLE[obs]
+    free_col = DISPATCHABLE[obs][:, None]
     vis = s.visible
-    present = vis >= 0
-    needs = present & (s.c_assigned[vis] < s.c_needed[vis])  # vis = −1 rows are masked anyway
+    vis_list = vis.tolist()
+    n_vis = lay.K if vis_list[-1] >= 0 else vis_list.index(-1)  # filled from the front
     U, K = lay.U, lay.K
-    free_col = free[:, None]
-    np.logical_and(free_col, needs, out=out[lay.dispatch:lay.reroute].reshape(U, K))
-    if EN_ROUTE in statuses:
-        np.logical_and((obs == EN_ROUTE)[:, None] & needs, vis != s.u_call[:, None],
-                       out=out[lay.reroute:lay.relocate].reshape(U, K))
-    np.logical_and(free_col, ctx.posts != s.u_dest[:, None],
-                   out=out[lay.relocate:lay.verify].reshape(U, lay.P))
-    np.logical_and(present, s.c_verify[vis] < 0, out=out[lay.verify:lay.hospital])
-    if any(HOSPITAL_CHOICE[x] for x in statuses):
-        np.logical_and(HOSPITAL_CHOICE[obs][:, None], ctx.arange_H != s.u_hosp[:, None],
-                       out=out[lay.hospital:lay.aid].reshape(U, lay.H))
+    if n_vis:
+        ids = vis[:n_vis]
+        needs = s.c_assigned[ids] < s.c_needed[ids]
+        out[lay.dispatch:lay.reroute].reshape(U, K)[:, :n_vis] = free_col & needs
+        if EN_ROUTE in statuses:
+            out[lay.reroute:lay.relocate].reshape(U, K)[:, :n_vis] = \
+                (obs == EN_ROUTE)[:, None] & needs & (ids != s.u_call[:, None])
+        out[lay.verify:lay.verify + n_vis] = s.c_verify[ids] < 0
+    out[lay.relocate:lay.verify] = (free_col & ctx.not_post[s.u_dest]).ravel()
+    if not HOSPITAL_CHOICE_SET.isdisjoint(statuses):
+        out[lay.hospital:lay.aid] = (HOSPITAL_CHOICE[obs][:, None]
+                                     & ctx.not_hospital[s.u_hosp]).ravel()
     out[lay.aid] = s.mutual_aid_left > 0
     out[lay.hold] = True
     return out
@@ -144,7 +164,31 @@ def _call_msg(s: DispatchState, k: int, K: int) -> str | None:
 
 
 def validate(s: DispatchState, ctx: Context, a: DispatchAction) -> str | None:
-    """``None`` if ``a`` is legal now, else a message saying why not (for agents and LLMs)."""
+    """``None`` if ``a`` is legal now, else a message saying why not (for agents and LLMs).
+
+    The two commonest actions (dispatch, relocate) take a fast path that only says yes: it makes
+    the same checks as :func:`_validate` without building messages, and defers to it otherwise.
+    """
+    kind = type(a)
+    if kind is Hold:
+        return None
+    if kind is Dispatch:
+        u, k = a.unit, a.call  # type: ignore[attr-defined]
+        if 0 <= u < ctx.U and 0 <= k < ctx.K:
+            c = s.visible.item(k)
+            if DISPATCHABLE_LIST[s.u_obs_status.item(u)] and c >= 0 \
+                    and s.c_assigned[c] < s.c_needed[c]:
+                return None
+    elif kind is Relocate:
+        u, post = a.unit, a.post  # type: ignore[attr-defined]
+        if 0 <= u < ctx.U and 0 <= post < ctx.P and DISPATCHABLE_LIST[s.u_obs_status.item(u)] \
+                and s.u_dest[u] != ctx.posts[post]:
+            return None
+    return _validate(s, ctx, a)
+
+
+def _validate(s: DispatchState, ctx: Context, a: DispatchAction) -> str | None:
+    """:func:`validate` with every message (the reference order of checks)."""
     if isinstance(a, Hold):
         return None
     if isinstance(a, RequestMutualAid):
