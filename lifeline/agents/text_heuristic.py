@@ -26,8 +26,7 @@ import json
 from abc import ABC, abstractmethod
 from typing import Any
 
-from lifeline.adapters.tools import ToolCallError, action_to_call, parse_tool_call, \
-    text_observation
+from lifeline.adapters.tools import ToolCallError, action_to_call, parse_tool_call, text_observation
 from lifeline.agents.base import Agent
 from lifeline.agents.toolcall import extract_calls
 from lifeline.core.env import Action, Environment
@@ -45,9 +44,11 @@ POLICIES: dict[str, str] = {
 
 
 def as_tool_call(action: Action) -> str:
-    """``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` — the Qwen/Hermes form."""
+    """``<tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call>`` — the Qwen/Hermes form,
+    exactly as the Qwen3 chat template writes an assistant's tool call (so SFT on these replies
+    teaches a model the text it must produce)."""
     name, args = action_to_call(action)
-    return "<tool_call>" + json.dumps({"name": name, "arguments": args}) + "</tool_call>"
+    return "<tool_call>\n" + json.dumps({"name": name, "arguments": args}) + "\n</tool_call>"
 
 
 class TextPolicy(ABC):
@@ -86,6 +87,10 @@ class TextHeuristicAgent(Agent):
         self.policy: TextPolicy | None = None
         self.invalid = 0
         self.turns = 0
+        self.last_observation = ""
+        """The last string handed to the policy (SFT transcripts record it with the reply)."""
+        self.last_reply = ""
+        """The policy's last reply, verbatim."""
 
     def reset(self, env: Environment, seed: int) -> None:
         self.policy = make_policy(env.name, env.scenario)
@@ -97,6 +102,7 @@ class TextHeuristicAgent(Agent):
         assert self.policy is not None
         observation = text_observation(env, state)
         reply = self.policy.reply(observation)  # the policy gets nothing but the string
+        self.last_observation, self.last_reply = observation, reply
         self.turns += 1
         calls = extract_calls(reply)
         if not calls:

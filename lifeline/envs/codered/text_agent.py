@@ -126,9 +126,8 @@ def parse(text: str, rush_factor: float) -> dict[str, Any]:
             for item in line.split()[1:]:
                 bt, n = item.rsplit(":", 1)
                 blood[h, _BT[bt]] = int(n)
-        elif section == "Legal" and line.startswith("- "):
-            if legal is not None:
-                legal = _legal_line(line, legal)
+        elif section == "Legal" and line.startswith("- ") and legal is not None:
+            legal = _legal_line(line, legal)
     pts = np.zeros((max(patients, default=-1) + 1, len(PATIENT_COLUMNS)), np.float32)
     for i, row in patients.items():
         pts[i] = row

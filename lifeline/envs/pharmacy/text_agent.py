@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
 import numpy as np
 
 from lifeline.agents.text_heuristic import TextPolicy, as_tool_call
@@ -140,7 +141,7 @@ class PharmacyTextPolicy(TextPolicy):
     # ----- reading -------------------------------------------------------------------------------
     def _read_view(self, text: str) -> str:
         """Round, events and the last tool result (returned) from the text view."""
-        head, _, rest = text.partition("\n")
+        head = text.partition("\n")[0]
         m = _ROUND.search(head)
         rnd = int(m.group(1)) - 1 if m else 0
         if rnd != self.seen.round:
