@@ -1,6 +1,6 @@
 """Lifeline: reinforcement-learning environments for the operations that keep people alive.
 
-``import lifeline`` registers every environment's Gymnasium id (e.g. ``lifeline/ED-v1``).
+``import lifeline`` registers every environment's Gymnasium id (e.g. ``lifeline/ED-v2``).
 """
 
 from lifeline.core.registry import all_specs, make, spec

@@ -41,8 +41,8 @@ def fill_general(env: EDEnv, state: EDState, beds: int) -> None:
             env.step(state, Wait())
 
 
-def test_default_action_count_is_76() -> None:
-    assert ed().num_actions == 76
+def test_default_action_count_is_84() -> None:
+    assert ed().num_actions == 84  # 1 + 10 + 10 + 5 + 24 + 5 + 24 + 5
 
 
 def test_every_bed_reachable_by_every_kind() -> None:
@@ -108,9 +108,10 @@ def test_mistriage_rate_and_reveal() -> None:
     assert all(generator.make_patient(0, 0, 3, None, np.random.default_rng(s), normal)
                .triage_error == 0 for s in range(200))
     state = env.reset(5)
-    while not any(p.triage_error for p in state.waiting):
+    visible = env.params.queue_slots
+    while not (any(p.triage_error for p in state.waiting[:visible]) and None in state.general):
         env.step(state, Wait())
-    slot = next(i for i, p in enumerate(state.waiting) if p.triage_error)
+    slot = next(i for i, p in enumerate(state.waiting[:visible]) if p.triage_error)
     patient = state.waiting[slot]
     env.step(state, AdmitGeneral(slot=slot))
     env.step(state, Wait())

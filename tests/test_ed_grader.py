@@ -1,4 +1,4 @@
-"""The ed v1 grader against tiny episodes whose scores are computed by hand.
+"""The ed grader (unchanged since v1) against tiny episodes whose scores are computed by hand.
 
 Each episode is built on a one-bed ED with no random arrivals: the patients, their hidden needs
 and every random draw are set by the test, so the expected numbers below are worked out in the
@@ -28,8 +28,11 @@ from lifeline.envs.ed.types import (
 
 CARDIAC = 0
 TINY = replace(EDParams(), general_beds=1, icu_beds=1, ventilators=1, queue_slots=2,
-               horizon_ticks=8, arrivals_per_hour=0.0, mistriage_prob=0.0)
-"""One general bed, one ICU bed, a 2-hour shift (8 ticks of 15 min), nobody arrives by chance."""
+               horizon_ticks=8, arrivals_per_hour=0.0, mistriage_prob=0.0, triage_ticks=0,
+               outside_death_prob=(0.5, 0.1, 0.02, 0.0, 0.0))
+"""One general bed, one ICU bed, a 2-hour shift (8 ticks of 15 min), nobody arrives by chance.
+No triage step (v2 default: one tick; ``test_triage_step_by_hand`` covers it) and v1's outside
+death probabilities, so the episodes below keep their hand-worked v1 numbers."""
 
 
 def tiny(params: EDParams = TINY) -> tuple[EDEnv, EDState]:

@@ -72,8 +72,10 @@ def test_mistriage_costs_a_policy_that_ignores_revealed_acuity() -> None:
         params = replace(base, mistriage_prob=rate)
         gaps[rate] = paired_compare(scores(params, "heuristic", SEEDS * 1),
                                     scores(params, "ignore_retriage"))
-    assert abs(gaps[0.0].mean_diff) < 0.003, gaps
-    assert gaps[0.3].mean_diff > 0.004 and gaps[0.3].ci_low > 0, gaps
+    # Without mis-triage a bed still reveals worsening in the bed (v2: with ESI-1 ICU need per
+    # patient the ICU more often has room to act on it), so the gap at rate 0 is small, not 0.
+    assert abs(gaps[0.0].mean_diff) < 0.01, gaps
+    assert gaps[0.3].mean_diff > gaps[0.0].mean_diff + 0.003 and gaps[0.3].ci_low > 0, gaps
 
 
 @pytest.mark.parametrize("field", ["condition_icu_prob", "condition_vent_prob", "condition_los"])

@@ -1,5 +1,6 @@
-"""Golden trajectories of ed v1: whole episodes (every action, reward, validity, clock and
-observation, and the final grade) hashed and compared with digests recorded for this version.
+"""Golden trajectories of ed v2 (recorded for v2, issue 18; the v1 digests are replaced): whole
+episodes (every action, reward, validity, clock and observation, and the final grade) hashed
+and compared with digests recorded for this version.
 
 A change to the dynamics, the observation or the grader changes a digest: then bump the env's
 version (README version history) and record the new digests, never silently.
@@ -18,13 +19,13 @@ from lifeline.agents import make_agent
 
 GOLDEN = {
     ("heuristic", "surge", 11):
-        "4fdf31ebba3024475066a70020cc04ecd397b75bbce4fd7e248027c90f814954",
+        "23e0a7a76cbf635b9c122aa65b926988213cc45be63daa391992adfdbf9be87a",
     ("random", "mass_casualty", 5):
-        "ab15b9b320d24d13bc10616faa4f4da21db3738efd3fc195071587c71c0b6710",
+        "0971dfbe813a89ae58c5e56e1929de57bd5bc351510e12945d2bb0275fbea83f",
     ("churn", "ventilator_crisis", 3):
-        "4b401f103b8d9f17bb690ceb619fec00f29bd144140389af4333f9b0898e2109",
+        "aa3e3db9b92c35498af4e0fe6b765d57faa20723ef5b41b07393dc3e77cc3b09",
     ("invalid_instead_of_wait", "icu_boarding", 2):
-        "f0ef774f7cf1a376f6ac4e40f127c1cfff4b972a772b07b241f4816c98313444",
+        "cb8e0aa7312ccfdeba7b1de4c66ed0388e12da4597943abe6bd9d265e7fc6164",
 }
 
 
@@ -53,5 +54,5 @@ def trajectory_digest(agent_name: str, scenario: str, seed: int) -> str:
 @pytest.mark.parametrize(("agent", "scenario", "seed"), list(GOLDEN))
 def test_whole_trajectory_matches_the_recorded_digest(agent: str, scenario: str,
                                                       seed: int) -> None:
-    assert lifeline.make("ed", scenario).version == 1
+    assert lifeline.make("ed", scenario).version == 2
     assert trajectory_digest(agent, scenario, seed) == GOLDEN[(agent, scenario, seed)]

@@ -213,11 +213,38 @@ class Probe:
     def _visits(self) -> list[dict[str, Any]]:
         return list(self.patients.values())
 
+    @staticmethod
+    def icu_admission(rec: dict[str, Any]) -> bool:
+        """The visit needed critical care (at the end) and reached an ICU bed."""
+        return bool(rec["obj"].needs_icu) and rec["icu"] >= 0
+
+    @staticmethod
+    def ward_admission(rec: dict[str, Any]) -> bool:
+        """A ward admission whose ED treatment was completed (left for the ward, or still
+        boarding at the end of the shift); an early discharge of a boarder is not one."""
+        p = rec["obj"]
+        if not p.needs_ward:
+            return False
+        return bool(rec["ready"]) if rec["gone"] >= 0 else bool(p.treatment_done)
+
+    def decided(self, rec: dict[str, Any]) -> bool:
+        """The visit's disposition is known by the end of the shift (it left the ED, or it is
+        an ICU or boarding ward admission): the denominator of the admission shares."""
+        return rec["gone"] >= 0 or self.admitted(rec)
+
+    def admitted(self, rec: dict[str, Any]) -> bool:
+        """Disposition *admitted*: an ICU admission or a ward admission."""
+        return self.icu_admission(rec) or self.ward_admission(rec)
+
     def los_minutes(self, rec: dict[str, Any], discharged_only: bool = False) -> float:
-        """ED length of stay of one visit arriving before 18:00 (NaN if censored/excluded)."""
+        """ED length of stay of one visit arriving before 18:00 (NaN if censored/excluded).
+
+        An ICU admission's ED stay ends when it takes the ICU bed; every other visit's when it
+        leaves its bed (home, or to the ward after boarding). ``discharged_only`` excludes ICU
+        admissions (the judged rows)."""
         if rec["arrival"] * self.tick_min >= 18 * 60:
             return float("nan")
-        if rec["icu"] >= 0:
+        if self.icu_admission(rec):
             if discharged_only:
                 return float("nan")
             return (rec["icu"] - rec["arrival"]) * self.tick_min
@@ -234,16 +261,17 @@ class Probe:
                 xs = [x for r in visits if r["esi"] == e
                       for x in [self.los_minutes(r, only)] if not math.isnan(x)]
                 out[key] = float(np.mean(xs)) if xs else float("nan")
-            of = [r for r in visits if r["esi"] == e]
-            out[f"admit_esi{e}"] = (100.0 * sum(r["icu"] >= 0 for r in of) / len(of)
+            of = [r for r in visits if r["esi"] == e and self.decided(r)]
+            out[f"admit_esi{e}"] = (100.0 * sum(self.admitted(r) for r in of) / len(of)
                                     if of else float("nan"))
         hi = [out["los_esi2"], out["los_esi3"]]
         lo = [out["los_esi4"], out["los_esi5"]]
         out["los_order"] = (float(min(hi) > max(lo))
                             if not any(math.isnan(x) for x in hi + lo) else float("nan"))
-        icu = sum(r["icu"] >= 0 for r in visits)
-        out["admit_share"] = 100.0 * icu / n if n else float("nan")
-        out["icu_share"] = out["admit_share"]
+        admitted = sum(self.admitted(r) for r in visits)
+        out["admit_share"] = 100.0 * admitted / n if n else float("nan")
+        icu = sum(self.icu_admission(r) for r in visits)
+        out["icu_share"] = 100.0 * icu / n if n else float("nan")
         c = self.final.counters
         out["lwbs_pct"] = 100.0 * c.lwbs / max(1, c.patients)
         out["death_pct"] = 100.0 * c.deaths / max(1, c.patients)
@@ -252,12 +280,12 @@ class Probe:
         out["d2p_over60"] = 100.0 * sum(w >= 60 for w in waits) / len(waits) if waits else math.nan
         disch = [x for r in visits for x in [self.los_minutes(r, True)] if not math.isnan(x)]
         out["los_discharged_median"] = float(np.median(disch)) if disch else float("nan")
-        icu_los = [x for r in visits if r["icu"] >= 0
+        icu_los = [x for r in visits if self.icu_admission(r)
                    for x in [self.los_minutes(r)] if not math.isnan(x)]
         out["los_icu_mean"] = float(np.mean(icu_los)) if icu_los else float("nan")
         out["esi3_share"] = 100.0 * sum(r["esi"] == 3 for r in visits) / n if n else math.nan
         early = [r for r in visits if r["arrival"] * self.tick_min < 18 * 60]
-        censored = sum(r["gone"] < 0 and r["icu"] < 0 for r in early)
+        censored = sum(r["gone"] < 0 and not self.icu_admission(r) for r in early)
         out["censored_pct"] = 100.0 * censored / len(early) if early else float("nan")
         return out
 

@@ -8,7 +8,7 @@ DISPATCH_EXPLOITS = ("swarm", "aid_spam", "type_blind", "park_then_answer", "ver
 
 register(EnvSpec(
     name="ed",
-    gym_id="lifeline/ED-v1",
+    gym_id="lifeline/ED-v2",
     entry_point="lifeline.envs.ed.env:EDEnv",
     scenarios=("normal_day", "surge", "mass_casualty", "night_shift", "ventilator_crisis",
                "icu_boarding"),

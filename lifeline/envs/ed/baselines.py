@@ -30,7 +30,7 @@ from lifeline.envs.ed.types import (
     Wait,
 )
 
-_ESI, _COND, _ELAPSED, _READY, _VENT = 0, 1, 2, 3, 4  # columns of the bed arrays
+_ESI, _COND, _ELAPSED, _READY, _VENT, _BOARDING = 0, 1, 2, 3, 4, 5  # columns of the bed arrays
 _WAIT_H = 2  # column of the queue array
 _RESP_CODE = RESPIRATORY + 1
 

@@ -1,5 +1,9 @@
 """Transitions of the ED: applying a (valid) action and advancing the clock by one tick.
 
+v2 mechanics: a triage step (arrivals enter the waiting room ``triage_ticks`` after arriving),
+ward admissions that board in their ED bed after treatment (``Patient.board_ticks``), ICU need
+of ESI-1 patients drawn per patient. All their randomness is drawn at generation time.
+
 Everything here mutates ``EDState`` in place and records what happened in a ``StepEvents``
 tally that ``reward.py`` turns into the dense reward. Randomness comes only from the state's
 named streams, drawn up front per patient where possible (``EDState.hazard_draws`` and
@@ -128,13 +132,14 @@ def _discharge(state: EDState, params: EDParams, patient: Patient, events: StepE
     _vacate(state, patient)
     if patient.ready:
         state.counters.treated += 1
+        state.counters.ward_admissions += int(patient.needs_ward)
         events.treated += 1
         events.treated_critical += int(patient.ever_critical)
         return
     state.counters.early_discharges += 1
     events.early_discharge_severity += 6 - patient.true_acuity
-    if patient.returned:  # a repeat early discharge: fresh draws from the stream
-        u_death, u_return, u_delay = state.rng["returns"].random(3)
+    if patient.return_count:  # a repeat early discharge: the draws of the k-th return
+        u_death, u_return, u_delay = state.return_draws[patient.pid, patient.return_count - 1]
     else:
         u_death, u_return, u_delay = state.patient_draws[patient.pid, 2:5]
     if u_death < params.outside_death_prob[patient.true_acuity - 1]:
@@ -164,7 +169,7 @@ def hazard_factor(patient: Patient, params: EDParams) -> float:
     complete), times the patient's condition profile."""
     if patient.location == WAITING:
         factor = 1.0
-    elif patient.ready:
+    elif patient.treatment_done:  # complete (a ward admission boarding in its bed included)
         return 0.0
     elif patient.needs_vent and not patient.ventilated:
         factor = params.no_vent_factor
@@ -181,6 +186,7 @@ def _worsen(state: EDState, params: EDParams, patient: Patient) -> None:
     if patient.true_acuity == 1 and not patient.needs_icu:
         u_vent, u_hours = state.patient_draws[patient.pid, 0:2]
         patient.needs_icu = True
+        patient.needs_ward, patient.board_ticks = False, 0  # now an ICU admission
         patient.needs_vent = bool(u_vent < params.condition_vent_prob[patient.condition])
         extra_hours = (params.icu_treatment_hours * params.condition_los[patient.condition]
                        * (0.5 + 0.5 * float(u_hours)))
@@ -228,7 +234,7 @@ def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
         p.triage_error = 0  # a tick in a bed reveals the true acuity
         if not p.ready and correct_care(p):
             p.progress_ticks += 1
-    at_risk = [p for p in state.waiting] + [p for p in in_beds if not p.ready]
+    at_risk = [p for p in state.waiting] + [p for p in in_beds if not p.treatment_done]
     if at_risk:
         draws = state.hazard_draws[[p.pid for p in at_risk], state.tick]
         for p, u in zip(at_risk, draws.tolist(), strict=True):
@@ -253,9 +259,11 @@ def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
 
 
 def admit_arrivals(state: EDState, params: EDParams) -> None:
-    """Move this tick's scheduled arrivals and due returns into the waiting room."""
-    if state.tick < len(state.schedule):
-        for p in state.schedule[state.tick]:
+    """Move the arrivals triaged by now (scheduled ``triage_ticks`` earlier) and due returns into
+    the waiting room."""
+    arrived = state.tick - params.triage_ticks
+    if 0 <= arrived < len(state.schedule):
+        for p in state.schedule[arrived]:
             state.counters.patients += 1
             state.counters.critical += int(p.critical_at_arrival)
             state.waiting.append(p)
@@ -268,6 +276,7 @@ def admit_arrivals(state: EDState, params: EDParams) -> None:
             p.location, p.bed, p.admitted_tick = WAITING, -1, -1
             p.arrival_tick, p.progress_ticks, p.ticks_in_bed = state.tick, 0, 0
             p.returned = True
+            p.return_count += 1
             state.counters.returns += 1
             state.waiting.append(p)
     state.waiting.sort(key=sort_key)

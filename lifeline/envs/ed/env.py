@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -13,17 +14,23 @@ from lifeline.envs.ed import dynamics, observation, render, reward, rules
 from lifeline.envs.ed import frame as ed_frame
 from lifeline.envs.ed.generator import generate_schedule, initial_icu
 from lifeline.envs.ed.params import SCENARIOS, EDParams
-from lifeline.envs.ed.types import ACTION_TYPES, EDAction, EDState, Wait
+from lifeline.envs.ed.types import ACTION_TYPES, EDAction, EDState, Wait, max_returns
 
 STREAMS = ("arrivals", "patients", "deterioration", "returns")
 """Named random streams, one per stochastic process (order is part of determinism)."""
+
+
+def return_bound(params: EDParams) -> int:
+    """Rows of ``EDState.return_draws`` per patient (:func:`max_returns` for these params)."""
+    min_delay = math.ceil(params.return_delay_hours[0] * 60.0 / params.tick_minutes)
+    return max_returns(params.horizon_ticks, min_delay)
 
 
 class EDEnv(Environment[EDState, EDAction]):
     """Triage and bed/ICU/ventilator allocation over one 24-hour shift (see README.md)."""
 
     name: ClassVar[str] = "ed"
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
 
     def __init__(self, scenario: str = "normal_day", params: EDParams | None = None) -> None:
@@ -60,6 +67,7 @@ class EDEnv(Environment[EDState, EDAction]):
         pids = first_free_pid + len(boarders)
         state.hazard_draws = rng["deterioration"].random((pids, p.horizon_ticks))
         state.patient_draws = rng["deterioration"].random((pids, 5))
+        state.return_draws = rng["returns"].random((pids, return_bound(p), 3))
         for b in boarders:
             state.icu[b.bed] = b
             if b.needs_vent and state.ventilators_in_use < p.ventilators:

@@ -25,9 +25,11 @@ def _patient(p: Patient, tick: int, hours_per_tick: float) -> dict[str, Any]:
         "waited_h": round((tick - p.arrival_tick) * hours_per_tick, 2),
         "progress": round(min(1.0, p.progress_ticks / max(1, p.treatment_ticks)), 3),
         "ready": p.ready,
+        "boarding": p.boarding,
         "vent": p.ventilated,
         "returned": p.returned,
-        "truth": {"esi": p.true_acuity, "needs_icu": p.needs_icu, "needs_vent": p.needs_vent},
+        "truth": {"esi": p.true_acuity, "needs_icu": p.needs_icu, "needs_vent": p.needs_vent,
+                  "needs_ward": p.needs_ward},
     }
 
 
@@ -61,6 +63,7 @@ def frame(state: EDState, params: EDParams, progress: float) -> dict[str, Any]:
             "patients": c.patients, "treated": c.treated, "deaths": c.deaths,
             "critical_deaths": c.critical_deaths, "lwbs": c.lwbs,
             "early_discharges": c.early_discharges, "returns": c.returns,
+            "ward_admissions": c.ward_admissions,
         },
     }
 

@@ -55,18 +55,28 @@ def make_patient(pid: int, tick: int, acuity: int, condition: int | None,
             condition = RESPIRATORY
         else:
             condition = _OTHER_CONDITIONS[int(rng.integers(len(_OTHER_CONDITIONS)))]
-    needs_icu = acuity == 1 or (acuity == 2
-                                and rng.random() < params.condition_icu_prob[condition])
+    if acuity == 1:
+        needs_icu = bool(rng.random() < params.esi1_icu_prob)
+    else:
+        needs_icu = acuity == 2 and bool(rng.random() < params.condition_icu_prob[condition])
     needs_vent = needs_icu and rng.random() < params.condition_vent_prob[condition]
     error = triage_error(acuity, rng, params)
     mean_hours = (params.icu_treatment_hours if needs_icu
                   else params.general_treatment_hours[acuity - 1])
     treatment = _lognormal_ticks(rng, mean_hours * params.condition_los[condition],
                                  params.treatment_sigma, params)
-    patience = _lognormal_ticks(rng, params.lwbs_patience_hours, 0.3, params)
+    patience = _lognormal_ticks(rng, params.lwbs_patience_hours, params.lwbs_patience_sigma,
+                                params)
+    # v2: ward admission and its boarding time, always drawn (two draws) so that every patient
+    # consumes the same number of draws here whatever the outcome.
+    u_ward = float(rng.random())
+    board = _lognormal_ticks(rng, params.boarding_hours[acuity - 1], params.boarding_sigma,
+                             params)
+    needs_ward = not needs_icu and u_ward < params.ward_admit_prob[acuity - 1]
     return Patient(pid=pid, arrival_tick=tick, true_acuity=acuity, triage_error=error,
                    condition=condition, needs_icu=needs_icu, needs_vent=needs_vent,
                    treatment_ticks=treatment, patience_ticks=patience,
+                   needs_ward=needs_ward, board_ticks=board if needs_ward else 0,
                    ever_critical=acuity <= 2, critical_at_arrival=acuity <= 2)
 
 
@@ -107,6 +117,7 @@ def initial_icu(params: EDParams, patients: np.random.Generator,
         acuity = 1 if patients.random() < 0.4 else 2
         p = make_patient(first_pid + i, 0, acuity, None, patients, params)
         p.needs_icu = True
+        p.needs_ward, p.board_ticks = False, 0
         p.triage_error = 0
         p.treatment_ticks = _hours_to_ticks(24.0 + 24.0 * float(patients.random()), params)
         p.progress_ticks = _hours_to_ticks(4.0 + 8.0 * float(patients.random()), params)

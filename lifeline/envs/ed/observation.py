@@ -1,8 +1,10 @@
 """What the agent sees: triage (observed) acuity, never the hidden truth or hazards.
 
 Per bed: ``[observed ESI (0 = empty), condition code (0 = empty, 1..6), elapsed hours in bed,
-ready flag, ventilated flag]``. Per visible queue slot: ``[observed ESI (0 = empty), condition
-code, waiting hours]``. Arrays are freshly allocated on every call.
+ready flag, ventilated flag, boarding flag]`` (boarding, v2: treatment complete, the patient waits
+in the bed for an inpatient ward bed; ``ready`` once the ward takes them). Per visible queue
+slot: ``[observed ESI (0 = empty), condition code, waiting hours]``. Arrays are freshly
+allocated on every call.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ def observation_spec(params: EDParams) -> dict[str, ArraySpec]:
     """Shapes, dtypes and bounds of :func:`observe`'s arrays."""
     n_cond = float(len(CONDITIONS))
     return {
-        "general_beds": ArraySpec((params.general_beds, 5), "float32", 0.0, MAX_HOURS,
-                                  "per general bed: ESI, condition, elapsed h, ready, ventilated"),
-        "icu_beds": ArraySpec((params.icu_beds, 5), "float32", 0.0, MAX_HOURS,
-                              "per ICU bed: ESI, condition, elapsed h, ready, ventilated"),
+        "general_beds": ArraySpec((params.general_beds, 6), "float32", 0.0, MAX_HOURS,
+                                  "per general bed: ESI, condition, elapsed h, ready, ventilated,"
+                                  " boarding"),
+        "icu_beds": ArraySpec((params.icu_beds, 6), "float32", 0.0, MAX_HOURS,
+                              "per ICU bed: ESI, condition, elapsed h, ready, ventilated, "
+                              "boarding"),
         "ventilators": ArraySpec((2,), "float32", 0.0, float(params.ventilators),
                                  "[free, in use]"),
         "queue": ArraySpec((params.queue_slots, 3), "float32", 0.0, max(MAX_HOURS, n_cond),
@@ -38,11 +42,12 @@ def observation_spec(params: EDParams) -> dict[str, ArraySpec]:
 
 def _bed_rows(ward: list[Patient | None], hours_per_tick: float) -> np.ndarray:
     # One np.array call over Python rows is several times faster than row-wise assignment.
-    empty = (0.0, 0.0, 0.0, 0.0, 0.0)
+    empty = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     return np.array([empty if p is None else
                      (p.observed_acuity, p.condition + 1,
-                      min(p.ticks_in_bed * hours_per_tick, MAX_HOURS), p.ready, p.ventilated)
-                     for p in ward], dtype=np.float32).reshape(len(ward), 5)
+                      min(p.ticks_in_bed * hours_per_tick, MAX_HOURS), p.ready, p.ventilated,
+                      p.boarding)
+                     for p in ward], dtype=np.float32).reshape(len(ward), 6)
 
 
 def observe(state: EDState, params: EDParams) -> dict[str, np.ndarray]:

@@ -23,8 +23,9 @@ class EDParams:
     """One scenario of the ED. Times are in minutes or hours as each field says."""
 
     # --- resources ---------------------------------------------------------------------------
-    general_beds: int = 20
-    """Number of general (ward) beds."""
+    general_beds: int = 24
+    """Number of general ED beds (v1: 20; v2 adds four because ward admissions now board in
+    them)."""
     icu_beds: int = 5
     """Number of ICU beds."""
     ventilators: int = 3
@@ -47,7 +48,11 @@ class EDParams:
     """Probability that a non-minor arrival is respiratory (the rest split evenly)."""
     # --- conditions (one value per condition, in CONDITIONS order) ---------------------------
     condition_icu_prob: SixFloats = (0.15, 0.20, 0.15, 0.20, 0.20, 0.0)
-    """Probability that an ESI-2 patient of each condition needs ICU care (ESI 1 always does)."""
+    """Probability that an ESI-2 patient of each condition needs ICU care."""
+    esi1_icu_prob: float = 0.30
+    """Probability that an ESI-1 patient needs ICU care (v2; v1: always). Munich tertiary ED
+    2014-17 (BMJ Open 2022): 27 % of ESI-1 patients to the ICU, 37 % to intermediate care; the
+    rest are resuscitated/stabilised in the ED (a general bed is correct care for them)."""
     condition_vent_prob: SixFloats = (0.10, 0.60, 0.15, 0.10, 0.20, 0.0)
     """Probability that an ICU-need patient (ESI 1-2) of each condition needs a ventilator."""
     condition_hazard: SixFloats = (0.9, 1.0, 1.1, 1.3, 1.3, 0.5)
@@ -65,12 +70,30 @@ class EDParams:
     """Inclusive range of trauma patients arriving in the incident (0 = no incident)."""
     mci_window_hours: tuple[float, float] = (8.0, 16.0)
     """The incident starts uniformly in this window (hours of the day); lasts one hour."""
+    # --- admission and boarding (v2) --------------------------------------------------------
+    ward_admit_prob: tuple[float, float, float, float, float] = (0.05, 0.18, 0.15, 0.04, 0.05)
+    """Probability that a patient of true ESI 1..5 *without* ICU need is admitted to an inpatient
+    ward at the end of ED treatment (drawn at arrival). With ICU need (always an admission) this
+    gives admitted shares of about 32 / 32 / 15.5 / 3 / 3.5 % (Hocker 2018, NHAMCS 2011); ESI
+    4-5 are set a little above their share because some of them leave unseen first."""
+    boarding_hours: tuple[float, float, float, float, float] = (2.9, 4.3, 3.9, 3.9, 3.9)
+    """Mean boarding time of a ward admission by true ESI at arrival, hours (lognormal): after
+    treatment the patient keeps the ED bed this long, until the ward takes them (decision to
+    departure of medical admissions by ESI I/II/III 2.9 / 4.3 / 3.9 h, West J Emerg Med 2022;
+    ESI 4-5 take the ESI-3 value, no published figure)."""
+    boarding_sigma: float = 0.6
+    """Lognormal shape of boarding times (dimensionless)."""
+    triage_ticks: int = 1
+    """Ticks between arrival and the waiting room (triage and registration, v2): a patient
+    arriving in tick t can be given a bed from tick t + triage_ticks on. No hazard applies
+    during triage (the patient is with the triage nurse)."""
     # --- starting census ---------------------------------------------------------------------
     icu_boarders: int = 0
     """ICU beds occupied at 00:00 by long-stay (boarding) patients."""
     # --- treatment (hours) -------------------------------------------------------------------
-    general_treatment_hours: tuple[float, float, float, float, float] = (6.0, 4.0, 4.0, 2.0, 1.0)
-    """Mean general-bed treatment time by true acuity ESI 1..5, hours (lognormal)."""
+    general_treatment_hours: tuple[float, float, float, float, float] = (4.0, 4.0, 4.0, 2.0, 1.0)
+    """Mean general-bed treatment time by true acuity ESI 1..5, hours (lognormal). v2: ESI 1
+    4 h (v1: 6 h), as only the ESI-1 patients without ICU need are treated in the ED now."""
     icu_treatment_hours: float = 20.0
     """Mean ICU treatment time, hours (lognormal, roughly 12-36 h)."""
     treatment_sigma: float = 0.4
@@ -90,10 +113,12 @@ class EDParams:
     # --- leaving without being seen ----------------------------------------------------------
     lwbs_patience_hours: float = 4.0
     """Mean patience of ESI 4-5 patients before they leave unseen, hours (lognormal)."""
+    lwbs_patience_sigma: float = 0.3
+    """Lognormal shape of that patience (dimensionless)."""
     # --- early discharge ---------------------------------------------------------------------
     return_prob: float = 0.5
     """Probability that an early-discharged (not ready) survivor returns, one level worse."""
-    outside_death_prob: tuple[float, float, float, float, float] = (0.5, 0.1, 0.02, 0.0, 0.0)
+    outside_death_prob: tuple[float, float, float, float, float] = (0.8, 0.1, 0.02, 0.0, 0.0)
     """Probability that an early-discharged patient of true ESI 1..5 dies outside the ED."""
     return_delay_hours: tuple[float, float] = (2.0, 8.0)
     """The return happens uniformly this many hours after discharge."""
@@ -129,6 +154,14 @@ def unconstrained(params: EDParams) -> EDParams:
                    actions_per_tick=400)
 
 
+def v1_mechanics(params: EDParams) -> EDParams:
+    """The same scenario with the v2 mechanics switched off (a mechanic-sensitivity probe): every
+    ESI-1 patient needs the ICU, nobody is admitted to a ward (no boarding), no triage step and
+    the v1 outside-death probability of a discharged ESI-1 patient."""
+    return replace(params, esi1_icu_prob=1.0, ward_admit_prob=(0.0,) * 5, triage_ticks=0,
+                   outside_death_prob=(0.5, *params.outside_death_prob[1:]))
+
+
 def without_ventilator_need(params: EDParams) -> EDParams:
     """The same scenario in which nobody ever needs a ventilator (a mechanic-sensitivity probe)."""
     return replace(params, condition_vent_prob=(0.0,) * 6)
@@ -143,7 +176,7 @@ def neutral_conditions(params: EDParams) -> EDParams:
 
 SCENARIO_DESCRIPTIONS: dict[str, str] = {
     'normal_day': (
-        'A weekday: 5.5 arrivals/h, no mis-triage; 20 general beds, 5 ICU beds, 3 ventilators.'),
+        'A weekday: 5.5 arrivals/h, no mis-triage; 24 general beds, 5 ICU beds, 3 ventilators.'),
     'surge': 'Respiratory surge: 1.6x arrivals, more acute patients, 10% mis-triage.',
     'mass_casualty': (
         'A mass-casualty incident brings 15-25 patients at once; chaotic triage; the shift is '

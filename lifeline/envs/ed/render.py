@@ -19,7 +19,8 @@ def _hours(ticks: int, hours_per_tick: float) -> str:
 def _bed_line(kind: str, b: int, p: Patient | None, hpt: float) -> str:
     if p is None:
         return f"  {kind}{b:<2} empty"
-    flags = (" READY" if p.ready else "") + (" VENT" if p.ventilated else "")
+    flags = ((" READY" if p.ready else " BOARDING" if p.boarding else "")
+             + (" VENT" if p.ventilated else ""))
     return (f"  {kind}{b:<2} ESI{p.observed_acuity} {_PADDED[p.condition]} "
             f"{_hours(p.ticks_in_bed, hpt)}{flags}")
 

@@ -39,6 +39,12 @@ class Patient:
     """Hidden: ticks of correct care needed before the patient is ready."""
     patience_ticks: int
     """Hidden: ticks an ESI 4-5 patient will wait before leaving unseen."""
+    needs_ward: bool = False
+    """Hidden (v2): admitted to an inpatient ward at the end of ED treatment (drawn at arrival;
+    never together with ICU need)."""
+    board_ticks: int = 0
+    """Hidden (v2): ticks a ward admission boards in its ED bed after treatment (0 if not a ward
+    admission); ``ready`` only once boarding is over."""
     ever_critical: bool = False
     """True acuity has been 1 or 2 at some point (dense reward only)."""
     critical_at_arrival: bool = False
@@ -56,6 +62,9 @@ class Patient:
     ticks_in_bed: int = 0
     returned: bool = False
     """This visit is a return after an early discharge."""
+    return_count: int = 0
+    """Returns so far: the early discharge in visit ``k + 1`` (``k >= 1``) uses
+    ``EDState.return_draws[pid, k - 1]``."""
 
     @property
     def observed_acuity(self) -> int:
@@ -63,8 +72,19 @@ class Patient:
         return 1 if level < 1 else 5 if level > 5 else level
 
     @property
-    def ready(self) -> bool:
+    def treatment_done(self) -> bool:
+        """Treatment complete (hazards stop); a ward admission then boards ``board_ticks``."""
         return self.progress_ticks >= self.treatment_ticks
+
+    @property
+    def ready(self) -> bool:
+        """Ready to leave: treatment complete and, for a ward admission, boarding over."""
+        return self.progress_ticks >= self.treatment_ticks + self.board_ticks
+
+    @property
+    def boarding(self) -> bool:
+        """Treated ward admission still waiting in its ED bed for the ward."""
+        return self.treatment_done and not self.ready
 
 
 @dataclass
@@ -74,7 +94,10 @@ class EDCounters:
     patients: int = 0
     """Distinct patients who have arrived (returns are not new patients)."""
     treated: int = 0
-    """Patients discharged with their treatment complete (each at most once)."""
+    """Patients discharged with their treatment complete (each at most once); ward admissions
+    count when they leave for the ward after boarding."""
+    ward_admissions: int = 0
+    """Treated patients who left for an inpatient ward (included in ``treated``, v2)."""
     deaths: int = 0
     """Deaths in the ED and outside it after an early discharge."""
     discharge_deaths: int = 0
@@ -120,7 +143,8 @@ class EDState(CoreState):
     waiting: list[Patient] = field(default_factory=list)
     """The whole waiting room, kept sorted by (observed acuity, arrival tick, pid)."""
     schedule: list[list[Patient]] = field(default_factory=list)
-    """Pre-generated arrivals per tick (the realised patient stream, identical for all policies)."""
+    """Pre-generated arrivals per tick (the realised patient stream, identical for all policies).
+    Arrivals of tick t enter the waiting room at tick t + ``EDParams.triage_ticks``."""
     returns: list[tuple[int, int, Patient]] = field(default_factory=list)
     """Pending returns after early discharge: (tick, pid, patient)."""
     counters: EDCounters = field(default_factory=EDCounters)
@@ -132,7 +156,17 @@ class EDState(CoreState):
     patient_draws: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     """Per patient: ``[0]`` ventilator need and ``[1]`` extra ICU time on worsening to ESI 1,
     ``[2:5]`` outside death, return and return delay of the first early discharge."""
+    return_draws: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3)))
+    """``[pid, k - 1]``: outside death, return and return delay of the early discharge after the
+    patient's ``k``-th return (drawn up front from the ``returns`` stream, like every other draw,
+    so a batch kernel can replay them; :func:`max_returns` bounds ``k``)."""
     rng: dict[str, np.random.Generator] = field(default_factory=dict)
+
+
+def max_returns(horizon_ticks: int, min_delay_ticks: int) -> int:
+    """Most returns one patient can make in a shift: returns arrive at ticks ``1..horizon`` and
+    successive ones are at least ``max(1, min_delay_ticks)`` ticks apart."""
+    return horizon_ticks // max(1, min_delay_ticks) + 1
 
 
 # ----- semantic actions ------------------------------------------------------------------------
@@ -189,7 +223,8 @@ class StepDown(Action):
 
 @dataclass(frozen=True)
 class DischargeGeneral(Action):
-    """Discharge the patient in general bed `bed` (before `ready` it is an early discharge)."""
+    """Discharge the patient in general bed `bed` (before `ready` it is an early discharge; a
+    ready ward admission leaves for the ward)."""
 
     kind: ClassVar[str] = "discharge_general"
     bed: int = _slot("general bed index")
