@@ -2,8 +2,8 @@
 
 :func:`parse` turns the text back into the arrays :class:`EDHeuristicAgent` reads (beds, queue,
 free ventilators) and :class:`EDTextPolicy` runs the heuristic's own ``act`` on them. Every number
-the heuristic uses is printed exactly in the text (acuity, condition, ready/ventilated flags,
-waiting hours to the quarter hour), so the two agents play the same actions.
+the heuristic uses is printed exactly in the text (acuity, condition, ready/boarding/ventilated
+flags, waiting hours to the quarter hour), so the two agents play the same actions.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from lifeline.envs.ed.env import EDEnv
 from lifeline.envs.ed.params import CONDITIONS
 
 _CODE = {name: i + 1 for i, name in enumerate(CONDITIONS)}
+BED_COLUMNS = 6
+"""ESI, condition code, elapsed hours, ready, ventilated, boarding (``observation.py``)."""
 _VENTS = re.compile(r"ventilators free (\d+)/(\d+)")
 _WARD = re.compile(r"^(General|ICU) beds \((\d+) free of (\d+)\):")
 _BED = re.compile(r"^\s+([GI])(\d+)\s+ESI(\d) (\w+)\s+([\d.]+)h(.*)$")
@@ -41,14 +43,14 @@ def parse(text: str) -> dict[str, np.ndarray]:
             flags = m.group(6)
             beds[m.group(1)].append((int(m.group(2)), [
                 float(m.group(3)), float(_CODE[m.group(4)]), float(m.group(5)),
-                float("READY" in flags), float("VENT" in flags)]))
+                float("READY" in flags), float("VENT" in flags), float("BOARDING" in flags)]))
         elif (m := _SLOT.match(line)) is not None:
             queue.append([float(m.group(2)), float(_CODE[m.group(3)]), float(m.group(4))])
         elif line.startswith("Legal actions"):
             break
     arrays = {}
     for key, ward in (("general_beds", "G"), ("icu_beds", "I")):
-        arr = np.zeros((sizes.get(ward, 0), 5), dtype=np.float32)
+        arr = np.zeros((sizes.get(ward, 0), BED_COLUMNS), dtype=np.float32)
         for b, row in beds[ward]:
             arr[b] = row
         arrays[key] = arr
