@@ -35,14 +35,15 @@ def qwen3_chat_template() -> str:
 
 
 def transcripts(env_names: list[str], turns_per_env: int, agent: str | None = None,
-                seed: int = 0) -> list[dict[str, Any]]:
+                seed: int = 0, scenario: str | None = None) -> list[dict[str, Any]]:
     """``{"env", "prompt" (messages), "tools", "completion"}`` examples: an agent playing
     training seeds through the text face.
 
     The default agent is ``text_heuristic`` (:mod:`lifeline.agents.text_heuristic`): the env's
     reference heuristic reading only the text observation, so each example is exactly text in
     (the observation it was handed) and tool-call text out (its reply, verbatim). Any other
-    agent's actions are written as ``<tool_call>`` JSON.
+    agent's actions are written as ``<tool_call>`` JSON. ``scenario`` (default: each env's
+    first) pins the scenario.
     """
     from lifeline.agents.text_heuristic import TextHeuristicAgent
     from lifeline.train.grpo import TASK_PROMPT
@@ -51,7 +52,7 @@ def transcripts(env_names: list[str], turns_per_env: int, agent: str | None = No
     seeds = train_seed_stream(seed)
     for env_name in env_names:
         env_spec = spec(env_name)
-        env = make(env_name)
+        env = make(env_name, scenario)
         player = make_agent(agent or "text_heuristic", env_name)
         tools = openai_tools(env)
         task = TASK_PROMPT.format(env=env_spec.name, description=env_spec.description)
