@@ -3,7 +3,7 @@
 Within a tick the agent makes decisions (route, defer, load_shift) that take effect at once;
 ``advance`` then runs the tick in this order: charging energy and feeder load over the tick
 (derating, shift, trips, outages), cost and renewable accounting, forecast scoring; the clock
-moves; completions and departures; outage displacements; deferrals that end; arrivals at
+moves; completions, walk-ups at their stay limit and departures; outage displacements; deferrals that end; arrivals at
 stations; queues fill free slots (FIFO); balking; new requests; lagged reports and forecasts.
 Randomness comes only from the state's streams ``reports`` and ``forecast`` (the world itself
 was drawn at reset).
@@ -185,6 +185,11 @@ def advance(s: EVGridState, ctx: Context) -> None:
         full = ch[_remaining(s, ch) <= 1e-6]
         if full.size:
             _release(s, full, DONE)
+        # walk-ups whose stay limit is up go back on the road, charged or not (v1)
+        ch = ch[status[ch] == CHARGING]
+        up = ch[s.ev_start[ch] + s.ev_maxstay[ch] <= t]
+        if up.size:
+            _release(s, up, LEFT)
     dw = np.flatnonzero(s.ev_dwell & (s.ev_depart <= t) & (status >= PENDING) & (status <= DONE))
     if dw.size:
         s.ev_status[dw] = LEFT

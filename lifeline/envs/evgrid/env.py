@@ -32,7 +32,7 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
     """Route, defer and curtail EV charging over 8-24 h; scored on energy, waits, grid, cost."""
 
     name: ClassVar[str] = "evgrid"
-    version: ClassVar[int] = 0
+    version: ClassVar[int] = 1
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
 
     def __init__(self, scenario: str = "baseline", params: EVGridParams | None = None) -> None:
@@ -67,6 +67,7 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
         s.ev_delivered, s.ev_drain = np.zeros(m), np.zeros(m)
         s.ev_max_kw, s.ev_origin, s.ev_site = evs.max_kw, evs.origin.copy(), evs.site
         s.ev_maxwait, s.ev_depart, s.ev_weight = evs.maxwait, evs.depart, evs.weight
+        s.ev_maxstay = evs.maxstay
         s.ev_reach = reach_of(ctx, evs.origin, evs.soc * evs.cap)
         s.ev_reach[evs.dwell] = False
         s.ev_status = np.full(m, FUTURE, np.int64)

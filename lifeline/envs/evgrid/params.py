@@ -68,6 +68,10 @@ WEIGHT = (1.5, 1.5, 1.0, 1.0, 3.0, 1.0, 1.5, 1.0)
 """Grader weight of a persona's energy (emergency and high-urgency fleets weighted up)."""
 MAX_WAIT_MIN = ((20.0, 45.0), (15.0, 35.0), (30.0, 60.0), (30.0, 75.0), (5.0, 15.0))
 """Hidden patience of walk-ups (uniform range, minutes from request to start of charging)."""
+MAX_STAY_MIN = ((30.0, 60.0), (25.0, 50.0), (40.0, 80.0), (45.0, 90.0), (20.0, 40.0))
+"""Hidden time a walk-up can stay plugged in (uniform range, minutes from the start of charging):
+a taxi or delivery driver goes back on the road then, charged or not (the rest is unmet energy).
+So *where* (charger power, derating) and *how fast* (``charge_rate``) decide its energy. v1."""
 PRICE_SENSITIVITY = (0.6, 0.8, 0.2, 1.0, 0.0)
 """Displayed price sensitivity of walk-up personas (0 = indifferent, 1 = very sensitive)."""
 DWELL_WINDOW_H = ((8.0, 1.0, 8.5, 1.0), (12.5, 1.0, 3.5, 0.5), (21.0, 1.0, 8.5, 0.7))

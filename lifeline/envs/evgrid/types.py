@@ -18,7 +18,8 @@ from lifeline.core.env import Action, CoreState
 FUTURE, PENDING, DEFERRED, DRIVING, QUEUED, CHARGING, DONE, BALKED, LEFT = range(9)
 STATUS_NAMES = ("future", "pending", "deferred", "driving", "queued", "charging", "done",
                 "balked", "left")
-"""``done``: walk-up reached its target and left, or dwell EV full; ``left``: dwell EV departed."""
+"""``done``: walk-up reached its target and left, or dwell EV full; ``left``: dwell EV departed,
+or a walk-up left the charger at its stay limit before reaching its target (v1)."""
 
 
 def _f64() -> np.ndarray:
@@ -62,6 +63,9 @@ class EVGridState(CoreState):
     """Dwell EVs: station they are plugged in at; −1 for walk-ups."""
     ev_maxwait: np.ndarray = field(default_factory=_f64)
     """Hidden patience of walk-ups, minutes (inf for dwell EVs)."""
+    ev_maxstay: np.ndarray = field(default_factory=_f64)
+    """Hidden stay limit of walk-ups at the charger, minutes from the start of charging (inf for
+    dwell EVs): the walk-up then leaves, charged or not."""
     ev_depart: np.ndarray = field(default_factory=_f64)
     """Dwell EVs: minute of departure (inf for walk-ups)."""
     ev_weight: np.ndarray = field(default_factory=_f64)
