@@ -1,12 +1,14 @@
 """Baseline ladder for ``evgrid`` and its exploit policies (``AGENTS`` at the end).
 
 ``never_route`` < ``nearest`` (uncontrolled: nearest station with a reported free slot, full
-power, plugged-in EVs start at once) < ``greedy`` (multi-objective station choice, time-shifted
-plugged-in EVs, curtailment when the headroom forecast goes negative) ≤ ``mpc`` (rolling-horizon
-optimisation: joint assignment of the visible walk-ups to station slots, plan search for
-plugged-in EVs over the forecast) ≤ ``bound`` (clairvoyant: the offline LP schedule of every
-plugged-in EV over the realised base load, true slots and queues). Observation-only agents use
-the public map and tariff (``env.ctx``), never hidden truth; ``bound`` reads the state.
+power, plugged-in EVs start at once) < ``greedy`` (station by travel + queue + the energy the
+walk-up would miss before its stay limit at that charger's power and derating + feeder stress +
+price; time-shifted plugged-in EVs; curtailment when the headroom forecast goes negative) ≤
+``mpc`` (rolling-horizon plan of every plugged-in EV on a zone × tick load table: forecast,
+expected base load, committed sessions) ≤ ``bound`` (an upper reference on a *relaxed* problem:
+clairvoyant, offline LP for plugged-in EVs, no stay limits, no background occupancy, limits
+×1.6, exact reports). Observation-only agents use the public map, tariff and persona ranges
+(``env.ctx``, ``params``), never hidden truth; ``bound`` reads the state.
 """
 
 from __future__ import annotations
@@ -140,11 +142,13 @@ def min_rate(e: EVGridEnv, need: float, kw: float, hours: float, margin: float =
 class GreedyAgent(_Base):
     """Multi-objective heuristic (observation only).
 
-    Walk-ups: the station minimising travel + estimated queue wait + a feeder-stress penalty +
-    price (₹ → minutes) + charging time; emergencies by time alone. Rate lowered when the zone's
-    headroom is short. Plugged-in EVs: wait (defer) for solar or night hours when the slack
-    allows, then charge at the lowest rate that finishes in time. Curtails a zone (load_shift)
-    when our load would exceed its forecast headroom.
+    Walk-ups: the station minimising travel + estimated queue wait + the kWh the walk-up would
+    miss before its stay limit there (charger power × derating, conservative end of the persona's
+    published stay range) + a feeder-stress penalty + price (₹ → minutes) — what ``nearest``
+    ignores. Full power unless the zone's headroom is short and a lower rate still finishes.
+    Plugged-in EVs: wait (defer) for solar or night hours when the slack allows, then charge at
+    the lowest rate that finishes in time. Curtails a zone (load_shift) when our load would
+    exceed its forecast headroom.
     """
 
     name = "greedy"
@@ -197,7 +201,7 @@ class GreedyAgent(_Base):
         head = zone_headroom(e, obs)[ctx.st_zone]
         stress = np.where(head < kw, self.stress_min * (1.0 - np.clip(head / kw, 0, 1)), 0.0)
         urgent = persona == 4
-        p_lo, p_hi = MAX_WAIT_MIN[persona]
+        p_lo = MAX_WAIT_MIN[persona][0]
         late = np.where(qwait > 0, np.maximum(obs["travel"][k] + qwait + ev[E_WAITED] - p_lo,
                                               0.0), 0.0)
         cost = (obs["travel"][k] + qwait + self.balk_min * np.minimum(late, 10.0)
@@ -326,29 +330,31 @@ class MPCAgent(GreedyAgent):
 
 
 class BoundAgent(MPCAgent):
-    """Clairvoyant upper bound (reads the state: true slots, queues, patience, base load).
+    """Upper reference: a clairvoyant policy on a *relaxed* problem (reads the state).
 
-    At reset it solves the offline LP (``scipy.optimize.linprog``) over the whole horizon for
-    every plugged-in EV of the realised stream: kW per EV and tick within its window, energy up
-    to its need, each zone's realised headroom (limit − base load − a reserve for walk-ups) never
-    exceeded, maximising weighted energy minus price and plus renewable value. Each plugged-in EV
-    is then started when its LP schedule starts, at the rate covering its planned average power.
-    It plays a relaxed grid (``prepare``): transformer limits ×1.6, half the public slots taken
-    by other EVs, exact reports and forecasts, so walk-ups (assigned jointly like ``mpc``) see
-    true free slots, queues and headroom. Scored by the same grader on the same seeds.
+    The relaxed world (``prepare``) is the same seed's world with every hard limit loosened —
+    no stay limits at the charger (walk-ups stay until charged), no public slots taken by other
+    EVs, transformer limits ×1.6, exact reports and forecasts; the same EVs, base load,
+    prices and renewables. In it, each walk-up goes where it starts charging soonest, given its
+    true patience and the remaining horizon; every plugged-in EV follows the offline LP
+    (``scipy.optimize.linprog``) over the whole horizon — kW per EV and tick within its window,
+    energy up to its need, each zone's realised headroom (85% of the relaxed limit − base load)
+    never exceeded, maximising weighted energy minus price plus renewable value — started when
+    its LP schedule starts, at the rate covering its planned average power. It is scored by the
+    same grader on the same seeds. It is an upper *reference*, not a proven optimum of the
+    relaxed problem; the ladder and the exploit suite check that nothing scores above it.
     """
 
     name = "bound"
     relax_capacity = 1.6
-    """Transformer limits ×1.6, half the background occupancy, perfect reports and forecasts:
-    the bound plays a relaxed grid (an upper bound, like the ED's capacity-unconstrained one)."""
+    """Transformer limits ×1.6 in the relaxed world."""
 
     def prepare(self, env: Environment) -> Environment:
         e = _env(env)
         p = e.params
         relaxed = replace(p, report_lag_min=0.0, report_noise=0.0, forecast_error=0.0,
                           cap_scale=tuple(c * self.relax_capacity for c in p.cap_scale),
-                          background_occupancy=0.0)
+                          background_occupancy=0.0, stay_scale=np.inf)
         return EVGridEnv(e.scenario, params=relaxed)
 
     def __init__(self) -> None:
@@ -414,9 +420,9 @@ class BoundAgent(MPCAgent):
 
     def walkup(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int,
                ok: np.ndarray) -> Action | None:
-        """Clairvoyant station choice: the true stay limit, patience, derating and free slots
-        give each station's delivered energy and start time exactly (queues: the true FIFO
-        position over the slots' true turnover is still estimated)."""
+        """Clairvoyant station choice: the true stay limit (none in the relaxed world), patience,
+        derating and free slots give each station's delivered energy (up to the end of the
+        horizon) and start time (queue waits are still estimated)."""
         if not ok.any():
             return Defer(ev=k, minutes=int(e.params.defer_options_min[0]))
         ctx = e.ctx
@@ -431,7 +437,8 @@ class BoundAgent(MPCAgent):
         travel = ctx.travel[k_now, int(s.ev_origin[ev])]
         start = travel + qwait + (s.t - s.ev_arrive[ev])
         # energy counts from the tick after plug-in and the stay ends on a tick: one tick less
-        hours = max(float(s.ev_maxstay[ev]) - e.params.tick_min, 0.0) / 60.0
+        left = e.params.horizon_min - s.t
+        hours = max(min(float(s.ev_maxstay[ev]), left) - e.params.tick_min, 0.0) / 60.0
         got = np.minimum(need, 0.9 * kw * s.derate[ctx.st_zone] * hours)
         # a walk-up that finds a free slot plugs in on arrival; one that queues balks when
         # both its patience and the queue grace are over before a slot frees

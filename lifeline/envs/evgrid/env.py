@@ -80,6 +80,8 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
         s.ev_cost, s.ev_green = np.zeros(m), np.zeros(m)
         s.ev_defers = np.zeros(m, np.int64)
         s.visible = np.full(ctx.K, -1, np.int64)
+        s.ev_order = dynamics.visibility_order(s)
+        s.ev_routes = dynamics.route_rows(s, ctx)
         s.rep_free, s.rep_queue = np.zeros(S), np.zeros(S)
         s.forecast = np.zeros((Z, self.params.forecast_ticks))
         s.bg_busy, s.base, s.fault_at = busy, base, faults
@@ -99,7 +101,7 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
         s.next_ev = j
         dynamics.update_reports(s, ctx)
         dynamics.refresh_visible(s, ctx)
-        s.last_score = reward.grade(s, ctx).score
+        s.last_score = reward.score(s, ctx)
         return s
 
     def validate(self, state: EVGridState, action: EVGridAction) -> str | None:
@@ -147,7 +149,7 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
 
     def _advance(self, s: EVGridState) -> float:
         dynamics.advance(s, self.ctx)
-        score = reward.grade(s, self.ctx).score
+        score = reward.score(s, self.ctx)
         r = score - s.last_score
         s.last_score = score
         return r

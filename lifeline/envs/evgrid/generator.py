@@ -109,7 +109,7 @@ def _walkups(ctx: Context, rng: np.random.Generator) -> dict[str, np.ndarray]:
     return {"arrive": np.asarray(times, float), "persona": persona, "cap": cap, "soc": soc,
             "need": np.maximum(p.target_soc - soc, 0.05) * cap,
             "origin": origin, "site": np.full(n, -1), "maxwait": maxwait,
-            "maxstay": rng.uniform(s_lo, s_hi), "depart": np.full(n, np.inf)}
+            "maxstay": rng.uniform(s_lo, s_hi) * p.stay_scale, "depart": np.full(n, np.inf)}
 
 
 def _dwellers(ctx: Context, rng: np.random.Generator) -> dict[str, np.ndarray]:

@@ -110,6 +110,9 @@ class EVGridParams:
     """(from hour, to hour, multiplier) of an extra arrival surge (hour of day, may pass 24)."""
     kwh_per_km: float = 0.15
     """Energy used driving, kWh per km."""
+    stay_scale: float = 1.0
+    """Multiplier of walk-ups' stay limits at the charger (``MAX_STAY_MIN``); the ``bound``'s
+    relaxed world lifts them (inf)."""
     # --- grid ----------------------------------------------------------------------------------
     zone_cap_kw: tuple[float, ...] = (1100.0, 800.0, 1100.0, 700.0, 900.0)
     """Transformer limit of each feeder zone, kW."""

@@ -71,6 +71,10 @@ class EVGridState(CoreState):
     ev_weight: np.ndarray = field(default_factory=_f64)
     ev_reach: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
     """(M, S) stations within the EV's remaining range from its origin."""
+    ev_routes: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
+    """(M, S·R) the EV's row of the ``route`` mask before outages: its reachable stations
+    (walk-ups) or its own site (plugged-in EVs), each repeated for the R rates. Kept in step
+    with ``ev_reach`` so ``action_mask`` is one gather per step."""
     ev_status: np.ndarray = field(default_factory=_i64)
     ev_station: np.ndarray = field(default_factory=_i64)
     """Station routed to (−1 none)."""
@@ -93,6 +97,9 @@ class EVGridState(CoreState):
     """First EV whose request is still in the future."""
     visible: np.ndarray = field(default_factory=_i64)
     """EV id in each of the K visible pending slots (−1 empty)."""
+    ev_order: np.ndarray = field(default_factory=_i64)
+    """All EV ids in visibility priority (emergencies, other walk-ups, plugged-in; oldest
+    request first): fixed at reset, so refreshing the visible slots needs no sort."""
     # --- stations ------------------------------------------------------------------------------
     bg_busy: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
     """(T+1, S) public slots used by EVs outside our fleet, per tick."""
