@@ -62,7 +62,10 @@ def apply_route(s: EVGridState, ctx: Context, ev: int, station: int, rate: float
     """Send walk-up ``ev`` driving to ``station`` (battery drains), or start a dwell EV."""
     s.ev_station[ev] = station
     s.ev_rate[ev] = rate
-    if s.ev_dwell[ev]:
+    dwell = s.ev_dwell[ev]
+    s.ev_power[ev] = rate * (s.ev_max_kw[ev] if dwell
+                             else min(ctx.st_kw[station], s.ev_max_kw[ev]))
+    if dwell:
         s.ev_status[ev] = CHARGING
         if not np.isfinite(s.ev_start[ev]):
             s.ev_start[ev] = s.t
@@ -106,7 +109,7 @@ def _charge(s: EVGridState, ctx: Context, ch: np.ndarray) -> None:
     if ch.size:
         st = s.ev_station[ch]
         z = ctx.st_zone[st]
-        kw = s.ev_rate[ch] * session_kw(s, ctx, ch)
+        kw = s.ev_power[ch]
         factor = s.derate[z] * np.where(s.shift_tick[z] == k, p.shift_factor, 1.0)
         factor = factor * (s.trip_until[z] <= s.t) * ~ctx.outage[k, st]
         energy = np.minimum(kw * factor * dt_h, np.maximum(_remaining(s, ch), 0.0))

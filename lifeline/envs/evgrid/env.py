@@ -73,6 +73,7 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
         s.ev_status = np.full(m, FUTURE, np.int64)
         s.ev_station = np.full(m, -1, np.int64)
         s.ev_rate = np.zeros(m)
+        s.ev_power = np.zeros(m)
         s.ev_ready = np.full(m, np.inf)
         s.ev_until = np.full(m, np.inf)
         s.ev_start = np.full(m, np.inf)

@@ -74,8 +74,11 @@ a taxi or delivery driver goes back on the road then, charged or not (the rest i
 So *where* (charger power, derating) and *how fast* (``charge_rate``) decide its energy. v1."""
 PRICE_SENSITIVITY = (0.6, 0.8, 0.2, 1.0, 0.0)
 """Displayed price sensitivity of walk-up personas (0 = indifferent, 1 = very sensitive)."""
-DWELL_WINDOW_H = ((8.0, 1.0, 8.5, 1.0), (12.5, 1.0, 3.5, 0.5), (21.0, 1.0, 8.5, 0.7))
-"""Dwell personas (workplace, depot, overnight): (arrival mean, sd, stay mean, sd), hours."""
+DWELL_WINDOW_H = ((8.0, 1.0, 8.5, 1.0), (12.5, 1.0, 3.5, 0.5), (18.5, 0.75, 11.0, 0.7))
+"""Dwell personas (workplace, depot, overnight): (arrival mean, sd, stay mean, sd), hours.
+v1: the overnight fleet returns at the end of the evening shift (~18:30, v0 ~21 h) and leaves
+~05:30, so uncontrolled charging lands in the 18-22 h price and feeder peak while a scheduled
+fleet can wait for the night tariff: *when* to charge is the decision the spec asks for."""
 
 
 @dataclass(frozen=True)

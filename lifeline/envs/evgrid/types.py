@@ -80,6 +80,9 @@ class EVGridState(CoreState):
     """Station routed to (−1 none)."""
     ev_rate: np.ndarray = field(default_factory=_f64)
     """Chosen charge rate (fraction of rated power; 0 before a route)."""
+    ev_power: np.ndarray = field(default_factory=_f64)
+    """kW drawn while charging before derating and curtailment: rate × session power
+    (``dynamics.session_kw``), fixed when the EV is routed."""
     ev_ready: np.ndarray = field(default_factory=_f64)
     """Minute the EV reaches its station (driving) / joined the queue."""
     ev_until: np.ndarray = field(default_factory=_f64)
