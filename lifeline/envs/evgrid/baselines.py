@@ -270,6 +270,10 @@ class MPCAgent(GreedyAgent):
     value of a kWh (≈ 0.3-1.2): overload derates every charger in the zone."""
     headroom_margin = 0.95
     """Plan against this share of each zone's limit (forecast error, walk-ups arriving)."""
+    margin = 1.3
+    """A plan is feasible when delay + charging time × this + one tick fits before departure."""
+    margin_critical = 1.6
+    """The same for high-weight plugged-in EVs (depot fleet)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -294,6 +298,9 @@ class MPCAgent(GreedyAgent):
         site = int(ev[E_SITE]) - 1
         z = int(ctx.st_zone[site])
         need, kw, left_min = float(ev[E_NEED]), float(ev[E_MAXKW]), float(ev[E_DEPART])
+        # time margin on the plan: derating and curtailment may slow it; more for the
+        # high-weight fleets (depot), whose unmet energy is the harm metric
+        margin = self.margin_critical if WEIGHT[int(ev[1])] > 1.0 else self.margin
         tick = min(s.tick, ctx.T)
         value = ctx.price[:, site] / ctx.p.base_price_inr - ctx.renewable
         # expected non-EV load in the zone: forecast for the next ticks, public curve after
@@ -311,7 +318,7 @@ class MPCAgent(GreedyAgent):
             for rate in e.params.rates:
                 power = rate * kw
                 dur = need / power * 60.0
-                if delay + dur * 1.15 + dt > left_min and not (delay == 0.0 and rate == 1.0):
+                if delay + dur * margin + dt > left_min and not (delay == 0.0 and rate == 1.0):
                     continue
                 a = tick + int(delay / dt)
                 b = min(ctx.T, a + max(1, int(np.ceil(dur / dt))))
