@@ -314,21 +314,31 @@ class MPCAgent(GreedyAgent):
         busy[tick:] += planned[tick:, z] + walk_now * decay
         room = self.headroom_margin * ctx.zone_cap[z] - busy
         best: tuple[float, float, float, int, int] = (np.inf, 0.0, 1.0, tick, tick + 1)
+        # announced outages of the site: no energy in those ticks (plans count only open ones)
+        open_ticks = np.flatnonzero(~ctx.outage[:ctx.T, site])
         for delay in (0.0, *e.params.defer_options_min):
+            a = tick + int(delay / dt)
+            usable = open_ticks[open_ticks >= a]
             for rate in e.params.rates:
                 power = rate * kw
                 dur = need / power * 60.0
-                if delay + dur * margin + dt > left_min and not (delay == 0.0 and rate == 1.0):
+                fallback = delay == 0.0 and rate == 1.0
+                n_plan = max(1, int(np.ceil(dur * margin / dt)))
+                if usable.size < n_plan:
+                    if not fallback:
+                        continue
+                    n_plan = max(1, usable.size)
+                elif (usable[n_plan - 1] + 1 - tick) * dt + dt > left_min and not fallback:
                     continue
-                a = tick + int(delay / dt)
-                b = min(ctx.T, a + max(1, int(np.ceil(dur / dt))))
-                if b <= a:
+                n_run = max(1, int(np.ceil(dur / dt)))
+                run = usable[:n_run]
+                if run.size == 0:
                     continue
-                over = np.clip(power - room[a:b], 0.0, power)
-                v = float(value[a:b].mean()) + self.overload_value * float(over.sum()) / (
-                    power * (b - a))
+                over = np.clip(power - room[run], 0.0, power)
+                v = float(value[run].mean()) + self.overload_value * float(over.sum()) / (
+                    power * run.size)
                 if v < best[0] - 1e-9:
-                    best = (v, delay, rate, a, b)
+                    best = (v, delay, rate, int(run[0]), int(run[-1]) + 1)
         _, delay, rate, a, b = best
         if delay > 0:
             return Defer(ev=k, minutes=int(delay))
@@ -547,6 +557,6 @@ serves fewer EVs can pay a lower average price or wait less on those it serves).
 __all__ = ["AGENTS", "BOUNDED_COMPONENTS", "DONE", "FUTURE"]
 
 
-PASS_THRESHOLD = 0.85
+PASS_THRESHOLD = 0.80
 """An episode 'passes' at this score (pass^k with ``--trials k``): just below the greedy reference
-on baseline (0.89)."""
+on baseline (v1: 0.835 on 30 held-out seeds; v0's 0.85 sat below v0's 0.89)."""
