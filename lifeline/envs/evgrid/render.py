@@ -50,7 +50,8 @@ def render_text(s: EVGridState, ctx: Context) -> str:
         every = " ".join(f"{j}:{travel[k, j]:.1f}" for j in reach.tolist())
         lines.append(f"  [{k}] {persona}, soc {e[3]:.0%}, needs {e[4]:.1f} kWh, max "
                      f"{e[5]:.1f} kW, waited {e[7]:.0f} min, urgency {e[8]:.1f}, range "
-                     f"{e[11]:.0f} km -> {opts} | in range (station:min) {every or 'none'}")
+                     f"{e[11]:.0f} km, at node {int(e[6])} -> {opts} | in range (station:min) "
+                     f"{every or 'none'}")
     if not shown:
         lines.append("  (none)")
     lines.append(f"STATIONS (reported {p.report_lag_min:.0f} min ago: free/slots, queue; "

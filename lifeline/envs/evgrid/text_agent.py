@@ -1,11 +1,12 @@
 """EVGrid ``text_heuristic``: the greedy dispatcher fed from the text view (``render.py``) alone.
 
 :func:`parse` rebuilds what :class:`GreedyAgent` reads — pending EVs (persona, energy needed, max
-power, departure, site), the stations in range of each walk-up with drive times, reported station
+power, wait, node, departure, site), the stations in range of each walk-up with drive times, reported station
 slots/queues/prices/our load, feeder derating, shift flags and headroom forecasts, the clock —
 and :class:`EVGridTextPolicy` runs the greedy's own pieces (``shift``, ``walkup``, ``dwell``) in
-its order. The public tariff and solar profile (used to time plugged-in EVs) and the station
-table come from a fresh environment of the scenario; nothing of the episode does. Serves
+its order. The public tariff, solar profile, road
+distances, persona stay/patience ranges and the station table come from a fresh environment of
+the scenario; nothing of the episode does. Serves
 ``evgrid_team`` too (the greedy dispatcher issues no operator directives).
 """
 
@@ -27,7 +28,8 @@ from lifeline.envs.evgrid.types import Hold
 _NUM = r"(-?[\d.]+)"
 _CLOCK = re.compile(r"\| t=(\d+)/")
 _WALKUP = re.compile(rf"^\s+\[(\d+)\] (\w+), soc \d+%, needs {_NUM} kWh, max {_NUM} kW, "
-                     rf"waited {_NUM} min, .* \| in range \(station:min\) (.*)$")
+                     rf"waited {_NUM} min, .*, at node (\d+) -> .* \| in range \(station:min\) "
+                     rf"(.*)$")
 _PLUGGED = re.compile(rf"^\s+\[(\d+)\] (\w+) plugged in at ([\w-]+) \(.*\), soc \d+%, needs "
                       rf"{_NUM} kWh, leaves in {_NUM} min, max {_NUM} kW")
 _STATION = re.compile(rf"^\s*(\d+) [\w-]+ .*? z(\d) free {_NUM}/(\d+) q {_NUM} ₹{_NUM} ours "
@@ -57,7 +59,8 @@ def parse(text: str, e: EVGridEnv) -> tuple[dict[str, np.ndarray], np.ndarray, i
             k = int(m.group(1))
             evs[k, 0], evs[k, 1] = 1.0, _PERSONA[m.group(2)]
             evs[k, 4], evs[k, 5], evs[k, 7] = (float(m.group(i)) for i in (3, 4, 5))
-            for pair in m.group(6).split():
+            evs[k, 6] = int(m.group(6))
+            for pair in m.group(7).split():
                 if ":" in pair:
                     j, minutes = pair.split(":")
                     ok[k, int(j)], travel[k, int(j)] = True, float(minutes)
