@@ -85,6 +85,11 @@ class Layout:
             self.order.append((name, off))
             off += n
         self.total = off
+        self.offsets = tuple(self.off[k] for k in (
+            "disp", "als", "bls", "triage", "assign", "alloc", "qbt", "prep", "page", "preempt",
+            "qor", "transfer", "aid", "noop"))
+        """Block offsets in the order :func:`action_mask` unpacks them."""
+        self._decoded: list[CodeRedAction | None] = [None] * off
 
     # ----- encode ------------------------------------------------------------------------------
     def encode(self, a: CodeRedAction) -> int:
@@ -132,9 +137,16 @@ class Layout:
 
     # ----- decode ------------------------------------------------------------------------------
     def decode(self, index: int) -> CodeRedAction:
-        """Semantic action of an index (``ValueError`` if out of range)."""
+        """Semantic action of an index (``ValueError`` if out of range); actions are immutable,
+        so each index is decoded once and the object reused."""
         if not 0 <= index < self.total:
             raise ValueError(f"action index {index} out of range 0..{self.total - 1}")
+        a = self._decoded[index]
+        if a is None:
+            a = self._decoded[index] = self._decode(index)
+        return a
+
+    def _decode(self, index: int) -> CodeRedAction:
         name, base = self.order[0]
         for n, off in self.order:
             if off > index:
@@ -382,18 +394,27 @@ _CAN_PREP = tuple(bytes(CAPABLE[h][PROC_COND[k]] for k in range(2)) for h in ran
 
 
 _ZERO_ROW = bytes(8 * UNITS)
-_ROW_CACHE: dict[tuple[int, ...], bytes] = {}
+_TRANSFER_CACHE: dict[tuple[int, ...], bytes] = {}
+_TRI_BYTES = {(a, b, c): bytes((a, b, True, c, True)) for a in (False, True)
+              for b in (False, True) for c in (False, True)}
+"""Triage-block bytes per (any free ALS, any free BLS, callback allowed)."""
+_CAN_PREP_BY_H = tuple(_CAN_PREP[h] for h in range(H))
+_DISP_OR_STAB = frozenset({WAITING, STABILISED})
+_ASSIGNABLE = frozenset({ASSIGNED, ON_SCENE})
+_IDLE_OR_RETURNING = DISPATCHABLE
 
 
-def _stock_row(stock: list[int]) -> bytes:
-    """Transfer-mask bytes (8 types × 1-4 units) of one hospital's stock (memoised)."""
-    key = tuple(stock)
-    row = _ROW_CACHE.get(key)
-    if row is None:
-        if len(_ROW_CACHE) > 65536:
-            _ROW_CACHE.clear()
-        row = _ROW_CACHE[key] = b"".join(_RUN[min(x, UNITS)] for x in stock)
-    return row
+def _transfer_rows(f: int, stock: list[int]) -> bytes:
+    """Transfer-mask bytes from hospital ``f`` (to × 8 types × 1-4 units; nothing to itself) for
+    its stock (memoised)."""
+    key = (f, *stock)
+    rows = _TRANSFER_CACHE.get(key)
+    if rows is None:
+        if len(_TRANSFER_CACHE) > 65536:
+            _TRANSFER_CACHE.clear()
+        row = b"".join(_RUN[x if x < UNITS else UNITS] for x in stock)
+        rows = _TRANSFER_CACHE[key] = b"".join(row if t != f else _ZERO_ROW for t in range(H))
+    return rows
 
 
 def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarray:
@@ -402,37 +423,52 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
     out = bytearray(lay.total)
     if s.done:
         return np.frombuffer(out, dtype=np.bool_)
-    o, U, P = lay.off, lay.U, lay.P
-    out[o["noop"]] = 1
-    units = s.units
-    fl = [un.status in DISPATCHABLE for un in units]
-    al = [un.als for un in units]
-    free = bytes(fl)
-    free_als = bytes([f and a for f, a in zip(fl, al, strict=True)])
-    free_bls = bytes([f and not a for f, a in zip(fl, al, strict=True)])
-    any_free, any_als, any_bls = True in fl, 1 in free_als, 1 in free_bls
-    open_h = [hs.divert_until <= s.t for hs in s.hospitals]
-    stocks = [hs.stock for hs in s.hospitals]
-    o_disp, o_als, o_bls, o_tri = o["disp"], o["als"], o["bls"], o["triage"]
-    o_asg, o_alloc, o_qbt = o["assign"], o["alloc"], o["qbt"]
+    U, P = lay.U, lay.P
+    o_disp, o_als, o_bls, o_tri, o_asg, o_alloc, o_qbt, o_prep, o_page, o_pre, o_qor, \
+        o_transfer, o_aid, o_noop = lay.offsets
+    out[o_noop] = 1
+    free_l = []
+    als_l = []
+    bls_l = []
+    for un in s.units:
+        if un.status in _IDLE_OR_RETURNING:
+            free_l.append(1)
+            if un.als:
+                als_l.append(1)
+                bls_l.append(0)
+            else:
+                als_l.append(0)
+                bls_l.append(1)
+        else:
+            free_l.append(0)
+            als_l.append(0)
+            bls_l.append(0)
+    any_free, any_als, any_bls = 1 in free_l, 1 in als_l, 1 in bls_l
+    free = bytes(free_l)
+    hospitals = s.hospitals
+    t = s.t
+    h0, h1, h2 = hospitals
+    open_h = (h0.divert_until <= t, h1.divert_until <= t, h2.divert_until <= t)
     cap = params.oneg_cap
-    for i, p in enumerate(s.patients):
+    i = -1
+    for p in s.patients:
+        i += 1
         st = p.status
-        if st in (WAITING, STABILISED):
+        if st in _DISP_OR_STAB:
             if any_free:
                 out[o_disp + i * U:o_disp + (i + 1) * U] = free
         elif st == CALL:
-            out[o_als + i * U:o_als + (i + 1) * U] = free_als
-            out[o_bls + i * U:o_bls + (i + 1) * U] = free_bls
-            out[o_tri + i * 5:o_tri + i * 5 + 5] = bytes((any_als, any_bls, True, p.hint < 0,
-                                                          True))
-        elif st in (ASSIGNED, ON_SCENE):
+            out[o_als + i * U:o_als + (i + 1) * U] = bytes(als_l)
+            out[o_bls + i * U:o_bls + (i + 1) * U] = bytes(bls_l)
+            out[o_tri + i * 5:o_tri + i * 5 + 5] = _TRI_BYTES[any_als, any_bls, p.hint < 0]
+        elif st in _ASSIGNABLE:
+            ph, pa = p.hosp, p.at_hosp
             for h in range(H):
-                if open_h[h] and h != p.hosp and h != p.at_hosp:
+                if open_h[h] and h != ph and h != pa:
                     out[o_asg + i * H + h] = 1
         if st in BLOOD_HOLDERS and p.hosp >= 0:
             h = p.hosp
-            stock = stocks[h]
+            stock = hospitals[h].stock
             base = o_alloc + (h * P + i) * MODES * UNITS
             n = min(cap - p.blood_emergency, stock[O_NEG], UNITS)
             if n > 0:
@@ -447,21 +483,24 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
                             out[base + b * UNITS:base + (b + 1) * UNITS] = _RUN[n]
         if st in TYPEABLE and p.known and not p.type_known and not p.type_pending:
             out[o_qbt + i] = 1
-    o_prep, o_page, o_pre, o_qor = o["prep"], o["page"], o["preempt"], o["qor"]
-    for h, hosp in enumerate(s.hospitals):
-        for k, orr in enumerate(hosp.ors):
-            if orr.state == OR_FREE:
-                out[o_prep + 2 * h:o_prep + 2 * h + 2] = _CAN_PREP[h]
-            elif orr.state == OR_ELECTIVE:
+    h = -1
+    for hosp in hospitals:
+        h += 1
+        k = -1
+        for orr in hosp.ors:
+            k += 1
+            ost = orr.state
+            if ost == OR_FREE:
+                out[o_prep + 2 * h:o_prep + 2 * h + 2] = _CAN_PREP_BY_H[h]
+            elif ost == OR_ELECTIVE:
                 out[o_pre + h * R + k] = 1
             if not orr.queried:
                 out[o_qor + h * R + k] = 1
         for sp in hosp.specialists:
             if sp.state == SP_OFF:
                 out[o_page + h * 3 + sp.kind] = 1
-    rows = [_stock_row(st_) for st_ in stocks]
-    out[o["transfer"]:o["aid"]] = b"".join(rows[f] if t != f else _ZERO_ROW
-                                           for f in range(H) for t in range(H))
+    out[o_transfer:o_aid] = (_transfer_rows(0, h0.stock) + _transfer_rows(1, h1.stock)
+                             + _transfer_rows(2, h2.stock))
     if s.aid_left > 0:
-        out[o["aid"]] = 1
+        out[o_aid] = 1
     return np.frombuffer(out, dtype=np.bool_)
