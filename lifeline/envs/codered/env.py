@@ -106,7 +106,7 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
         if key == state.graded_key:
             return 0.0, {"t": state.t}
         state.graded_key = key
-        value = reward.grade(state, self.params).score + reward.shaping(state, self.params)
+        value = reward.value(state, self.params)
         r = value - state.score_paid
         state.score_paid = value
         return r, {"t": state.t}

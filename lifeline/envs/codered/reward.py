@@ -61,11 +61,16 @@ _NEEDS_RES = tuple(PROCEDURE_OF[c] >= 0 or SPECIALIST_OF[c] >= 0 for c in SERIOU
 _SERIOUS_SET = frozenset(SERIOUS)
 
 
-def _tally(s: CodeRedState, params: CodeRedParams) -> tuple[float, dict[str, float],
-                                                            dict[str, float]]:
-    """One pass over the patients: ``(score, components, metrics)`` (the arithmetic, term order
-    included, is exactly the formula in the module docstring, so the floats are reproducible)."""
-    n = n_res = n_sec = n_treated = dead = 0
+_MILESTONE_1 = frozenset({ON_SCENE, TRANSPORT, HANDOVER, AT_HOSPITAL, STABILISED, TREATED})
+_MILESTONE_2 = frozenset({AT_HOSPITAL, STABILISED, TREATED})
+
+
+def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
+           ) -> tuple[float, dict[str, float], dict[str, float], int]:
+    """One pass over the patients: ``(score, components, metrics, milestones)`` (the arithmetic,
+    term order included, is exactly the formula in the module docstring, so the floats are
+    reproducible; ``metrics`` is empty unless ``metrics_too``)."""
+    n = n_res = n_sec = n_treated = dead = milestones = 0
     surv = time = vit = ready = harmed = exp_sum = 0.0
     ott_sum = strokes_sum = cards_sum = 0.0
     n_ott = n_strokes = n_cards = 0
@@ -85,6 +90,8 @@ def _tally(s: CodeRedState, params: CodeRedParams) -> tuple[float, dict[str, flo
         if proc >= 0 or spec >= 0:
             n_res += 1
         st = p.status
+        if st in _MILESTONE_1:
+            milestones += 1 + (st in _MILESTONE_2)
         if st == TREATED:
             n_treated += 1
             sv = p.survival
@@ -139,6 +146,9 @@ def _tally(s: CodeRedState, params: CodeRedParams) -> tuple[float, dict[str, flo
     wsum = sum(WEIGHTS[k] for k in comps)
     penalty = min(params.aid_penalty_cap, params.aid_penalty * tl.aid_requests)
     score = sum(WEIGHTS[k] * v for k, v in comps.items()) / wsum - penalty
+    score = float(min(1.0, max(0.0, score)))
+    if not metrics_too:
+        return score, comps, {}, milestones
     metrics = {
         "patients": float(n), "treated": float(n_treated), "alive_share": alive,
         "deaths": float(dead), "expected_deaths": float(dead + exp_sum),
@@ -155,13 +165,21 @@ def _tally(s: CodeRedState, params: CodeRedParams) -> tuple[float, dict[str, flo
         "transfers": float(tl.transfers), "news_cycles": float(tl.news_cycles),
         "invalid_actions": float(s.invalid_actions),
     }
-    return float(min(1.0, max(0.0, score))), comps, metrics
+    return score, comps, metrics, milestones
 
 
 def grade(s: CodeRedState, params: CodeRedParams) -> Grade:
     """Episode grade (meaningful any time; final once the horizon is reached)."""
-    score, comps, metrics = _tally(s, params)
+    score, comps, metrics, _ = _tally(s, params)
     return Grade(score=score, components=comps, metrics=metrics)
+
+
+def value(s: CodeRedState, params: CodeRedParams) -> float:
+    """``grade(s).score + shaping(s)`` in one pass (what the dense reward differences)."""
+    score, _, _, m = _tally(s, params, metrics_too=False)
+    if s.t >= params.horizon_min:
+        return score + 0.0
+    return score + min(SHAPING_CAP, SHAPING_PER_MILESTONE * m)
 
 
 def shaping(s: CodeRedState, params: CodeRedParams) -> float:
@@ -178,4 +196,4 @@ def shaping(s: CodeRedState, params: CodeRedParams) -> float:
     return min(SHAPING_CAP, SHAPING_PER_MILESTONE * m)
 
 
-__all__ = ["OR_READY", "WEIGHTS", "grade", "shaping"]
+__all__ = ["OR_READY", "WEIGHTS", "grade", "shaping", "value"]

@@ -402,6 +402,8 @@ _CAN_PREP_BY_H = tuple(_CAN_PREP[h] for h in range(H))
 _DISP_OR_STAB = frozenset({WAITING, STABILISED})
 _ASSIGNABLE = frozenset({ASSIGNED, ON_SCENE})
 _IDLE_OR_RETURNING = DISPATCHABLE
+_MASKED = frozenset({WAITING, STABILISED, CALL, ASSIGNED, ON_SCENE}) | BLOOD_HOLDERS | TYPEABLE
+"""Patient statuses with any action of their own (others are skipped by the mask)."""
 
 
 def _transfer_rows(f: int, stock: list[int]) -> bytes:
@@ -454,6 +456,8 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
     for p in s.patients:
         i += 1
         st = p.status
+        if st not in _MASKED:
+            continue
         if st in _DISP_OR_STAB:
             if any_free:
                 out[o_disp + i * U:o_disp + (i + 1) * U] = free
