@@ -13,6 +13,9 @@ slots per hospital)::
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from lifeline.envs.codered.params import (
@@ -236,154 +239,197 @@ def _has_free(s: CodeRedState, als: bool) -> bool:
     return any(u.status in DISPATCHABLE and u.als == als for u in s.units)
 
 
+def _v_maintain_plan(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    return None
+
+
+def _v_request_mutual_aid(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    return None if s.aid_left > 0 else "no mutual-aid requests left"
+
+
+def _v_dispatch_ambulance(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    target = a.patient if isinstance(a, DispatchAmbulance) else a.call
+    msg = _unit_msg(s, a.ambulance) or _patient_msg(s, target)
+    if msg:
+        return msg
+    assert isinstance(target, int)
+    st = s.patients[target].status
+    if isinstance(a, DispatchAmbulance):
+        if st not in (WAITING, STABILISED):
+            return (f"patient {target} is {P_STATUS[st]}; dispatch_ambulance needs a waiting "
+                    "patient or one stabilised for transfer (use dispatch_als/bls for calls)")
+        return None
+    if st != CALL:
+        return f"patient {target} is {P_STATUS[st]}, not a pending 911 call"
+    als = s.units[a.ambulance].als
+    if isinstance(a, DispatchALS) and not als:
+        return f"ambulance {a.ambulance} is BLS; use dispatch_bls"
+    if isinstance(a, DispatchBLS) and als:
+        return f"ambulance {a.ambulance} is ALS; use dispatch_als"
+    return None
+
+
+def _v_triage_call(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _patient_msg(s, a.call)
+    if msg:
+        return msg
+    p = s.patients[a.call]
+    if p.status != CALL:
+        return f"patient {a.call} is {P_STATUS[p.status]}, not a pending 911 call"
+    if a.decision not in TRIAGE_DECISIONS:
+        return f"decision {a.decision!r} is not one of {', '.join(TRIAGE_DECISIONS)}"
+    if a.decision == "dispatch_als" and not _has_free(s, True):
+        return "no ALS ambulance is available or returning"
+    if a.decision == "dispatch_bls" and not _has_free(s, False):
+        return "no BLS ambulance is available or returning"
+    if a.decision == "callback" and p.hint >= 0:
+        return f"call {a.call} was already called back"
+    return None
+
+
+def _v_assign_hospital(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _patient_msg(s, a.patient) or _hosp_msg(a.hospital)
+    if msg:
+        return msg
+    p = s.patients[a.patient]
+    if p.status not in (ASSIGNED, ON_SCENE):
+        return (f"patient {a.patient} is {P_STATUS[p.status]}; a hospital is chosen while an "
+                "ambulance is en route or on scene")
+    if s.hospitals[a.hospital].divert_until > s.t:
+        return f"hospital {a.hospital} is on diversion"
+    if a.hospital == p.hosp:
+        return f"patient {a.patient} is already bound for hospital {a.hospital}"
+    if a.hospital == p.at_hosp:
+        return f"patient {a.patient} is already at hospital {a.hospital}"
+    return None
+
+
+def _v_prepare_or(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _hosp_msg(a.hospital)
+    if msg:
+        return msg
+    if a.procedure not in PROCEDURES:
+        return f"procedure {a.procedure!r} is not one of {', '.join(PROCEDURES)}"
+    if not CAPABLE[a.hospital][PROC_COND[PROCEDURES.index(a.procedure)]]:
+        return f"hospital {a.hospital} does not do {a.procedure} procedures"
+    if not any(o.state == OR_FREE for o in s.hospitals[a.hospital].ors):
+        return f"hospital {a.hospital} has no free OR (preempt an elective case or wait)"
+    return None
+
+
+def _v_page_specialist(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _hosp_msg(a.hospital)
+    if msg:
+        return msg
+    if a.specialist not in SPECIALISTS:
+        return f"specialist {a.specialist!r} is not one of {', '.join(SPECIALISTS)}"
+    k = SPECIALISTS.index(a.specialist)
+    if not any(sp.kind == k and sp.state == SP_OFF
+               for sp in s.hospitals[a.hospital].specialists):
+        return f"hospital {a.hospital} has no {a.specialist} on call to page"
+    return None
+
+
+def _v_or_slot(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _hosp_msg(a.hospital)
+    if msg:
+        return msg
+    if not _int_in(a.or_index, N_OR[a.hospital]):
+        return f"hospital {a.hospital} has ORs 0..{N_OR[a.hospital] - 1}, not {a.or_index!r}"
+    o = s.hospitals[a.hospital].ors[a.or_index]
+    if isinstance(a, PreemptOR):
+        return None if o.state == OR_ELECTIVE else \
+            f"OR {a.or_index} at hospital {a.hospital} has no elective case to preempt"
+    return None if not o.queried else \
+        f"OR {a.or_index} at hospital {a.hospital} was queried and has not changed since"
+
+
+def _v_allocate_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _hosp_msg(a.hospital) or _patient_msg(s, a.patient)
+    if msg:
+        return msg
+    p = s.patients[a.patient]
+    if p.status not in BLOOD_HOLDERS:
+        return f"patient {a.patient} is {P_STATUS[p.status]}; blood is reserved for a " \
+               "patient on the way to or in a hospital"
+    if p.hosp != a.hospital:
+        return f"patient {a.patient} is not bound for hospital {a.hospital}"
+    if a.blood_type not in BLOOD_TYPES:
+        return f"blood type {a.blood_type!r} is not one of {' '.join(BLOOD_TYPES)}"
+    if not _int_in(a.units, UNITS + 1) or a.units < 1:
+        return f"units must be 1-{UNITS}, got {a.units!r}"
+    b = BLOOD_TYPES.index(a.blood_type)
+    if s.hospitals[a.hospital].stock[b] < a.units:
+        return f"hospital {a.hospital} has only {s.hospitals[a.hospital].stock[b]} " \
+               f"{a.blood_type} units"
+    if a.emergency is True:
+        if b != O_NEG:
+            return "emergency release is uncrossmatched O- only"
+        if p.blood_emergency + a.units > params.oneg_cap:
+            return f"at most {params.oneg_cap} emergency O- units per patient"
+        return None
+    if a.emergency is not False:
+        return f"emergency must be true or false, got {a.emergency!r}"
+    if not p.type_known:
+        return f"patient {a.patient}'s blood type is unknown (query_blood_type first)"
+    if not compatible(b, p.blood_type):
+        return f"{a.blood_type} is not compatible with the patient's type"
+    if p.blood_ready + p.blood_pending + a.units > MAX_RESERVED:
+        return f"at most {MAX_RESERVED} units may be reserved for one patient"
+    return None
+
+
+def _v_transfer_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _hosp_msg(a.from_hospital) or _hosp_msg(a.to_hospital)
+    if msg:
+        return msg
+    if a.from_hospital == a.to_hospital:
+        return "transfer_blood needs two different hospitals"
+    if a.blood_type not in BLOOD_TYPES:
+        return f"blood type {a.blood_type!r} is not one of {' '.join(BLOOD_TYPES)}"
+    if not _int_in(a.units, UNITS + 1) or a.units < 1:
+        return f"units must be 1-{UNITS}, got {a.units!r}"
+    if s.hospitals[a.from_hospital].stock[BLOOD_TYPES.index(a.blood_type)] < a.units:
+        return f"hospital {a.from_hospital} does not have {a.units} {a.blood_type} units"
+    return None
+
+
+def _v_query_blood_type(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _patient_msg(s, a.patient)
+    if msg:
+        return msg
+    p = s.patients[a.patient]
+    if p.status not in TYPEABLE or not p.known:
+        return f"patient {a.patient} cannot be typed now ({P_STATUS[p.status]})"
+    if p.type_known or p.type_pending:
+        return f"patient {a.patient}'s blood type is already known or being typed"
+    return None
+
+_VALIDATORS: dict[type, Callable[[CodeRedState, CodeRedParams, Any], str | None]] = {
+    MaintainPlan: _v_maintain_plan,
+    RequestMutualAid: _v_request_mutual_aid,
+    DispatchAmbulance: _v_dispatch_ambulance,
+    DispatchALS: _v_dispatch_ambulance,
+    DispatchBLS: _v_dispatch_ambulance,
+    TriageCall: _v_triage_call,
+    AssignHospital: _v_assign_hospital,
+    PrepareOR: _v_prepare_or,
+    PageSpecialist: _v_page_specialist,
+    PreemptOR: _v_or_slot,
+    QueryORStatus: _v_or_slot,
+    AllocateBlood: _v_allocate_blood,
+    TransferBlood: _v_transfer_blood,
+    QueryBloodType: _v_query_blood_type,
+}
+"""Validity check of each action type (one dictionary lookup instead of a chain of type tests)."""
+
+
 def validate(s: CodeRedState, params: CodeRedParams, a: CodeRedAction) -> str | None:
     """``None`` if ``a`` is legal now, else a message saying why not."""
-    if isinstance(a, MaintainPlan):
-        return None
-    if isinstance(a, RequestMutualAid):
-        return None if s.aid_left > 0 else "no mutual-aid requests left"
-    if isinstance(a, (DispatchAmbulance, DispatchALS, DispatchBLS)):
-        target = a.patient if isinstance(a, DispatchAmbulance) else a.call
-        msg = _unit_msg(s, a.ambulance) or _patient_msg(s, target)
-        if msg:
-            return msg
-        assert isinstance(target, int)
-        st = s.patients[target].status
-        if isinstance(a, DispatchAmbulance):
-            if st not in (WAITING, STABILISED):
-                return (f"patient {target} is {P_STATUS[st]}; dispatch_ambulance needs a waiting "
-                        "patient or one stabilised for transfer (use dispatch_als/bls for calls)")
-            return None
-        if st != CALL:
-            return f"patient {target} is {P_STATUS[st]}, not a pending 911 call"
-        als = s.units[a.ambulance].als
-        if isinstance(a, DispatchALS) and not als:
-            return f"ambulance {a.ambulance} is BLS; use dispatch_bls"
-        if isinstance(a, DispatchBLS) and als:
-            return f"ambulance {a.ambulance} is ALS; use dispatch_als"
-        return None
-    if isinstance(a, TriageCall):
-        msg = _patient_msg(s, a.call)
-        if msg:
-            return msg
-        p = s.patients[a.call]
-        if p.status != CALL:
-            return f"patient {a.call} is {P_STATUS[p.status]}, not a pending 911 call"
-        if a.decision not in TRIAGE_DECISIONS:
-            return f"decision {a.decision!r} is not one of {', '.join(TRIAGE_DECISIONS)}"
-        if a.decision == "dispatch_als" and not _has_free(s, True):
-            return "no ALS ambulance is available or returning"
-        if a.decision == "dispatch_bls" and not _has_free(s, False):
-            return "no BLS ambulance is available or returning"
-        if a.decision == "callback" and p.hint >= 0:
-            return f"call {a.call} was already called back"
-        return None
-    if isinstance(a, AssignHospital):
-        msg = _patient_msg(s, a.patient) or _hosp_msg(a.hospital)
-        if msg:
-            return msg
-        p = s.patients[a.patient]
-        if p.status not in (ASSIGNED, ON_SCENE):
-            return (f"patient {a.patient} is {P_STATUS[p.status]}; a hospital is chosen while an "
-                    "ambulance is en route or on scene")
-        if s.hospitals[a.hospital].divert_until > s.t:
-            return f"hospital {a.hospital} is on diversion"
-        if a.hospital == p.hosp:
-            return f"patient {a.patient} is already bound for hospital {a.hospital}"
-        if a.hospital == p.at_hosp:
-            return f"patient {a.patient} is already at hospital {a.hospital}"
-        return None
-    if isinstance(a, PrepareOR):
-        msg = _hosp_msg(a.hospital)
-        if msg:
-            return msg
-        if a.procedure not in PROCEDURES:
-            return f"procedure {a.procedure!r} is not one of {', '.join(PROCEDURES)}"
-        if not CAPABLE[a.hospital][PROC_COND[PROCEDURES.index(a.procedure)]]:
-            return f"hospital {a.hospital} does not do {a.procedure} procedures"
-        if not any(o.state == OR_FREE for o in s.hospitals[a.hospital].ors):
-            return f"hospital {a.hospital} has no free OR (preempt an elective case or wait)"
-        return None
-    if isinstance(a, PageSpecialist):
-        msg = _hosp_msg(a.hospital)
-        if msg:
-            return msg
-        if a.specialist not in SPECIALISTS:
-            return f"specialist {a.specialist!r} is not one of {', '.join(SPECIALISTS)}"
-        k = SPECIALISTS.index(a.specialist)
-        if not any(sp.kind == k and sp.state == SP_OFF
-                   for sp in s.hospitals[a.hospital].specialists):
-            return f"hospital {a.hospital} has no {a.specialist} on call to page"
-        return None
-    if isinstance(a, (PreemptOR, QueryORStatus)):
-        msg = _hosp_msg(a.hospital)
-        if msg:
-            return msg
-        if not _int_in(a.or_index, N_OR[a.hospital]):
-            return f"hospital {a.hospital} has ORs 0..{N_OR[a.hospital] - 1}, not {a.or_index!r}"
-        o = s.hospitals[a.hospital].ors[a.or_index]
-        if isinstance(a, PreemptOR):
-            return None if o.state == OR_ELECTIVE else \
-                f"OR {a.or_index} at hospital {a.hospital} has no elective case to preempt"
-        return None if not o.queried else \
-            f"OR {a.or_index} at hospital {a.hospital} was queried and has not changed since"
-    if isinstance(a, AllocateBlood):
-        msg = _hosp_msg(a.hospital) or _patient_msg(s, a.patient)
-        if msg:
-            return msg
-        p = s.patients[a.patient]
-        if p.status not in BLOOD_HOLDERS:
-            return f"patient {a.patient} is {P_STATUS[p.status]}; blood is reserved for a " \
-                   "patient on the way to or in a hospital"
-        if p.hosp != a.hospital:
-            return f"patient {a.patient} is not bound for hospital {a.hospital}"
-        if a.blood_type not in BLOOD_TYPES:
-            return f"blood type {a.blood_type!r} is not one of {' '.join(BLOOD_TYPES)}"
-        if not _int_in(a.units, UNITS + 1) or a.units < 1:
-            return f"units must be 1-{UNITS}, got {a.units!r}"
-        b = BLOOD_TYPES.index(a.blood_type)
-        if s.hospitals[a.hospital].stock[b] < a.units:
-            return f"hospital {a.hospital} has only {s.hospitals[a.hospital].stock[b]} " \
-                   f"{a.blood_type} units"
-        if a.emergency is True:
-            if b != O_NEG:
-                return "emergency release is uncrossmatched O- only"
-            if p.blood_emergency + a.units > params.oneg_cap:
-                return f"at most {params.oneg_cap} emergency O- units per patient"
-            return None
-        if a.emergency is not False:
-            return f"emergency must be true or false, got {a.emergency!r}"
-        if not p.type_known:
-            return f"patient {a.patient}'s blood type is unknown (query_blood_type first)"
-        if not compatible(b, p.blood_type):
-            return f"{a.blood_type} is not compatible with the patient's type"
-        if p.blood_ready + p.blood_pending + a.units > MAX_RESERVED:
-            return f"at most {MAX_RESERVED} units may be reserved for one patient"
-        return None
-    if isinstance(a, TransferBlood):
-        msg = _hosp_msg(a.from_hospital) or _hosp_msg(a.to_hospital)
-        if msg:
-            return msg
-        if a.from_hospital == a.to_hospital:
-            return "transfer_blood needs two different hospitals"
-        if a.blood_type not in BLOOD_TYPES:
-            return f"blood type {a.blood_type!r} is not one of {' '.join(BLOOD_TYPES)}"
-        if not _int_in(a.units, UNITS + 1) or a.units < 1:
-            return f"units must be 1-{UNITS}, got {a.units!r}"
-        if s.hospitals[a.from_hospital].stock[BLOOD_TYPES.index(a.blood_type)] < a.units:
-            return f"hospital {a.from_hospital} does not have {a.units} {a.blood_type} units"
-        return None
-    if isinstance(a, QueryBloodType):
-        msg = _patient_msg(s, a.patient)
-        if msg:
-            return msg
-        p = s.patients[a.patient]
-        if p.status not in TYPEABLE or not p.known:
-            return f"patient {a.patient} cannot be typed now ({P_STATUS[p.status]})"
-        if p.type_known or p.type_pending:
-            return f"patient {a.patient}'s blood type is already known or being typed"
-        return None
-    return f"unknown action {a!r}"
+    check = _VALIDATORS.get(type(a))
+    if check is None:
+        return f"unknown action {a!r}"
+    return check(s, params, a)
 
 
 _COMPAT = tuple(tuple(compatible(d, r) for d in range(8)) for r in range(8))
