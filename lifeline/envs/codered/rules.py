@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from lifeline.envs.codered.params import (
+    BLOOD_STOCK,
     BLOOD_TYPES,
     CAPABLE,
     N_OR,
@@ -440,7 +441,9 @@ _CAN_PREP = tuple(bytes(CAPABLE[h][PROC_COND[k]] for k in range(2)) for h in ran
 
 
 _ZERO_ROW = bytes(8 * UNITS)
-_TRANSFER_CACHE: dict[tuple[int, ...], bytes] = {}
+_RUN_OF = tuple(_RUN[min(x, UNITS)] for x in range(sum(map(sum, BLOOD_STOCK)) + 1))
+"""Unit pattern per stock level (blood is only moved or used, so no hospital ever holds more
+than the city's whole stock at 08:00)."""
 _TRI_BYTES = {(a, b, c): bytes((a, b, True, c, True)) for a in (False, True)
               for b in (False, True) for c in (False, True)}
 """Triage-block bytes per (any free ALS, any free BLS, callback allowed)."""
@@ -453,16 +456,13 @@ _MASKED = frozenset({WAITING, STABILISED, CALL, ASSIGNED, ON_SCENE}) | BLOOD_HOL
 
 
 def _transfer_rows(f: int, stock: list[int]) -> bytes:
-    """Transfer-mask bytes from hospital ``f`` (to × 8 types × 1-4 units; nothing to itself) for
-    its stock (memoised)."""
-    key = (f, *stock)
-    rows = _TRANSFER_CACHE.get(key)
-    if rows is None:
-        if len(_TRANSFER_CACHE) > 65536:
-            _TRANSFER_CACHE.clear()
-        row = b"".join(_RUN[x if x < UNITS else UNITS] for x in stock)
-        rows = _TRANSFER_CACHE[key] = b"".join(row if t != f else _ZERO_ROW for t in range(H))
-    return rows
+    """Transfer-mask bytes from hospital ``f`` (to × 8 types × 1-4 units; nothing to itself)."""
+    row = b"".join([_RUN_OF[x] for x in stock])
+    if f == 0:
+        return _ZERO_ROW + row + row
+    if f == 1:
+        return row + _ZERO_ROW + row
+    return row + row + _ZERO_ROW
 
 
 def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarray:
