@@ -455,6 +455,19 @@ _MASKED = frozenset({WAITING, STABILISED, CALL, ASSIGNED, ON_SCENE}) | BLOOD_HOL
 """Patient statuses with any action of their own (others are skipped by the mask)."""
 
 
+_FLEET: dict[bytes, tuple[bytes, bytes, bytes, bool, bool, bool]] = {}
+
+
+def _fleet(key: bytes) -> tuple[bytes, bytes, bytes, bool, bool, bool]:
+    """Fleet rows of the mask from one byte per unit (bit 0: available or returning, bit 1:
+    ALS): free units, free ALS, free BLS (one byte per unit) and whether any of each exists.
+    Memoised: only a few hundred fleets exist."""
+    free = bytes([k & 1 for k in key])
+    free_als = bytes([k == 3 for k in key])
+    free_bls = bytes([k == 1 for k in key])
+    return free, free_als, free_bls, 1 in free, 1 in free_als, 1 in free_bls
+
+
 def _transfer_rows(f: int, stock: list[int]) -> bytes:
     """Transfer-mask bytes from hospital ``f`` (to × 8 types × 1-4 units; nothing to itself)."""
     row = b"".join([_RUN_OF[x] for x in stock])
@@ -475,24 +488,11 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
     o_disp, o_als, o_bls, o_tri, o_asg, o_alloc, o_qbt, o_prep, o_page, o_pre, o_qor, \
         o_transfer, o_aid, o_noop = lay.offsets
     out[o_noop] = 1
-    free_l = []
-    als_l = []
-    bls_l = []
-    for un in s.units:
-        if un.status in _IDLE_OR_RETURNING:
-            free_l.append(1)
-            if un.als:
-                als_l.append(1)
-                bls_l.append(0)
-            else:
-                als_l.append(0)
-                bls_l.append(1)
-        else:
-            free_l.append(0)
-            als_l.append(0)
-            bls_l.append(0)
-    any_free, any_als, any_bls = 1 in free_l, 1 in als_l, 1 in bls_l
-    free = bytes(free_l)
+    fkey = bytes([(un.status in _IDLE_OR_RETURNING) | (un.als << 1) for un in s.units])
+    fleet = _FLEET.get(fkey)
+    if fleet is None:
+        fleet = _FLEET[fkey] = _fleet(fkey)
+    free, free_als, free_bls, any_free, any_als, any_bls = fleet
     hospitals = s.hospitals
     t = s.t
     h0, h1, h2 = hospitals
@@ -508,8 +508,8 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
             if any_free:
                 out[o_disp + i * U:o_disp + (i + 1) * U] = free
         elif st == CALL:
-            out[o_als + i * U:o_als + (i + 1) * U] = bytes(als_l)
-            out[o_bls + i * U:o_bls + (i + 1) * U] = bytes(bls_l)
+            out[o_als + i * U:o_als + (i + 1) * U] = free_als
+            out[o_bls + i * U:o_bls + (i + 1) * U] = free_bls
             out[o_tri + i * 5:o_tri + i * 5 + 5] = _TRI_BYTES[any_als, any_bls, p.hint < 0]
         elif st in _ASSIGNABLE:
             ph, pa = p.hosp, p.at_hosp
