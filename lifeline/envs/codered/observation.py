@@ -57,6 +57,7 @@ _WAITING_AT = frozenset({HANDOVER, AT_HOSPITAL, STABILISED})
 _SP_COL = {SP_PRESENT: 0, SP_PAGED: 3, SP_OFF: 6}
 """Specialist state -> first of its three (cardiologist, neurologist, trauma surgeon) columns."""
 _HOSP_NODE = (11, 3, 10)
+_NO_OR = (0.0,) * len(OR_COLUMNS)
 _ROAD_A = np.array([a for a, _, _ in ROADS])
 _ROAD_B = np.array([b for _, b, _ in ROADS])
 
@@ -104,7 +105,8 @@ def observe(s: CodeRedState, params: CodeRedParams) -> dict[str, np.ndarray]:
         eta = max(0.0, un.t_arrive - t) if un.status in (2, 4, 6) else 0.0
         units.append([1.0, float(un.als), un.status, un.node, un.dest, eta, un.patient + 1.0,
                       float(un.aid)])
-    hosps, ors = [], np.zeros((3, 3, len(OR_COLUMNS)), dtype=np.float32)
+    hosps: list[list[float]] = []
+    ors = [[_NO_OR] * 3 for _ in range(3)]
     waiting = [0, 0, 0]
     for p in s.patients:
         if p.at_hosp >= 0 and p.status in _WAITING_AT:
@@ -131,7 +133,7 @@ def observe(s: CodeRedState, params: CodeRedParams) -> dict[str, np.ndarray]:
         for k in range(N_OR[h]):
             o = hosp.ors[k]
             left = max(0.0, o.until - t) if o.queried and o.state != OR_FREE else 0.0
-            ors[h, k] = (1.0, o.state, o.proc + 1.0 if o.state in (OR_PREP, OR_READY) else 0.0,
+            ors[h][k] = (1.0, o.state, o.proc + 1.0 if o.state in (OR_PREP, OR_READY) else 0.0,
                          float(o.queried), left)
     g = s.graph
     roads = np.empty((len(ROADS), 2), dtype=np.float32)
@@ -142,6 +144,6 @@ def observe(s: CodeRedState, params: CodeRedParams) -> dict[str, np.ndarray]:
                                                                  len(PATIENT_COLUMNS)),
             "units": np.array(units, dtype=np.float32),
             "hospitals": np.array(hosps, dtype=np.float32),
-            "ors": ors,
+            "ors": np.array(ors, dtype=np.float32),
             "blood": np.array([h.stock for h in s.hospitals], dtype=np.float32),
             "roads": roads}
