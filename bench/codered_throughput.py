@@ -5,10 +5,10 @@ Each step is ``action_mask`` + uniform sampling among the legal actions + ``step
 so each scenario is measured ``--repeats`` times in short slices and the best slice is reported
 (the least-disturbed one); ``--gym`` adds the Gymnasium face (observation + mask every step).
 
-The original project (the seed CodeRedEnv) ran 6,700-9,400 random steps/s on this machine (issue 10);
-it is not installed here, so the ratio uses that stated range: ``x_original`` = steps/s divided by
-9,400 (the conservative end) and the acceptance target is 5x = 47,000 steps/s (and >= 20,000 on
-task3).
+The original project (the seed CodeRedEnv) ran 6,700-9,400 random steps/s on this machine
+(issue 10); it is not installed here, so the ratio uses that stated range: ``x_original`` =
+steps/s divided by 9,400 (the conservative end); the acceptance target is 5x = 47,000 steps/s
+(and >= 20,000 on task3).
 
 ``--baseline DIR`` also measures another checkout of lifeline (e.g. an export of the commit
 before a speed change: ``git archive <sha> lifeline | tar -x -C DIR``) in alternating
@@ -40,9 +40,10 @@ def _slice(root: str, scenario: str, steps: int, gym: bool) -> dict[str, float]:
     measured tree and the baseline tree are treated alike."""
     env = dict(os.environ, PYTHONPATH=root)
     code = ("import json; from lifeline.bench.throughput import core_steps_per_s, "
-            "gym_steps_per_s; r = {'core': core_steps_per_s('codered', %r, %d)}\n"
-            "if %r: r['gym'] = gym_steps_per_s('codered', %r, %d)\n"
-            "print(json.dumps(r))" % (scenario, steps, gym, scenario, max(1, steps // 2)))
+            f"gym_steps_per_s; r = {{'core': core_steps_per_s('codered', {scenario!r}, {steps})}}\n"
+            f"if {gym!r}: r['gym'] = gym_steps_per_s('codered', {scenario!r}, "
+            f"{max(1, steps // 2)})\n"
+            "print(json.dumps(r))")
     out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
                          capture_output=True, text=True).stdout
     return dict(json.loads(out.strip().splitlines()[-1]))

@@ -119,10 +119,9 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
             n_sec += 1
             harmed += 1.0 - (p.survival if st == TREATED else 0.0)
     tl = s.tally
-    if n:
-        alive = surv / n
-    else:  # only non-urgent calls appeared: what counts is triaging them without ambulances
-        alive = tl.triage_good / minors if minors else 0.0
+    # no serious patient: only non-urgent calls appeared, so what counts is triaging them
+    # without ambulances
+    alive = surv / n if n else (tl.triage_good / minors if minors else 0.0)
     time = time / n if n else alive
     vit = vit / n if n else alive
     prep_ready = ready / n_res if n_res else alive
