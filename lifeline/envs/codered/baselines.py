@@ -415,9 +415,9 @@ def relaxed(params: CodeRedParams) -> CodeRedParams:
 
 class BoundAgent(ClairvoyantAgent):
     """Upper bound: the clairvoyant plan played in the idealised city (:data:`RELAXATION`) on the
-    same seeds, scored by the same grader. Every delay the relaxation removes only ever hurts a
-    policy, and the plan also knows the hidden truth and the future, so no policy in the real city
-    should beat it (checked by the exploit suite); it is a loose reference, not an optimum."""
+    same seeds, scored by the same grader. Every delay the relaxation removes postpones care, and
+    the plan also knows the hidden truth and the future, so no policy in the real city should beat
+    it (checked by the exploit suite); it is a loose reference, not an optimum."""
 
     name = "bound"
 
