@@ -1,13 +1,13 @@
 """EVGrid ``text_heuristic``: the greedy dispatcher fed from the text view (``render.py``) alone.
 
-:func:`parse` rebuilds what :class:`GreedyAgent` reads — pending EVs (persona, energy needed, max
-power, wait, node, departure, site), the stations in range of each walk-up with drive times, reported station
-slots/queues/prices/our load, feeder derating, shift flags and headroom forecasts, the clock —
-and :class:`EVGridTextPolicy` runs the greedy's own pieces (``shift``, ``walkup``, ``dwell``) in
-its order. The public tariff, solar profile, road
-distances, persona stay/patience ranges and the station table come from a fresh environment of
-the scenario; nothing of the episode does. Serves
-``evgrid_team`` too (the greedy dispatcher issues no operator directives).
+:func:`parse` rebuilds what :class:`GreedyAgent` reads — pending EVs (persona, energy needed,
+max power, wait, node, departure, site), the stations in range of each walk-up with drive
+times, reported station slots/queues/prices/our load, feeder derating, shift flags and headroom
+forecasts, the clock — and :class:`EVGridTextPolicy` runs the greedy's own pieces (``shift``,
+``walkup``, ``dwell``) in its order. The public tariff, solar profile, road distances, persona
+stay/patience ranges and the station table come from a fresh environment of the scenario;
+nothing of the episode does. Serves ``evgrid_team`` too (the greedy dispatcher issues no
+operator directives).
 """
 
 from __future__ import annotations
