@@ -479,3 +479,36 @@ def test_frame_is_plain_json() -> None:
     f = env.frame(s)
     assert json.loads(json.dumps(f)) == f
     assert f["patients"] and len(f["ambulances"]) == 7 and 0.0 < f["progress"] <= 1.0
+
+
+def test_bound_plays_the_relaxed_city_on_the_same_draws() -> None:
+    """The bound's world differs only in delays: same patients, calls, blood, hospitals at 08:00;
+    and removing the delays helps (the heuristic scores higher there on the same seeds)."""
+    from lifeline.envs.codered.baselines import RELAXATION, BoundAgent
+
+    for scenario in ("task3", "task5_surge"):
+        real = CodeRedEnv(scenario)
+        relaxed_env = BoundAgent().prepare(real)
+        assert isinstance(relaxed_env, CodeRedEnv)
+        for key, value in RELAXATION.items():
+            assert getattr(relaxed_env.params, key) == value
+        for seed in range(3):
+            a, b = real.reset(seed), relaxed_env.reset(seed)
+            fields = ("cond", "onset", "node", "category", "blood_type", "blood_need", "v_ref",
+                      "base_rate", "void")
+            assert [[getattr(p, f) for f in fields] for p in a.patients] == \
+                [[getattr(p, f) for f in fields] for p in b.patients]
+            assert [(o.state, o.until) for h in a.hospitals for o in h.ors] == \
+                [(o.state, o.until) for h in b.hospitals for o in h.ors]
+            assert [h.icu_free for h in a.hospitals] == [h.icu_free for h in b.hospitals]
+    gains = []
+    for seed in range(6):
+        scores = []
+        for env in (CodeRedEnv("task2"), BoundAgent().prepare(CodeRedEnv("task2"))):
+            agent = make_agent("heuristic", "codered")
+            s = env.reset(seed)
+            while not s.done:
+                env.step(s, agent.act(env, s))
+            scores.append(env.grade(s).score)
+        gains.append(scores[1] - scores[0])
+    assert min(gains) >= 0.0 and sum(gains) > 0.2

@@ -77,12 +77,15 @@ def test_the_same_class_drives_a_served_env(live_url: str) -> None:
 def test_grpo_smoke_two_envs_offline(tmp_path: Path) -> None:
     import torch
 
+    from lifeline.agents.toolcall import extract_calls
     from lifeline.train.grpo import train
     from lifeline.train.tiny_lm import build_tiny_qwen, sft_tool_calls, transcripts
 
     torch.set_num_threads(1)
     envs = ["ed", "dispatch"]
-    examples = transcripts(envs, 60)
+    examples = transcripts(envs, 60)  # text_heuristic: text observation in, its reply out
+    assert all(extract_calls(e["completion"]) for e in examples)
+    assert all("Legal actions" in e["prompt"][-1]["content"] for e in examples)
     corpus = [e["prompt"][0]["content"] + e["completion"] for e in examples]
     corpus += [str(examples[0]["tools"]), str(examples[-1]["tools"])]
     model, tokenizer = build_tiny_qwen(tmp_path / "tiny", corpus)

@@ -78,3 +78,9 @@ def make_agent(name: str, env_name: str) -> Agent:
 
 __all__ = ["Agent", "AlwaysSameAgent", "InvalidSpamAgent", "NoopAgent", "RandomAgent",
            "agent_names", "make_agent", "register_agent"]
+
+# ``text_heuristic``: each env's reference heuristic reading only the text observation.
+from lifeline.agents.text_heuristic import POLICIES as _TEXT_POLICIES  # noqa: E402
+
+for _env_name in _TEXT_POLICIES:
+    register_agent(_env_name, "text_heuristic", "lifeline.agents.text_heuristic:TextHeuristicAgent")

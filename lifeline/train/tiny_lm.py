@@ -5,8 +5,9 @@ it with TRL's bundled Qwen3 chat template (which TRL's tool-calling checks recog
 a randomly initialised 2-layer Qwen3 causal LM. :func:`sft_tool_calls` then teaches it the
 ``<tool_call>{...}</tool_call>`` format with a few hundred supervised steps on transcripts of an
 agent playing through the text face (prompt = the chat with tools and the observation,
-completion = the agent's call), so that GRPO rollouts exercise the whole chain: generation,
-parsing, tool execution and reward. Nothing here pretends to be a capable model.
+completion = the agent's call; by default the ``text_heuristic``'s own reply text), so that GRPO
+rollouts exercise the whole chain: generation, parsing, tool execution and reward. Nothing here
+pretends to be a capable model.
 """
 
 from __future__ import annotations
@@ -34,17 +35,25 @@ def qwen3_chat_template() -> str:
 
 
 def transcripts(env_names: list[str], turns_per_env: int, agent: str | None = None,
-                seed: int = 0) -> list[dict[str, Any]]:
-    """``{"env", "prompt" (messages), "tools", "completion"}`` examples: an agent (default: the
-    env's reference baseline) playing training seeds through the text face."""
+                seed: int = 0, scenario: str | None = None) -> list[dict[str, Any]]:
+    """``{"env", "prompt" (messages), "tools", "completion"}`` examples: an agent playing
+    training seeds through the text face.
+
+    The default agent is ``text_heuristic`` (:mod:`lifeline.agents.text_heuristic`): the env's
+    reference heuristic reading only the text observation, so each example is exactly text in
+    (the observation it was handed) and tool-call text out (its reply, verbatim). Any other
+    agent's actions are written as ``<tool_call>`` JSON. ``scenario`` (default: each env's
+    first) pins the scenario.
+    """
+    from lifeline.agents.text_heuristic import TextHeuristicAgent
     from lifeline.train.grpo import TASK_PROMPT
 
     examples: list[dict[str, Any]] = []
     seeds = train_seed_stream(seed)
     for env_name in env_names:
         env_spec = spec(env_name)
-        env = make(env_name)
-        player = make_agent(agent or env_spec.reference, env_name)
+        env = make(env_name, scenario)
+        player = make_agent(agent or "text_heuristic", env_name)
         tools = openai_tools(env)
         task = TASK_PROMPT.format(env=env_spec.name, description=env_spec.description)
         taken = 0
@@ -54,12 +63,15 @@ def transcripts(env_names: list[str], turns_per_env: int, agent: str | None = No
             player.reset(env, s)
             while not state.done and taken < turns_per_env:
                 action = player.act(env, state)
-                semantic = env.decode(action) if isinstance(action, int) else action
-                name, args = action_to_call(semantic)
-                prompt = [{"role": "user",
-                           "content": task + "\n\n" + text_observation(env, state)}]
-                completion = ("<tool_call>\n" + json.dumps({"name": name, "arguments": args})
-                              + "\n</tool_call>")
+                if isinstance(player, TextHeuristicAgent):
+                    observation, completion = player.last_observation, player.last_reply
+                else:
+                    semantic = env.decode(action) if isinstance(action, int) else action
+                    name, args = action_to_call(semantic)
+                    observation = text_observation(env, state)
+                    completion = ("<tool_call>\n" + json.dumps({"name": name, "arguments": args})
+                                  + "\n</tool_call>")
+                prompt = [{"role": "user", "content": task + "\n\n" + observation}]
                 examples.append({"env": env_name, "prompt": prompt, "tools": tools,
                                  "completion": completion})
                 env.step(state, action)

@@ -1,14 +1,18 @@
 """Baseline ladder and exploit policies of ``codered`` (``AGENTS`` at the end names them).
 
 ``heuristic`` reads only the observation (plus the public city map and call-category table);
-``bound`` plays the same rules with the hidden truth revealed (true conditions of calls, blood
-types, no callbacks needed) and searches hospital assignments by simulation; the exploit policies
-are written against the grader and must lose.
+``oracle`` plays the same rules with the hidden truth revealed (true conditions of calls, blood
+types and needs, no callbacks needed); ``clairvoyant`` adds a search of hospital assignments,
+dispatches and mutual aid by simulating the rest of the episode (it knows the future); ``bound``
+is ``clairvoyant`` playing an idealised city (:data:`RELAXATION`: only driving takes time), a
+relaxation that no policy in the real city should beat (the exploit suite checks). The exploit
+policies are written against the grader and must lose.
 """
 
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -32,6 +36,7 @@ from lifeline.envs.codered.params import (
     SPECIALIST_COUNT,
     SPECIALIST_OF,
     SPECIALISTS,
+    CodeRedParams,
     compatible,
 )
 from lifeline.envs.codered.types import (
@@ -331,13 +336,13 @@ NEAREST = 2
 """Units the bound tries for a dispatch (the nearest by ETA, plus the oracle's choice)."""
 
 
-class BoundAgent(Agent):
-    """Clairvoyant plan: at every decision where the oracle would assign a hospital or dispatch,
-    try each alternative (hospital, or unit) on a copy of the episode — the copy holds the future
-    (calls, disruptions, hidden conditions) — finished by the oracle, and keep the best final
-    score. An optimistic reference, not a proven optimum."""
+class ClairvoyantAgent(Agent):
+    """Clairvoyant plan in the real city: at every decision where the oracle would assign a
+    hospital or dispatch, try each alternative (hospital, or unit) on a copy of the episode — the
+    copy holds the future (calls, disruptions, hidden conditions) — finished by the oracle, and
+    keep the best final score. Achievable only with foresight; not a proven optimum."""
 
-    name = "bound"
+    name = "clairvoyant"
 
     def __init__(self) -> None:
         self.oracle = OracleAgent()
@@ -388,6 +393,37 @@ class BoundAgent(Agent):
             nxt = self.oracle.act(e, sim)
             e.step(sim, nxt)  # type: ignore[arg-type]
         return e.grade(sim).score
+
+
+RELAXATION: dict[str, Any] = {
+    "rush_factor": 1.0, "disruption_rate": 0.0,
+    "scene_min_als": 0.0, "scene_min_bls": 0.0, "handover_min": 0.0,
+    "page_delay_min": 0.0, "prep_min": 0.0, "crossmatch_min": 0.0, "typing_min": 0.0,
+    "auto_blood_min": 0.0, "aid_delay_min": (0.0, 0.0),
+}
+"""The idealised city the bound plays: free-flowing roads (no rush hour, no accidents, closures,
+equipment failures, diversions or shift changes), crews that load and go (no on-scene or handover
+time), hospitals that prepare, page, type and crossmatch instantly, mutual aid on request. Only
+driving takes time. Patients, calls, blood types and needs, hospitals at 08:00 are drawn from the
+same streams as the real episode (none of these fields changes a draw)."""
+
+
+def relaxed(params: CodeRedParams) -> CodeRedParams:
+    """``params`` with :data:`RELAXATION` applied (the world the bound plays)."""
+    return replace(params, **RELAXATION)
+
+
+class BoundAgent(ClairvoyantAgent):
+    """Upper bound: the clairvoyant plan played in the idealised city (:data:`RELAXATION`) on the
+    same seeds, scored by the same grader. Every delay the relaxation removes postpones care, and
+    the plan also knows the hidden truth and the future, so no policy in the real city should beat
+    it (checked by the exploit suite); it is a loose reference, not an optimum."""
+
+    name = "bound"
+
+    def prepare(self, env: Environment) -> Environment:
+        e = _env(env)
+        return CodeRedEnv(e.scenario, params=relaxed(e.params))
 
 
 class MutualAidOnlyAgent(Agent):
@@ -442,6 +478,7 @@ AGENTS: dict[str, type[Agent]] = {
     "mutual_aid_only": MutualAidOnlyAgent,
     "heuristic": HeuristicAgent,
     "oracle": OracleAgent,
+    "clairvoyant": ClairvoyantAgent,
     "bound": BoundAgent,
     "dispatch_only": DispatchOnlyAgent,
     "hoarder": HoarderAgent,

@@ -45,6 +45,8 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
         self.n_patients = n_patient_slots(self.params)
         self.layout = rules.Layout(self.n_units, self.n_patients)
         self._spec = observation.observation_spec(self.n_units, self.n_patients)
+        self._max_steps = int(MAX_EPOCH_FACTOR * self.params.horizon_min
+                              * self.params.actions_per_epoch)
 
     @property
     def num_actions(self) -> int:
@@ -52,7 +54,7 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
 
     @property
     def max_steps(self) -> int:
-        return int(MAX_EPOCH_FACTOR * self.params.horizon_min * self.params.actions_per_epoch)
+        return self._max_steps
 
     def observation_spec(self) -> dict[str, ArraySpec]:
         return dict(self._spec)
@@ -106,7 +108,7 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
         if key == state.graded_key:
             return 0.0, {"t": state.t}
         state.graded_key = key
-        value = reward.grade(state, self.params).score + reward.shaping(state, self.params)
+        value = reward.value(state, self.params)
         r = value - state.score_paid
         state.score_paid = value
         return r, {"t": state.t}

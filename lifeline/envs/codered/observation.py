@@ -52,6 +52,14 @@ OR_COLUMNS = ("exists", "state", "procedure_plus1", "queried", "minutes_left_if_
 ROAD_COLUMNS = ("travel_factor", "closed")
 HIGH = 1.0e4
 CARED = frozenset({ON_SCENE, TRANSPORT, HANDOVER, AT_HOSPITAL, STABILISED})
+_WAITING_AT = frozenset({HANDOVER, AT_HOSPITAL, STABILISED})
+"""Patient statuses counted in a hospital's emergency area."""
+_SP_COL = {SP_PRESENT: 0, SP_PAGED: 3, SP_OFF: 6}
+"""Specialist state -> first of its three (cardiologist, neurologist, trauma surgeon) columns."""
+_HOSP_NODE = (11, 3, 10)
+_NO_OR = (0.0,) * len(OR_COLUMNS)
+_ROAD_A = np.array([a for a, _, _ in ROADS])
+_ROAD_B = np.array([b for _, b, _ in ROADS])
 
 
 def observation_spec(n_units: int, n_patients: int) -> dict[str, ArraySpec]:
@@ -97,35 +105,45 @@ def observe(s: CodeRedState, params: CodeRedParams) -> dict[str, np.ndarray]:
         eta = max(0.0, un.t_arrive - t) if un.status in (2, 4, 6) else 0.0
         units.append([1.0, float(un.als), un.status, un.node, un.dest, eta, un.patient + 1.0,
                       float(un.aid)])
-    hosps, ors = [], np.zeros((3, 3, len(OR_COLUMNS)), dtype=np.float32)
+    hosps: list[list[float]] = []
+    ors = [[_NO_OR] * 3 for _ in range(3)]
+    waiting = [0, 0, 0]
+    for p in s.patients:
+        if p.at_hosp >= 0 and p.status in _WAITING_AT:
+            waiting[p.at_hosp] += 1
     for h, hosp in enumerate(s.hospitals):
-        st = [o.state for o in hosp.ors]
-        sp = [(x.kind, x.state) for x in hosp.specialists]
-        waiting = sum(1 for p in s.patients if p.at_hosp == h and p.status in
-                      (HANDOVER, AT_HOSPITAL, STABILISED))
+        oc = [0, 0, 0, 0, 0, 0]
+        ready_c = ready_t = 0
+        for o in hosp.ors:
+            oc[o.state] += 1
+            if o.state == OR_READY:
+                if o.proc == 0:
+                    ready_c += 1
+                elif o.proc == 1:
+                    ready_t += 1
+        sc = [0, 0, 0, 0, 0, 0, 0, 0, 0]
+        for x in hosp.specialists:
+            col = _SP_COL.get(x.state)
+            if col is not None:
+                sc[col + x.kind] += 1
         hosps.append([
-            [11, 3, 10][h], max(0.0, hosp.divert_until - t), hosp.icu_free, waiting,
-            st.count(OR_FREE), st.count(OR_ELECTIVE), st.count(OR_PREP),
-            sum(1 for o in hosp.ors if o.state == OR_READY and o.proc == 0),
-            sum(1 for o in hosp.ors if o.state == OR_READY and o.proc == 1),
-            st.count(OR_SURGERY), st.count(OR_FAILED),
-            *[sum(1 for k, x in sp if k == j and x == SP_PRESENT) for j in range(3)],
-            *[sum(1 for k, x in sp if k == j and x == SP_PAGED) for j in range(3)],
-            *[sum(1 for k, x in sp if k == j and x == SP_OFF) for j in range(3)],
-            max(0.0, hosp.shift_until - t)])
+            _HOSP_NODE[h], max(0.0, hosp.divert_until - t), hosp.icu_free, waiting[h],
+            oc[OR_FREE], oc[OR_ELECTIVE], oc[OR_PREP], ready_c, ready_t, oc[OR_SURGERY],
+            oc[OR_FAILED], *sc, max(0.0, hosp.shift_until - t)])
         for k in range(N_OR[h]):
             o = hosp.ors[k]
             left = max(0.0, o.until - t) if o.queried and o.state != OR_FREE else 0.0
-            ors[h, k] = (1.0, o.state, o.proc + 1.0 if o.state in (OR_PREP, OR_READY) else 0.0,
+            ors[h][k] = (1.0, o.state, o.proc + 1.0 if o.state in (OR_PREP, OR_READY) else 0.0,
                          float(o.queried), left)
     g = s.graph
-    roads = np.array([[g.factor[a, b], float(g.removed[a, b])] for a, b, _ in ROADS],
-                     dtype=np.float32)
+    roads = np.empty((len(ROADS), 2), dtype=np.float32)
+    roads[:, 0] = g.factor[_ROAD_A, _ROAD_B]
+    roads[:, 1] = g.removed[_ROAD_A, _ROAD_B]
     return {"clock": clock,
             "patients": np.array(rows, dtype=np.float32).reshape(len(s.patients),
                                                                  len(PATIENT_COLUMNS)),
             "units": np.array(units, dtype=np.float32),
             "hospitals": np.array(hosps, dtype=np.float32),
-            "ors": ors,
+            "ors": np.array(ors, dtype=np.float32),
             "blood": np.array([h.stock for h in s.hospitals], dtype=np.float32),
             "roads": roads}

@@ -65,7 +65,8 @@ def render_text(s: CodeRedState, params: CodeRedParams) -> str:
             extra.append("typing")
         if p.blood_ready or p.blood_pending:
             extra.append(f"blood ready {p.blood_ready} + crossmatch {p.blood_pending}")
-        if p.known and p.cond == 2:
+        if p.known and (p.cond == 2 or (p.arrived >= 0 and p.blood_need > 0)):
+            # trauma from the scene on; any other patient's need once at a hospital
             extra.append(f"needs ~{p.blood_need} units")
         lines.append(f"  [{i}] {what} @{NODES[p.node]}, {P_STATUS[p.status]}, "
                      f"{t - p.onset:.0f} min since onset" + (", " + ", ".join(extra)

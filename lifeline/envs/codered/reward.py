@@ -56,32 +56,75 @@ WEIGHTS = {"time": 0.32, "efficiency": 0.16, "secondary_harm": 0.16, "prep_ready
 SHAPING_PER_MILESTONE, SHAPING_CAP = 0.01, 0.05
 
 
-def grade(s: CodeRedState, params: CodeRedParams) -> Grade:
-    """Episode grade (meaningful any time; final once the horizon is reached)."""
-    need = [p for p in s.patients if not p.void and p.cond in SERIOUS and p.status != FUTURE]
-    n = len(need)
-    treated = [p for p in need if p.status == TREATED]
+_NEEDS_RES = tuple(PROCEDURE_OF[c] >= 0 or SPECIALIST_OF[c] >= 0 for c in SERIOUS)
+"""Per serious condition: needs an OR or a specialist (counts for ``prep_ready``)."""
+_SERIOUS_SET = frozenset(SERIOUS)
+
+
+_MILESTONE_1 = frozenset({ON_SCENE, TRANSPORT, HANDOVER, AT_HOSPITAL, STABILISED, TREATED})
+_MILESTONE_2 = frozenset({AT_HOSPITAL, STABILISED, TREATED})
+
+
+def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
+           ) -> tuple[float, dict[str, float], dict[str, float], int]:
+    """One pass over the patients: ``(score, components, metrics, milestones)`` (the arithmetic,
+    term order included, is exactly the formula in the module docstring, so the floats are
+    reproducible; ``metrics`` is empty unless ``metrics_too``)."""
+    n = n_res = n_sec = n_treated = dead = milestones = 0
+    surv = time = vit = ready = harmed = exp_sum = 0.0
+    ott_sum = strokes_sum = cards_sum = 0.0
+    n_ott = n_strokes = n_cards = 0
+    calls = minors = 0
+    for p in s.patients:
+        if p.void or p.status == FUTURE:
+            continue
+        cond = p.cond
+        if p.is_call:
+            calls += 1
+            if cond not in _SERIOUS_SET:
+                minors += 1
+        if cond not in _SERIOUS_SET:
+            continue
+        n += 1
+        proc, spec = PROCEDURE_OF[cond], SPECIALIST_OF[cond]
+        if proc >= 0 or spec >= 0:
+            n_res += 1
+        st = p.status
+        if st in _MILESTONE_1:
+            milestones += 1 + (st in _MILESTONE_2)
+        if st == TREATED:
+            n_treated += 1
+            sv = p.survival
+            surv += sv
+            time += sv * min(1.0, TARGET_MIN[cond] / max(p.treated_at - p.onset, 1.0))
+            vit += sv * p.vitals_at
+            if proc >= 0 and spec >= 0:
+                ready += sv * (p.or_ready_arr + p.spec_ready_arr) / 2
+            elif proc >= 0:
+                ready += sv * (p.or_ready_arr + 0) / 1
+            elif spec >= 0:
+                ready += sv * (p.spec_ready_arr + 0) / 1
+            exp_sum += 1.0 - sv
+            ott_sum += p.treated_at - p.onset
+            n_ott += 1
+            if cond == STROKE:
+                strokes_sum += p.treated_at - p.arrived
+                n_strokes += 1
+            elif cond == CARDIAC:
+                cards_sum += p.treated_at - p.arrived
+                n_cards += 1
+        elif st == DEAD:
+            dead += 1
+        if p.secondary:
+            n_sec += 1
+            harmed += 1.0 - (p.survival if st == TREATED else 0.0)
     tl = s.tally
-    calls = [p for p in s.patients if p.is_call and not p.void and p.status != FUTURE]
-    if n:
-        alive = sum(p.survival for p in treated) / n
-    else:  # only non-urgent calls appeared: what counts is triaging them without ambulances
-        minors = [p for p in calls if p.cond not in SERIOUS]
-        alive = tl.triage_good / len(minors) if minors else 0.0
-    time = sum(p.survival * min(1.0, TARGET_MIN[p.cond] / max(p.treated_at - p.onset, 1.0))
-               for p in treated) / n if n else alive
-    vit = sum(p.survival * p.vitals_at for p in treated) / n if n else alive
-    res = [p for p in need if PROCEDURE_OF[p.cond] >= 0 or SPECIALIST_OF[p.cond] >= 0]
-    ready = 0.0
-    for p in treated:
-        parts = []
-        if PROCEDURE_OF[p.cond] >= 0:
-            parts.append(p.or_ready_arr)
-        if SPECIALIST_OF[p.cond] >= 0:
-            parts.append(p.spec_ready_arr)
-        if parts:
-            ready += p.survival * sum(parts) / len(parts)
-    prep_ready = ready / len(res) if res else alive
+    # no serious patient: only non-urgent calls appeared, so what counts is triaging them
+    # without ambulances
+    alive = surv / n if n else (tl.triage_good / minors if minors else 0.0)
+    time = time / n if n else alive
+    vit = vit / n if n else alive
+    prep_ready = ready / n_res if n_res else alive
     useful = tl.preps_used + tl.pages_used + tl.preempt_used + tl.blood_used + tl.triage_good
     waste = (tl.preps_wasted + tl.pages_wasted + tl.preempt_wasted + tl.blood_wasted
              + tl.triage_waste + 0.25 * tl.oneg_nonneg)
@@ -96,29 +139,24 @@ def grade(s: CodeRedState, params: CodeRedParams) -> Grade:
     crowded = tl.crowded_minutes + sum(s.t - h.crowded_since for h in s.hospitals
                                        if h.crowded_since >= 0)
     if params.cascade:
-        secs = [p for p in need if p.secondary]
-        harmed = sum(1.0 - (p.survival if p.status == TREATED else 0.0) for p in secs)
-        comps["secondary_harm"] = alive * (1.0 - harmed / len(secs)) if secs else alive
-        esc = tl.escalations / len(calls) if calls else 0.0
+        comps["secondary_harm"] = alive * (1.0 - harmed / n_sec) if n_sec else alive
+        esc = tl.escalations / calls if calls else 0.0
         comps["cascade"] = alive * max(0.0, 1.0 - crowded / (3.0 * elapsed)) * (1.0 - 0.5 * esc)
     wsum = sum(WEIGHTS[k] for k in comps)
     penalty = min(params.aid_penalty_cap, params.aid_penalty * tl.aid_requests)
     score = sum(WEIGHTS[k] * v for k, v in comps.items()) / wsum - penalty
-    dead = sum(1 for p in need if p.status == DEAD)
-    untreated = sum(1 for p in need if p.status not in (TREATED, DEAD))
-    exp_deaths = dead + sum(1.0 - p.survival for p in treated)
-    strokes = [p.treated_at - p.arrived for p in treated if p.cond == STROKE]
-    cards = [p.treated_at - p.arrived for p in treated if p.cond == CARDIAC]
-    ott = [p.treated_at - p.onset for p in treated]
+    score = float(min(1.0, max(0.0, score)))
+    if not metrics_too:
+        return score, comps, {}, milestones
     metrics = {
-        "patients": float(n), "treated": float(len(treated)), "alive_share": alive,
-        "deaths": float(dead), "expected_deaths": float(exp_deaths),
-        "untreated": float(untreated),
-        "harm": float(exp_deaths + untreated),
-        "mean_onset_to_treatment_min": sum(ott) / len(ott) if ott else 0.0,
-        "door_to_needle_min": sum(strokes) / len(strokes) if strokes else 0.0,
-        "door_to_balloon_min": sum(cards) / len(cards) if cards else 0.0,
-        "calls": float(len(calls)), "escalations": float(tl.escalations),
+        "patients": float(n), "treated": float(n_treated), "alive_share": alive,
+        "deaths": float(dead), "expected_deaths": float(dead + exp_sum),
+        "untreated": float(n - n_treated - dead),
+        "harm": float(dead + exp_sum + (n - n_treated - dead)),
+        "mean_onset_to_treatment_min": ott_sum / n_ott if n_ott else 0.0,
+        "door_to_needle_min": strokes_sum / n_strokes if n_strokes else 0.0,
+        "door_to_balloon_min": cards_sum / n_cards if n_cards else 0.0,
+        "calls": float(calls), "escalations": float(tl.escalations),
         "mutual_aid_requests": float(tl.aid_requests), "mutual_aid_penalty": penalty,
         "preps_wasted": float(tl.preps_wasted), "pages_wasted": float(tl.pages_wasted),
         "blood_used": float(tl.blood_used), "blood_wasted": float(tl.blood_wasted),
@@ -126,7 +164,21 @@ def grade(s: CodeRedState, params: CodeRedParams) -> Grade:
         "transfers": float(tl.transfers), "news_cycles": float(tl.news_cycles),
         "invalid_actions": float(s.invalid_actions),
     }
-    return Grade(score=float(min(1.0, max(0.0, score))), components=comps, metrics=metrics)
+    return score, comps, metrics, milestones
+
+
+def grade(s: CodeRedState, params: CodeRedParams) -> Grade:
+    """Episode grade (meaningful any time; final once the horizon is reached)."""
+    score, comps, metrics, _ = _tally(s, params)
+    return Grade(score=score, components=comps, metrics=metrics)
+
+
+def value(s: CodeRedState, params: CodeRedParams) -> float:
+    """``grade(s).score + shaping(s)`` in one pass (what the dense reward differences)."""
+    score, _, _, m = _tally(s, params, metrics_too=False)
+    if s.t >= params.horizon_min:
+        return score + 0.0
+    return score + min(SHAPING_CAP, SHAPING_PER_MILESTONE * m)
 
 
 def shaping(s: CodeRedState, params: CodeRedParams) -> float:
@@ -143,4 +195,4 @@ def shaping(s: CodeRedState, params: CodeRedParams) -> float:
     return min(SHAPING_CAP, SHAPING_PER_MILESTONE * m)
 
 
-__all__ = ["OR_READY", "WEIGHTS", "grade", "shaping"]
+__all__ = ["OR_READY", "WEIGHTS", "grade", "shaping", "value"]

@@ -13,9 +13,13 @@ slots per hospital)::
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from lifeline.envs.codered.params import (
+    BLOOD_STOCK,
     BLOOD_TYPES,
     CAPABLE,
     N_OR,
@@ -85,6 +89,11 @@ class Layout:
             self.order.append((name, off))
             off += n
         self.total = off
+        self.offsets = tuple(self.off[k] for k in (
+            "disp", "als", "bls", "triage", "assign", "alloc", "qbt", "prep", "page", "preempt",
+            "qor", "transfer", "aid", "noop"))
+        """Block offsets in the order :func:`action_mask` unpacks them."""
+        self._decoded: list[CodeRedAction | None] = [None] * off
 
     # ----- encode ------------------------------------------------------------------------------
     def encode(self, a: CodeRedAction) -> int:
@@ -132,9 +141,16 @@ class Layout:
 
     # ----- decode ------------------------------------------------------------------------------
     def decode(self, index: int) -> CodeRedAction:
-        """Semantic action of an index (``ValueError`` if out of range)."""
+        """Semantic action of an index (``ValueError`` if out of range); actions are immutable,
+        so each index is decoded once and the object reused."""
         if not 0 <= index < self.total:
             raise ValueError(f"action index {index} out of range 0..{self.total - 1}")
+        a = self._decoded[index]
+        if a is None:
+            a = self._decoded[index] = self._decode(index)
+        return a
+
+    def _decode(self, index: int) -> CodeRedAction:
         name, base = self.order[0]
         for n, off in self.order:
             if off > index:
@@ -224,154 +240,197 @@ def _has_free(s: CodeRedState, als: bool) -> bool:
     return any(u.status in DISPATCHABLE and u.als == als for u in s.units)
 
 
+def _v_maintain_plan(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    return None
+
+
+def _v_request_mutual_aid(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    return None if s.aid_left > 0 else "no mutual-aid requests left"
+
+
+def _v_dispatch_ambulance(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    target = a.patient if isinstance(a, DispatchAmbulance) else a.call
+    msg = _unit_msg(s, a.ambulance) or _patient_msg(s, target)
+    if msg:
+        return msg
+    assert isinstance(target, int)
+    st = s.patients[target].status
+    if isinstance(a, DispatchAmbulance):
+        if st not in (WAITING, STABILISED):
+            return (f"patient {target} is {P_STATUS[st]}; dispatch_ambulance needs a waiting "
+                    "patient or one stabilised for transfer (use dispatch_als/bls for calls)")
+        return None
+    if st != CALL:
+        return f"patient {target} is {P_STATUS[st]}, not a pending 911 call"
+    als = s.units[a.ambulance].als
+    if isinstance(a, DispatchALS) and not als:
+        return f"ambulance {a.ambulance} is BLS; use dispatch_bls"
+    if isinstance(a, DispatchBLS) and als:
+        return f"ambulance {a.ambulance} is ALS; use dispatch_als"
+    return None
+
+
+def _v_triage_call(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _patient_msg(s, a.call)
+    if msg:
+        return msg
+    p = s.patients[a.call]
+    if p.status != CALL:
+        return f"patient {a.call} is {P_STATUS[p.status]}, not a pending 911 call"
+    if a.decision not in TRIAGE_DECISIONS:
+        return f"decision {a.decision!r} is not one of {', '.join(TRIAGE_DECISIONS)}"
+    if a.decision == "dispatch_als" and not _has_free(s, True):
+        return "no ALS ambulance is available or returning"
+    if a.decision == "dispatch_bls" and not _has_free(s, False):
+        return "no BLS ambulance is available or returning"
+    if a.decision == "callback" and p.hint >= 0:
+        return f"call {a.call} was already called back"
+    return None
+
+
+def _v_assign_hospital(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _patient_msg(s, a.patient) or _hosp_msg(a.hospital)
+    if msg:
+        return msg
+    p = s.patients[a.patient]
+    if p.status not in (ASSIGNED, ON_SCENE):
+        return (f"patient {a.patient} is {P_STATUS[p.status]}; a hospital is chosen while an "
+                "ambulance is en route or on scene")
+    if s.hospitals[a.hospital].divert_until > s.t:
+        return f"hospital {a.hospital} is on diversion"
+    if a.hospital == p.hosp:
+        return f"patient {a.patient} is already bound for hospital {a.hospital}"
+    if a.hospital == p.at_hosp:
+        return f"patient {a.patient} is already at hospital {a.hospital}"
+    return None
+
+
+def _v_prepare_or(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _hosp_msg(a.hospital)
+    if msg:
+        return msg
+    if a.procedure not in PROCEDURES:
+        return f"procedure {a.procedure!r} is not one of {', '.join(PROCEDURES)}"
+    if not CAPABLE[a.hospital][PROC_COND[PROCEDURES.index(a.procedure)]]:
+        return f"hospital {a.hospital} does not do {a.procedure} procedures"
+    if not any(o.state == OR_FREE for o in s.hospitals[a.hospital].ors):
+        return f"hospital {a.hospital} has no free OR (preempt an elective case or wait)"
+    return None
+
+
+def _v_page_specialist(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _hosp_msg(a.hospital)
+    if msg:
+        return msg
+    if a.specialist not in SPECIALISTS:
+        return f"specialist {a.specialist!r} is not one of {', '.join(SPECIALISTS)}"
+    k = SPECIALISTS.index(a.specialist)
+    if not any(sp.kind == k and sp.state == SP_OFF
+               for sp in s.hospitals[a.hospital].specialists):
+        return f"hospital {a.hospital} has no {a.specialist} on call to page"
+    return None
+
+
+def _v_or_slot(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _hosp_msg(a.hospital)
+    if msg:
+        return msg
+    if not _int_in(a.or_index, N_OR[a.hospital]):
+        return f"hospital {a.hospital} has ORs 0..{N_OR[a.hospital] - 1}, not {a.or_index!r}"
+    o = s.hospitals[a.hospital].ors[a.or_index]
+    if isinstance(a, PreemptOR):
+        return None if o.state == OR_ELECTIVE else \
+            f"OR {a.or_index} at hospital {a.hospital} has no elective case to preempt"
+    return None if not o.queried else \
+        f"OR {a.or_index} at hospital {a.hospital} was queried and has not changed since"
+
+
+def _v_allocate_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _hosp_msg(a.hospital) or _patient_msg(s, a.patient)
+    if msg:
+        return msg
+    p = s.patients[a.patient]
+    if p.status not in BLOOD_HOLDERS:
+        return f"patient {a.patient} is {P_STATUS[p.status]}; blood is reserved for a " \
+               "patient on the way to or in a hospital"
+    if p.hosp != a.hospital:
+        return f"patient {a.patient} is not bound for hospital {a.hospital}"
+    if a.blood_type not in BLOOD_TYPES:
+        return f"blood type {a.blood_type!r} is not one of {' '.join(BLOOD_TYPES)}"
+    if not _int_in(a.units, UNITS + 1) or a.units < 1:
+        return f"units must be 1-{UNITS}, got {a.units!r}"
+    b = BLOOD_TYPES.index(a.blood_type)
+    if s.hospitals[a.hospital].stock[b] < a.units:
+        return f"hospital {a.hospital} has only {s.hospitals[a.hospital].stock[b]} " \
+               f"{a.blood_type} units"
+    if a.emergency is True:
+        if b != O_NEG:
+            return "emergency release is uncrossmatched O- only"
+        if p.blood_emergency + a.units > params.oneg_cap:
+            return f"at most {params.oneg_cap} emergency O- units per patient"
+        return None
+    if a.emergency is not False:
+        return f"emergency must be true or false, got {a.emergency!r}"
+    if not p.type_known:
+        return f"patient {a.patient}'s blood type is unknown (query_blood_type first)"
+    if not compatible(b, p.blood_type):
+        return f"{a.blood_type} is not compatible with the patient's type"
+    if p.blood_ready + p.blood_pending + a.units > MAX_RESERVED:
+        return f"at most {MAX_RESERVED} units may be reserved for one patient"
+    return None
+
+
+def _v_transfer_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _hosp_msg(a.from_hospital) or _hosp_msg(a.to_hospital)
+    if msg:
+        return msg
+    if a.from_hospital == a.to_hospital:
+        return "transfer_blood needs two different hospitals"
+    if a.blood_type not in BLOOD_TYPES:
+        return f"blood type {a.blood_type!r} is not one of {' '.join(BLOOD_TYPES)}"
+    if not _int_in(a.units, UNITS + 1) or a.units < 1:
+        return f"units must be 1-{UNITS}, got {a.units!r}"
+    if s.hospitals[a.from_hospital].stock[BLOOD_TYPES.index(a.blood_type)] < a.units:
+        return f"hospital {a.from_hospital} does not have {a.units} {a.blood_type} units"
+    return None
+
+
+def _v_query_blood_type(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    msg = _patient_msg(s, a.patient)
+    if msg:
+        return msg
+    p = s.patients[a.patient]
+    if p.status not in TYPEABLE or not p.known:
+        return f"patient {a.patient} cannot be typed now ({P_STATUS[p.status]})"
+    if p.type_known or p.type_pending:
+        return f"patient {a.patient}'s blood type is already known or being typed"
+    return None
+
+_VALIDATORS: dict[type, Callable[[CodeRedState, CodeRedParams, Any], str | None]] = {
+    MaintainPlan: _v_maintain_plan,
+    RequestMutualAid: _v_request_mutual_aid,
+    DispatchAmbulance: _v_dispatch_ambulance,
+    DispatchALS: _v_dispatch_ambulance,
+    DispatchBLS: _v_dispatch_ambulance,
+    TriageCall: _v_triage_call,
+    AssignHospital: _v_assign_hospital,
+    PrepareOR: _v_prepare_or,
+    PageSpecialist: _v_page_specialist,
+    PreemptOR: _v_or_slot,
+    QueryORStatus: _v_or_slot,
+    AllocateBlood: _v_allocate_blood,
+    TransferBlood: _v_transfer_blood,
+    QueryBloodType: _v_query_blood_type,
+}
+"""Validity check of each action type (one dictionary lookup instead of a chain of type tests)."""
+
+
 def validate(s: CodeRedState, params: CodeRedParams, a: CodeRedAction) -> str | None:
     """``None`` if ``a`` is legal now, else a message saying why not."""
-    if isinstance(a, MaintainPlan):
-        return None
-    if isinstance(a, RequestMutualAid):
-        return None if s.aid_left > 0 else "no mutual-aid requests left"
-    if isinstance(a, (DispatchAmbulance, DispatchALS, DispatchBLS)):
-        target = a.patient if isinstance(a, DispatchAmbulance) else a.call
-        msg = _unit_msg(s, a.ambulance) or _patient_msg(s, target)
-        if msg:
-            return msg
-        assert isinstance(target, int)
-        st = s.patients[target].status
-        if isinstance(a, DispatchAmbulance):
-            if st not in (WAITING, STABILISED):
-                return (f"patient {target} is {P_STATUS[st]}; dispatch_ambulance needs a waiting "
-                        "patient or one stabilised for transfer (use dispatch_als/bls for calls)")
-            return None
-        if st != CALL:
-            return f"patient {target} is {P_STATUS[st]}, not a pending 911 call"
-        als = s.units[a.ambulance].als
-        if isinstance(a, DispatchALS) and not als:
-            return f"ambulance {a.ambulance} is BLS; use dispatch_bls"
-        if isinstance(a, DispatchBLS) and als:
-            return f"ambulance {a.ambulance} is ALS; use dispatch_als"
-        return None
-    if isinstance(a, TriageCall):
-        msg = _patient_msg(s, a.call)
-        if msg:
-            return msg
-        p = s.patients[a.call]
-        if p.status != CALL:
-            return f"patient {a.call} is {P_STATUS[p.status]}, not a pending 911 call"
-        if a.decision not in TRIAGE_DECISIONS:
-            return f"decision {a.decision!r} is not one of {', '.join(TRIAGE_DECISIONS)}"
-        if a.decision == "dispatch_als" and not _has_free(s, True):
-            return "no ALS ambulance is available or returning"
-        if a.decision == "dispatch_bls" and not _has_free(s, False):
-            return "no BLS ambulance is available or returning"
-        if a.decision == "callback" and p.hint >= 0:
-            return f"call {a.call} was already called back"
-        return None
-    if isinstance(a, AssignHospital):
-        msg = _patient_msg(s, a.patient) or _hosp_msg(a.hospital)
-        if msg:
-            return msg
-        p = s.patients[a.patient]
-        if p.status not in (ASSIGNED, ON_SCENE):
-            return (f"patient {a.patient} is {P_STATUS[p.status]}; a hospital is chosen while an "
-                    "ambulance is en route or on scene")
-        if s.hospitals[a.hospital].divert_until > s.t:
-            return f"hospital {a.hospital} is on diversion"
-        if a.hospital == p.hosp:
-            return f"patient {a.patient} is already bound for hospital {a.hospital}"
-        if a.hospital == p.at_hosp:
-            return f"patient {a.patient} is already at hospital {a.hospital}"
-        return None
-    if isinstance(a, PrepareOR):
-        msg = _hosp_msg(a.hospital)
-        if msg:
-            return msg
-        if a.procedure not in PROCEDURES:
-            return f"procedure {a.procedure!r} is not one of {', '.join(PROCEDURES)}"
-        if not CAPABLE[a.hospital][PROC_COND[PROCEDURES.index(a.procedure)]]:
-            return f"hospital {a.hospital} does not do {a.procedure} procedures"
-        if not any(o.state == OR_FREE for o in s.hospitals[a.hospital].ors):
-            return f"hospital {a.hospital} has no free OR (preempt an elective case or wait)"
-        return None
-    if isinstance(a, PageSpecialist):
-        msg = _hosp_msg(a.hospital)
-        if msg:
-            return msg
-        if a.specialist not in SPECIALISTS:
-            return f"specialist {a.specialist!r} is not one of {', '.join(SPECIALISTS)}"
-        k = SPECIALISTS.index(a.specialist)
-        if not any(sp.kind == k and sp.state == SP_OFF
-                   for sp in s.hospitals[a.hospital].specialists):
-            return f"hospital {a.hospital} has no {a.specialist} on call to page"
-        return None
-    if isinstance(a, (PreemptOR, QueryORStatus)):
-        msg = _hosp_msg(a.hospital)
-        if msg:
-            return msg
-        if not _int_in(a.or_index, N_OR[a.hospital]):
-            return f"hospital {a.hospital} has ORs 0..{N_OR[a.hospital] - 1}, not {a.or_index!r}"
-        o = s.hospitals[a.hospital].ors[a.or_index]
-        if isinstance(a, PreemptOR):
-            return None if o.state == OR_ELECTIVE else \
-                f"OR {a.or_index} at hospital {a.hospital} has no elective case to preempt"
-        return None if not o.queried else \
-            f"OR {a.or_index} at hospital {a.hospital} was queried and has not changed since"
-    if isinstance(a, AllocateBlood):
-        msg = _hosp_msg(a.hospital) or _patient_msg(s, a.patient)
-        if msg:
-            return msg
-        p = s.patients[a.patient]
-        if p.status not in BLOOD_HOLDERS:
-            return f"patient {a.patient} is {P_STATUS[p.status]}; blood is reserved for a " \
-                   "patient on the way to or in a hospital"
-        if p.hosp != a.hospital:
-            return f"patient {a.patient} is not bound for hospital {a.hospital}"
-        if a.blood_type not in BLOOD_TYPES:
-            return f"blood type {a.blood_type!r} is not one of {' '.join(BLOOD_TYPES)}"
-        if not _int_in(a.units, UNITS + 1) or a.units < 1:
-            return f"units must be 1-{UNITS}, got {a.units!r}"
-        b = BLOOD_TYPES.index(a.blood_type)
-        if s.hospitals[a.hospital].stock[b] < a.units:
-            return f"hospital {a.hospital} has only {s.hospitals[a.hospital].stock[b]} " \
-                   f"{a.blood_type} units"
-        if a.emergency is True:
-            if b != O_NEG:
-                return "emergency release is uncrossmatched O- only"
-            if p.blood_emergency + a.units > params.oneg_cap:
-                return f"at most {params.oneg_cap} emergency O- units per patient"
-            return None
-        if a.emergency is not False:
-            return f"emergency must be true or false, got {a.emergency!r}"
-        if not p.type_known:
-            return f"patient {a.patient}'s blood type is unknown (query_blood_type first)"
-        if not compatible(b, p.blood_type):
-            return f"{a.blood_type} is not compatible with the patient's type"
-        if p.blood_ready + p.blood_pending + a.units > MAX_RESERVED:
-            return f"at most {MAX_RESERVED} units may be reserved for one patient"
-        return None
-    if isinstance(a, TransferBlood):
-        msg = _hosp_msg(a.from_hospital) or _hosp_msg(a.to_hospital)
-        if msg:
-            return msg
-        if a.from_hospital == a.to_hospital:
-            return "transfer_blood needs two different hospitals"
-        if a.blood_type not in BLOOD_TYPES:
-            return f"blood type {a.blood_type!r} is not one of {' '.join(BLOOD_TYPES)}"
-        if not _int_in(a.units, UNITS + 1) or a.units < 1:
-            return f"units must be 1-{UNITS}, got {a.units!r}"
-        if s.hospitals[a.from_hospital].stock[BLOOD_TYPES.index(a.blood_type)] < a.units:
-            return f"hospital {a.from_hospital} does not have {a.units} {a.blood_type} units"
-        return None
-    if isinstance(a, QueryBloodType):
-        msg = _patient_msg(s, a.patient)
-        if msg:
-            return msg
-        p = s.patients[a.patient]
-        if p.status not in TYPEABLE or not p.known:
-            return f"patient {a.patient} cannot be typed now ({P_STATUS[p.status]})"
-        if p.type_known or p.type_pending:
-            return f"patient {a.patient}'s blood type is already known or being typed"
-        return None
-    return f"unknown action {a!r}"
+    check = _VALIDATORS.get(type(a))
+    if check is None:
+        return f"unknown action {a!r}"
+    return check(s, params, a)
 
 
 _COMPAT = tuple(tuple(compatible(d, r) for d in range(8)) for r in range(8))
@@ -382,18 +441,41 @@ _CAN_PREP = tuple(bytes(CAPABLE[h][PROC_COND[k]] for k in range(2)) for h in ran
 
 
 _ZERO_ROW = bytes(8 * UNITS)
-_ROW_CACHE: dict[tuple[int, ...], bytes] = {}
+_RUN_OF = tuple(_RUN[min(x, UNITS)] for x in range(sum(map(sum, BLOOD_STOCK)) + 1))
+"""Unit pattern per stock level (blood is only moved or used, so no hospital ever holds more
+than the city's whole stock at 08:00)."""
+_TRI_BYTES = {(a, b, c): bytes((a, b, True, c, True)) for a in (False, True)
+              for b in (False, True) for c in (False, True)}
+"""Triage-block bytes per (any free ALS, any free BLS, callback allowed)."""
+_CAN_PREP_BY_H = tuple(_CAN_PREP[h] for h in range(H))
+_DISP_OR_STAB = frozenset({WAITING, STABILISED})
+_ASSIGNABLE = frozenset({ASSIGNED, ON_SCENE})
+_IDLE_OR_RETURNING = DISPATCHABLE
+_MASKED = frozenset({WAITING, STABILISED, CALL, ASSIGNED, ON_SCENE}) | BLOOD_HOLDERS | TYPEABLE
+"""Patient statuses with any action of their own (others are skipped by the mask)."""
 
 
-def _stock_row(stock: list[int]) -> bytes:
-    """Transfer-mask bytes (8 types × 1-4 units) of one hospital's stock (memoised)."""
-    key = tuple(stock)
-    row = _ROW_CACHE.get(key)
-    if row is None:
-        if len(_ROW_CACHE) > 65536:
-            _ROW_CACHE.clear()
-        row = _ROW_CACHE[key] = b"".join(_RUN[min(x, UNITS)] for x in stock)
-    return row
+_FLEET: dict[bytes, tuple[bytes, bytes, bytes, bool, bool, bool]] = {}
+
+
+def _fleet(key: bytes) -> tuple[bytes, bytes, bytes, bool, bool, bool]:
+    """Fleet rows of the mask from one byte per unit (bit 0: available or returning, bit 1:
+    ALS): free units, free ALS, free BLS (one byte per unit) and whether any of each exists.
+    Memoised: only a few hundred fleets exist."""
+    free = bytes([k & 1 for k in key])
+    free_als = bytes([k == 3 for k in key])
+    free_bls = bytes([k == 1 for k in key])
+    return free, free_als, free_bls, 1 in free, 1 in free_als, 1 in free_bls
+
+
+def _transfer_rows(f: int, stock: list[int]) -> bytes:
+    """Transfer-mask bytes from hospital ``f`` (to × 8 types × 1-4 units; nothing to itself)."""
+    row = b"".join([_RUN_OF[x] for x in stock])
+    if f == 0:
+        return _ZERO_ROW + row + row
+    if f == 1:
+        return row + _ZERO_ROW + row
+    return row + row + _ZERO_ROW
 
 
 def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarray:
@@ -402,37 +484,41 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
     out = bytearray(lay.total)
     if s.done:
         return np.frombuffer(out, dtype=np.bool_)
-    o, U, P = lay.off, lay.U, lay.P
-    out[o["noop"]] = 1
-    units = s.units
-    fl = [un.status in DISPATCHABLE for un in units]
-    al = [un.als for un in units]
-    free = bytes(fl)
-    free_als = bytes([f and a for f, a in zip(fl, al, strict=True)])
-    free_bls = bytes([f and not a for f, a in zip(fl, al, strict=True)])
-    any_free, any_als, any_bls = True in fl, 1 in free_als, 1 in free_bls
-    open_h = [hs.divert_until <= s.t for hs in s.hospitals]
-    stocks = [hs.stock for hs in s.hospitals]
-    o_disp, o_als, o_bls, o_tri = o["disp"], o["als"], o["bls"], o["triage"]
-    o_asg, o_alloc, o_qbt = o["assign"], o["alloc"], o["qbt"]
+    U, P = lay.U, lay.P
+    o_disp, o_als, o_bls, o_tri, o_asg, o_alloc, o_qbt, o_prep, o_page, o_pre, o_qor, \
+        o_transfer, o_aid, o_noop = lay.offsets
+    out[o_noop] = 1
+    fkey = bytes([(un.status in _IDLE_OR_RETURNING) | (un.als << 1) for un in s.units])
+    fleet = _FLEET.get(fkey)
+    if fleet is None:
+        fleet = _FLEET[fkey] = _fleet(fkey)
+    free, free_als, free_bls, any_free, any_als, any_bls = fleet
+    hospitals = s.hospitals
+    t = s.t
+    h0, h1, h2 = hospitals
+    open_h = (h0.divert_until <= t, h1.divert_until <= t, h2.divert_until <= t)
     cap = params.oneg_cap
-    for i, p in enumerate(s.patients):
+    i = -1
+    for p in s.patients:
+        i += 1
         st = p.status
-        if st in (WAITING, STABILISED):
+        if st not in _MASKED:
+            continue
+        if st in _DISP_OR_STAB:
             if any_free:
                 out[o_disp + i * U:o_disp + (i + 1) * U] = free
         elif st == CALL:
             out[o_als + i * U:o_als + (i + 1) * U] = free_als
             out[o_bls + i * U:o_bls + (i + 1) * U] = free_bls
-            out[o_tri + i * 5:o_tri + i * 5 + 5] = bytes((any_als, any_bls, True, p.hint < 0,
-                                                          True))
-        elif st in (ASSIGNED, ON_SCENE):
+            out[o_tri + i * 5:o_tri + i * 5 + 5] = _TRI_BYTES[any_als, any_bls, p.hint < 0]
+        elif st in _ASSIGNABLE:
+            ph, pa = p.hosp, p.at_hosp
             for h in range(H):
-                if open_h[h] and h != p.hosp and h != p.at_hosp:
+                if open_h[h] and h != ph and h != pa:
                     out[o_asg + i * H + h] = 1
         if st in BLOOD_HOLDERS and p.hosp >= 0:
             h = p.hosp
-            stock = stocks[h]
+            stock = hospitals[h].stock
             base = o_alloc + (h * P + i) * MODES * UNITS
             n = min(cap - p.blood_emergency, stock[O_NEG], UNITS)
             if n > 0:
@@ -447,21 +533,24 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
                             out[base + b * UNITS:base + (b + 1) * UNITS] = _RUN[n]
         if st in TYPEABLE and p.known and not p.type_known and not p.type_pending:
             out[o_qbt + i] = 1
-    o_prep, o_page, o_pre, o_qor = o["prep"], o["page"], o["preempt"], o["qor"]
-    for h, hosp in enumerate(s.hospitals):
-        for k, orr in enumerate(hosp.ors):
-            if orr.state == OR_FREE:
-                out[o_prep + 2 * h:o_prep + 2 * h + 2] = _CAN_PREP[h]
-            elif orr.state == OR_ELECTIVE:
+    h = -1
+    for hosp in hospitals:
+        h += 1
+        k = -1
+        for orr in hosp.ors:
+            k += 1
+            ost = orr.state
+            if ost == OR_FREE:
+                out[o_prep + 2 * h:o_prep + 2 * h + 2] = _CAN_PREP_BY_H[h]
+            elif ost == OR_ELECTIVE:
                 out[o_pre + h * R + k] = 1
             if not orr.queried:
                 out[o_qor + h * R + k] = 1
         for sp in hosp.specialists:
             if sp.state == SP_OFF:
                 out[o_page + h * 3 + sp.kind] = 1
-    rows = [_stock_row(st_) for st_ in stocks]
-    out[o["transfer"]:o["aid"]] = b"".join(rows[f] if t != f else _ZERO_ROW
-                                           for f in range(H) for t in range(H))
+    out[o_transfer:o_aid] = (_transfer_rows(0, h0.stock) + _transfer_rows(1, h1.stock)
+                             + _transfer_rows(2, h2.stock))
     if s.aid_left > 0:
-        out[o["aid"]] = 1
+        out[o_aid] = 1
     return np.frombuffer(out, dtype=np.bool_)

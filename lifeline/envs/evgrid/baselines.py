@@ -1,12 +1,14 @@
 """Baseline ladder for ``evgrid`` and its exploit policies (``AGENTS`` at the end).
 
 ``never_route`` < ``nearest`` (uncontrolled: nearest station with a reported free slot, full
-power, plugged-in EVs start at once) < ``greedy`` (multi-objective station choice, time-shifted
-plugged-in EVs, curtailment when the headroom forecast goes negative) ≤ ``mpc`` (rolling-horizon
-optimisation: joint assignment of the visible walk-ups to station slots, plan search for
-plugged-in EVs over the forecast) ≤ ``bound`` (clairvoyant: the offline LP schedule of every
-plugged-in EV over the realised base load, true slots and queues). Observation-only agents use
-the public map and tariff (``env.ctx``), never hidden truth; ``bound`` reads the state.
+power, plugged-in EVs start at once) < ``greedy`` (station by travel + queue + the energy the
+walk-up would miss before its stay limit at that charger's power and derating + feeder stress +
+price; time-shifted plugged-in EVs; curtailment when the headroom forecast goes negative) ≤
+``mpc`` (rolling-horizon plan of every plugged-in EV on a zone × tick load table: forecast,
+expected base load, committed sessions) ≤ ``bound`` (an upper reference on a *relaxed* problem:
+clairvoyant, offline LP for plugged-in EVs, no stay limits, no background occupancy, limits
+×1.6, exact reports). Observation-only agents use the public map, tariff and persona ranges
+(``env.ctx``, ``params``), never hidden truth; ``bound`` reads the state.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from scipy.sparse import coo_matrix
 
 from lifeline.agents.base import Agent
 from lifeline.core.env import Action, Environment
+from lifeline.envs.evgrid.dynamics import QUEUE_GRACE_MIN
 from lifeline.envs.evgrid.env import EVGridEnv
+from lifeline.envs.evgrid.params import MAX_STAY_MIN, MAX_WAIT_MIN, WEIGHT
 from lifeline.envs.evgrid.rules import routable
 from lifeline.envs.evgrid.types import DONE, FUTURE, Defer, EVGridState, Hold, LoadShift, Route
 
@@ -138,16 +142,27 @@ def min_rate(e: EVGridEnv, need: float, kw: float, hours: float, margin: float =
 class GreedyAgent(_Base):
     """Multi-objective heuristic (observation only).
 
-    Walk-ups: the station minimising travel + estimated queue wait + a feeder-stress penalty +
-    price (₹ → minutes) + charging time; emergencies by time alone. Rate lowered when the zone's
-    headroom is short. Plugged-in EVs: wait (defer) for solar or night hours when the slack
-    allows, then charge at the lowest rate that finishes in time. Curtails a zone (load_shift)
-    when our load would exceed its forecast headroom.
+    Walk-ups: the station minimising travel + estimated queue wait + the kWh the walk-up would
+    miss before its stay limit there (charger power × derating, conservative end of the persona's
+    published stay range) + a feeder-stress penalty + price (₹ → minutes) — what ``nearest``
+    ignores. Full power unless the zone's headroom is short and a lower rate still finishes.
+    Plugged-in EVs: wait (defer) for solar or night hours when the slack allows, then charge at
+    the lowest rate that finishes in time. Curtails a zone (load_shift) when our load would
+    exceed its forecast headroom.
     """
 
     name = "greedy"
     inr_to_min = 0.03
+    """Minutes of travel worth one rupee of the session's energy bill."""
     stress_min = 5.0
+    """Penalty, minutes, for a station whose zone has no headroom for the session."""
+    kwh_to_min = 2.0
+    """Minutes worth one (weighted) kWh the walk-up would leave without (grader weights: one
+    kWh of a walk-up ≈ 5-10 minutes of mean wait)."""
+    balk_min = 3.0
+    """Penalty per minute the expected start lies past the short end of the persona's patience."""
+    stay_quantile = 0.25
+    """Where in the persona's published stay range the expected stay is taken (conservative)."""
 
     def __init__(self) -> None:
         self._planned = np.zeros(0)
@@ -163,20 +178,36 @@ class GreedyAgent(_Base):
 
     def station_cost(self, e: EVGridEnv, obs: dict[str, np.ndarray], k: int,
                      ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(cost per station in minutes, session kW per station)."""
+        """(cost per station in minutes, session kW per station).
+
+        Minutes of travel and expected queue wait, plus the energy the walk-up would *not* get
+        before its stay limit (persona's published range, conservative end) at the station's
+        power × the zone's derating, at ``kwh_to_min`` minutes per weighted kWh, plus a
+        feeder-stress penalty and the price of the energy (₹ → minutes). Emergencies by time
+        and energy alone."""
         ctx = e.ctx
-        ev, st = obs["evs"][k], obs["stations"]
+        ev, st, zones = obs["evs"][k], obs["stations"], obs["zones"]
+        persona = int(ev[1])
         kw = np.minimum(ctx.st_kw, ev[E_MAXKW])
         free = st[:, S_FREE] - st[:, S_ENROUTE] - st[:, S_QUEUE]
         session = SESSION_KWH / np.minimum(ctx.st_kw, 50.0) * 60.0
         qwait = np.where(free > 0, 0.0, (1.0 - free) * session / np.maximum(ctx.st_slots, 1))
-        charge_min = ev[E_NEED] / kw * 60.0
+        lo, hi = MAX_STAY_MIN[persona]
+        stay_h = (lo + self.stay_quantile * (hi - lo)) / 60.0
+        need = ev[E_NEED] + ctx.km[int(ev[6]), :ctx.S] * e.params.kwh_per_km
+        power = kw * zones[ctx.st_zone, 3]
+        got = np.minimum(need, power * stay_h)
+        short = np.maximum(need - got, 0.0)
         head = zone_headroom(e, obs)[ctx.st_zone]
         stress = np.where(head < kw, self.stress_min * (1.0 - np.clip(head / kw, 0, 1)), 0.0)
-        urgent = ev[1] == 4
-        cost = obs["travel"][k] + qwait + (0.05 if not urgent else 0.3) * charge_min
+        urgent = persona == 4
+        p_lo = MAX_WAIT_MIN[persona][0]
+        late = np.where(qwait > 0, np.maximum(obs["travel"][k] + qwait + ev[E_WAITED] - p_lo,
+                                              0.0), 0.0)
+        cost = (obs["travel"][k] + qwait + self.balk_min * np.minimum(late, 10.0)
+                + self.kwh_to_min * WEIGHT[persona] * short)
         if not urgent:
-            cost = cost + stress + self.inr_to_min * st[:, S_PRICE] * ev[E_NEED]
+            cost = cost + stress + self.inr_to_min * st[:, S_PRICE] * got
         return np.where(ok, cost, np.inf), kw
 
     def walkup(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int,
@@ -185,9 +216,20 @@ class GreedyAgent(_Base):
             return Defer(ev=k, minutes=int(e.params.defer_options_min[0]))
         cost, kw = self.station_cost(e, obs, k, ok)
         j = int(np.argmin(cost))
+        return _route(k, j, self.walkup_rate(e, obs, k, j, float(kw[j])))
+
+    def walkup_rate(self, e: EVGridEnv, obs: dict[str, np.ndarray], k: int, j: int,
+                    kw: float) -> float:
+        """Full power, unless the zone's headroom is short and a lower rate still charges the
+        walk-up before the short end of its persona's stay range."""
+        ev = obs["evs"][k]
+        persona = int(ev[1])
         head = float(zone_headroom(e, obs)[e.ctx.st_zone[j]])
-        rate = pick_rate(e, head, float(kw[j]), bool(obs["evs"][k, 1] == 4))
-        return _route(k, j, rate)
+        if persona == 4 or head >= 0.5 * kw:
+            return e.params.rates[-1]
+        need = float(ev[E_NEED]) + float(e.ctx.km[int(ev[6]), j]) * e.params.kwh_per_km
+        derate = float(obs["zones"][e.ctx.st_zone[j], 3])
+        return min_rate(e, need, kw * derate, MAX_STAY_MIN[persona][0] / 60.0, margin=1.1)
 
     def dwell(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int
               ) -> Action | None:
@@ -210,100 +252,126 @@ class GreedyAgent(_Base):
 
 
 class MPCAgent(GreedyAgent):
-    """Rolling-horizon optimisation (observation only).
+    """Rolling-horizon planning over the feeders (observation and public curves only).
 
-    Each call re-plans from the current observation: all visible walk-ups are assigned jointly to
-    station slots (``scipy.optimize.linear_sum_assignment`` over EV × slot copies, the greedy
-    cost plus a congestion term growing with each extra EV sent to a station), and each
-    plugged-in EV gets the (start delay, rate) plan with the lowest forecast price − renewable
-    value among the feasible ones. Emergencies first, as in every agent.
+    Walk-ups are routed like ``greedy``. Each plugged-in EV is planned when it comes up: every
+    (start delay, rate) plan that still delivers its need before its departure is rolled forward
+    over the rest of the horizon on a zone × tick load table — the headroom forecast for the
+    next ticks, the published expected base-load curve after them, our walk-ups' present load,
+    and the sessions this agent has already committed — and scored by the energy's price −
+    renewable value plus a penalty for every kWh that would push the zone over its limit. The
+    best plan is carried out (defer, or start at its rate) and a started session is committed to
+    the table, so later EVs plan around it (valley filling on each feeder).
     """
 
     name = "mpc"
+    overload_value = 3.0
+    """Penalty per kWh planned above a zone's limit, in the units of the (price/base − renewable)
+    value of a kWh (≈ 0.3-1.2): overload derates every charger in the zone."""
+    headroom_margin = 0.95
+    """Plan against this share of each zone's limit (forecast error, walk-ups arriving)."""
+    margin = 1.3
+    """A plan is feasible when delay + charging time × this + one tick fits before departure."""
+    margin_critical = 1.6
+    """The same for high-weight plugged-in EVs (depot fleet)."""
 
-    def act(self, env: Environment, state: Any) -> Action | int:
-        e = _env(env)
-        obs = e.observe(state)
-        shift = self.shift(e, state, obs)
-        if shift is not None:
-            return shift
-        evs = obs["evs"]
-        ok = routable(state, e.ctx)
-        walk = [k for k in range(e.ctx.K) if evs[k, 0] > 0 and evs[k, E_DWELL] == 0]
-        if not walk:
-            for k in range(e.ctx.K):
-                if evs[k, 0] > 0:
-                    return self.dwell(e, state, obs, k) or Hold()
-            return Hold()
-        if len(walk) == 1:
-            return self.walkup(e, state, obs, walk[0], ok[walk[0]]) or Hold()
-        copies = 3
-        rows = []
-        for k in walk:
-            cost, _ = self.station_cost(e, obs, k, ok[k])
-            rows.append(np.concatenate([cost + 6.0 * c for c in range(copies)]))
-        m = np.asarray(rows)
-        m = np.where(np.isfinite(m), m, 1e6)
-        r, c = linear_sum_assignment(m)
-        k0 = walk[int(r[0])]
-        if m[r[0], c[0]] >= 1e6:
-            return self.walkup(e, state, obs, k0, ok[k0]) or Hold()
-        j = int(c[0]) % e.ctx.S
-        kw = min(float(e.ctx.st_kw[j]), float(evs[k0, E_MAXKW]))
-        head = float(zone_headroom(e, obs)[e.ctx.st_zone[j]])
-        rate = pick_rate(e, head, kw, bool(evs[k0, 1] == 4))
-        return _route(k0, j, rate)
+    def __init__(self) -> None:
+        super().__init__()
+        self._load = np.zeros((0, 0))
+        self._episode: int | None = None
+
+    def reset(self, env: Environment, seed: int) -> None:
+        self._episode = None
+
+    def _table(self, e: EVGridEnv, s: EVGridState) -> np.ndarray:
+        if self._episode != id(s) or self._load.shape[0] != e.ctx.T + 1:
+            self._load = np.zeros((e.ctx.T + 1, e.ctx.Z))
+            self._episode = id(s)
+        return self._load
 
     def dwell(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int
               ) -> Action | None:
         ctx = e.ctx
+        dt = ctx.p.tick_min
+        planned = self._table(e, s)
         ev = obs["evs"][k]
         site = int(ev[E_SITE]) - 1
+        z = int(ctx.st_zone[site])
         need, kw, left_min = float(ev[E_NEED]), float(ev[E_MAXKW]), float(ev[E_DEPART])
+        # time margin on the plan: derating and curtailment may slow it; more for the
+        # high-weight fleets (depot), whose unmet energy is the harm metric
+        margin = self.margin_critical if WEIGHT[int(ev[1])] > 1.0 else self.margin
         tick = min(s.tick, ctx.T)
         value = ctx.price[:, site] / ctx.p.base_price_inr - ctx.renewable
-        best: tuple[float, float, float] = (np.inf, 0.0, 1.0)
+        # expected non-EV load in the zone: forecast for the next ticks, public curve after
+        base = ctx.base_mean[:, z].copy()
+        fc = obs["headroom_forecast"][z]
+        n_fc = min(fc.size, ctx.T + 1 - tick)
+        base[tick:tick + n_fc] = ctx.zone_cap[z] - fc[:n_fc]
+        walk_now = max(float(obs["zones"][z, Z_OURS]) - float(planned[tick, z]), 0.0)
+        decay = 0.85 ** np.arange(ctx.T + 1 - tick)
+        busy = base.copy()
+        busy[tick:] += planned[tick:, z] + walk_now * decay
+        room = self.headroom_margin * ctx.zone_cap[z] - busy
+        best: tuple[float, float, float, int, int] = (np.inf, 0.0, 1.0, tick, tick + 1)
+        # announced outages of the site: no energy in those ticks (plans count only open ones)
+        open_ticks = np.flatnonzero(~ctx.outage[:ctx.T, site])
         for delay in (0.0, *e.params.defer_options_min):
+            a = tick + int(delay / dt)
+            usable = open_ticks[open_ticks >= a]
             for rate in e.params.rates:
-                dur = need / (rate * kw) * 60.0
-                if delay + dur * 1.25 > left_min and not (delay == 0.0 and rate == 1.0):
+                power = rate * kw
+                dur = need / power * 60.0
+                fallback = delay == 0.0 and rate == 1.0
+                n_plan = max(1, int(np.ceil(dur * margin / dt)))
+                if usable.size < n_plan:
+                    if not fallback:
+                        continue
+                    n_plan = max(1, usable.size)
+                elif (usable[n_plan - 1] + 1 - tick) * dt + dt > left_min and not fallback:
                     continue
-                a = tick + int(delay / ctx.p.tick_min)
-                b = min(ctx.T, a + max(1, int(np.ceil(dur / ctx.p.tick_min))))
-                v = float(value[a:b].mean()) if b > a else 0.0
-                v += 0.02 * rate  # gentler on the feeder when it is free to be
+                n_run = max(1, int(np.ceil(dur / dt)))
+                run = usable[:n_run]
+                if run.size == 0:
+                    continue
+                over = np.clip(power - room[run], 0.0, power)
+                v = float(value[run].mean()) + self.overload_value * float(over.sum()) / (
+                    power * run.size)
                 if v < best[0] - 1e-9:
-                    best = (v, delay, rate)
-        _, delay, rate = best
+                    best = (v, delay, rate, int(run[0]), int(run[-1]) + 1)
+        _, delay, rate, a, b = best
         if delay > 0:
             return Defer(ev=k, minutes=int(delay))
+        planned[a:b, z] += rate * kw
         return _route(k, site, rate)
 
 
 class BoundAgent(MPCAgent):
-    """Clairvoyant upper bound (reads the state: true slots, queues, patience, base load).
+    """Upper reference: a clairvoyant policy on a *relaxed* problem (reads the state).
 
-    At reset it solves the offline LP (``scipy.optimize.linprog``) over the whole horizon for
-    every plugged-in EV of the realised stream: kW per EV and tick within its window, energy up
-    to its need, each zone's realised headroom (limit − base load − a reserve for walk-ups) never
-    exceeded, maximising weighted energy minus price and plus renewable value. Each plugged-in EV
-    is then started when its LP schedule starts, at the rate covering its planned average power.
-    It plays a relaxed grid (``prepare``): transformer limits ×1.6, half the public slots taken
-    by other EVs, exact reports and forecasts, so walk-ups (assigned jointly like ``mpc``) see
-    true free slots, queues and headroom. Scored by the same grader on the same seeds.
+    The relaxed world (``prepare``) is the same seed's world with every hard limit loosened —
+    no stay limits at the charger (walk-ups stay until charged), no public slots taken by other
+    EVs, transformer limits ×1.6, exact reports and forecasts; the same EVs, base load,
+    prices and renewables. In it, each walk-up goes where it starts charging soonest, given its
+    true patience and the remaining horizon; every plugged-in EV follows the offline LP
+    (``scipy.optimize.linprog``) over the whole horizon — kW per EV and tick within its window,
+    energy up to its need, each zone's realised headroom (85% of the relaxed limit − base load)
+    never exceeded, maximising weighted energy minus price plus renewable value — started when
+    its LP schedule starts, at the rate covering its planned average power. It is scored by the
+    same grader on the same seeds. It is an upper *reference*, not a proven optimum of the
+    relaxed problem; the ladder and the exploit suite check that nothing scores above it.
     """
 
     name = "bound"
     relax_capacity = 1.6
-    """Transformer limits ×1.6, half the background occupancy, perfect reports and forecasts:
-    the bound plays a relaxed grid (an upper bound, like the ED's capacity-unconstrained one)."""
+    """Transformer limits ×1.6 in the relaxed world."""
 
     def prepare(self, env: Environment) -> Environment:
         e = _env(env)
         p = e.params
         relaxed = replace(p, report_lag_min=0.0, report_noise=0.0, forecast_error=0.0,
                           cap_scale=tuple(c * self.relax_capacity for c in p.cap_scale),
-                          background_occupancy=p.background_occupancy * 0.5)
+                          background_occupancy=0.0, stay_scale=np.inf)
         return EVGridEnv(e.scenario, params=relaxed)
 
     def __init__(self) -> None:
@@ -366,6 +434,39 @@ class BoundAgent(MPCAgent):
         if self._plan_for is None or (state.tick == 0 and state.steps == 0):
             self._plan(e, state)
         return super().act(env, state)
+
+    def walkup(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int,
+               ok: np.ndarray) -> Action | None:
+        """Clairvoyant station choice: the true stay limit (none in the relaxed world), patience,
+        derating and free slots give each station's delivered energy (up to the end of the
+        horizon) and start time (queue waits are still estimated)."""
+        if not ok.any():
+            return Defer(ev=k, minutes=int(e.params.defer_options_min[0]))
+        ctx = e.ctx
+        ev = int(s.visible[k])
+        kw = np.minimum(ctx.st_kw, s.ev_max_kw[ev])
+        need = (s.ev_need[ev] + s.ev_drain[ev] - s.ev_delivered[ev]
+                + ctx.km[int(s.ev_origin[ev]), :ctx.S] * e.params.kwh_per_km)
+        k_now = min(s.tick, ctx.T)
+        free = (ctx.st_slots - s.bg_busy[k_now] - s.st_charging - s.st_enroute - s.st_queue)
+        session = SESSION_KWH / np.minimum(ctx.st_kw, 50.0) * 60.0
+        qwait = np.where(free > 0, 0.0, (1.0 - free) * session / np.maximum(ctx.st_slots, 1))
+        travel = ctx.travel[k_now, int(s.ev_origin[ev])]
+        start = travel + qwait + (s.t - s.ev_arrive[ev])
+        # energy counts from the tick after plug-in and the stay ends on a tick: one tick less
+        left = e.params.horizon_min - s.t
+        hours = max(min(float(s.ev_maxstay[ev]), left) - e.params.tick_min, 0.0) / 60.0
+        got = np.minimum(need, 0.9 * kw * s.derate[ctx.st_zone] * hours)
+        # a walk-up that finds a free slot plugs in on arrival; one that queues balks when
+        # both its patience and the queue grace are over before a slot frees
+        balk = (qwait > QUEUE_GRACE_MIN) & (start > s.ev_maxwait[ev])
+        short = np.where(balk, need, np.maximum(need - got, 0.0))
+        w = float(s.ev_weight[ev])
+        cost = travel + qwait + self.kwh_to_min * w * short
+        if s.ev_persona[ev] != 4:
+            cost = cost + self.inr_to_min * ctx.price[k_now] * got
+        j = int(np.argmin(np.where(ok, cost, np.inf)))
+        return _route(k, j, 1.0)
 
     def dwell(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int
               ) -> Action | None:
@@ -456,6 +557,6 @@ serves fewer EVs can pay a lower average price or wait less on those it serves).
 __all__ = ["AGENTS", "BOUNDED_COMPONENTS", "DONE", "FUTURE"]
 
 
-PASS_THRESHOLD = 0.85
+PASS_THRESHOLD = 0.80
 """An episode 'passes' at this score (pass^k with ``--trials k``): just below the greedy reference
-on baseline (0.89)."""
+on baseline (v1: 0.835 on 30 held-out seeds; v0's 0.85 sat below v0's 0.89)."""

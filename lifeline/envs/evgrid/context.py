@@ -78,6 +78,12 @@ def renewable_share(hour: float, p: EVGridParams) -> float:
     return 0.2 + 0.5 * p.renewable_scale * solar
 
 
+EVENING_PEAK = 0.25
+"""Evening bump of the non-EV load, share of the limit (v0: 0.33, which left 8% headroom at
+20 h in every scenario, so the evening grid was saturated whatever the agent did; v1 leaves
+~20%, ~12% in the heatwave: the fleet's own load decides whether a feeder overloads)."""
+
+
 def base_fraction(hour: float) -> float:
     """Non-EV load as a fraction of the transformer limit: morning and evening peaks."""
     h = hour % 24.0
@@ -86,7 +92,7 @@ def base_fraction(hour: float) -> float:
         d = min(abs(h - centre), 24.0 - abs(h - centre))
         return math.exp(-((d / width) ** 2))
 
-    return 0.55 + 0.17 * bump(10.0, 2.5) + 0.33 * bump(20.0, 2.2)
+    return 0.55 + 0.17 * bump(10.0, 2.5) + EVENING_PEAK * bump(20.0, 2.2)
 
 
 class Context:
@@ -142,6 +148,18 @@ class Context:
                 hours < b + (24.0 if b < p.start_hour else 0.0))
         self.outage = out
         """(T+1, S) True where a station is out of service (announced)."""
+        self.any_outage = out.any(axis=1)
+        """(T+1,) some station is out of service at the tick."""
+        self.open_routes = np.repeat(~out, self.R, axis=1)
+        """(T+1, S·R) ``route`` encodings whose station is in service (rates repeated)."""
+        self.closing = out & ~np.vstack([out[:1], out[:-1]])
+        """(T+1, S) stations that go out of service at the tick (row 0 unused)."""
+        self.any_closing = self.closing.any(axis=1)
+        self.lag_ticks = round(p.report_lag_min / p.tick_min)
+        """Report lag in ticks."""
+        self.ahead = np.minimum(np.arange(self.T + 1)[:, None] + np.arange(p.forecast_ticks),
+                                self.T)
+        """(T+1, F) the ticks the headroom forecast made at each tick covers."""
         self.p_range = (float(self.price.min()), float(self.price.max()))
         self.r_range = (float(self.renewable[:-1].min()), float(self.renewable[:-1].max()))
         self.st_node = np.arange(self.S)

@@ -32,7 +32,7 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
     """Route, defer and curtail EV charging over 8-24 h; scored on energy, waits, grid, cost."""
 
     name: ClassVar[str] = "evgrid"
-    version: ClassVar[int] = 0
+    version: ClassVar[int] = 1
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
 
     def __init__(self, scenario: str = "baseline", params: EVGridParams | None = None) -> None:
@@ -67,11 +67,13 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
         s.ev_delivered, s.ev_drain = np.zeros(m), np.zeros(m)
         s.ev_max_kw, s.ev_origin, s.ev_site = evs.max_kw, evs.origin.copy(), evs.site
         s.ev_maxwait, s.ev_depart, s.ev_weight = evs.maxwait, evs.depart, evs.weight
+        s.ev_maxstay = evs.maxstay
         s.ev_reach = reach_of(ctx, evs.origin, evs.soc * evs.cap)
         s.ev_reach[evs.dwell] = False
         s.ev_status = np.full(m, FUTURE, np.int64)
         s.ev_station = np.full(m, -1, np.int64)
         s.ev_rate = np.zeros(m)
+        s.ev_power = np.zeros(m)
         s.ev_ready = np.full(m, np.inf)
         s.ev_until = np.full(m, np.inf)
         s.ev_start = np.full(m, np.inf)
@@ -79,6 +81,8 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
         s.ev_cost, s.ev_green = np.zeros(m), np.zeros(m)
         s.ev_defers = np.zeros(m, np.int64)
         s.visible = np.full(ctx.K, -1, np.int64)
+        s.ev_order = dynamics.visibility_order(s)
+        s.ev_routes = dynamics.route_rows(s, ctx)
         s.rep_free, s.rep_queue = np.zeros(S), np.zeros(S)
         s.forecast = np.zeros((Z, self.params.forecast_ticks))
         s.bg_busy, s.base, s.fault_at = busy, base, faults
@@ -98,7 +102,7 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
         s.next_ev = j
         dynamics.update_reports(s, ctx)
         dynamics.refresh_visible(s, ctx)
-        s.last_score = reward.grade(s, ctx).score
+        s.last_score = reward.score(s, ctx)
         return s
 
     def validate(self, state: EVGridState, action: EVGridAction) -> str | None:
@@ -146,7 +150,7 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
 
     def _advance(self, s: EVGridState) -> float:
         dynamics.advance(s, self.ctx)
-        score = reward.grade(s, self.ctx).score
+        score = reward.score(s, self.ctx)
         r = score - s.last_score
         s.last_score = score
         return r

@@ -4,7 +4,8 @@ Everything random about the world is drawn here at reset from the state's named 
 realised stream never depends on what the agent does (paired seeds compare policies fairly):
 
 * walk-ups: a non-homogeneous Poisson process (morning and evening peaks, scenario surges), each
-  with a persona, battery, state of charge, hidden patience and an origin node;
+  with a persona, battery, state of charge, hidden patience, hidden stay limit at the charger
+  and an origin node;
 * plugged-in EVs (workplace, depot, overnight fleet) with arrival, departure and kWh needed
   (dwell windows after ACN-Data: workplace arrivals ~08 h, stays ~8-9 h);
 * public slots used by EVs outside our fleet and the zones' non-EV load (both with noise);
@@ -24,6 +25,7 @@ from lifeline.envs.evgrid.params import (
     DWELL_WINDOW_H,
     EAST_DEPOTS,
     MAX_KW,
+    MAX_STAY_MIN,
     MAX_WAIT_MIN,
     N_WALKUP_PERSONAS,
     WEIGHT,
@@ -63,6 +65,7 @@ class EVStream:
     origin: np.ndarray
     site: np.ndarray
     maxwait: np.ndarray
+    maxstay: np.ndarray
     depart: np.ndarray
     weight: np.ndarray
 
@@ -100,10 +103,13 @@ def _walkups(ctx: Context, rng: np.random.Generator) -> dict[str, np.ndarray]:
     soc = np.maximum(soc, (nearest_km * p.kwh_per_km + RESERVE_KWH + 0.5) / cap)
     lo = np.asarray([MAX_WAIT_MIN[i][0] for i in range(N_WALKUP_PERSONAS)])[persona]
     hi = np.asarray([MAX_WAIT_MIN[i][1] for i in range(N_WALKUP_PERSONAS)])[persona]
+    maxwait = rng.uniform(lo, hi)
+    s_lo = np.asarray([MAX_STAY_MIN[i][0] for i in range(N_WALKUP_PERSONAS)])[persona]
+    s_hi = np.asarray([MAX_STAY_MIN[i][1] for i in range(N_WALKUP_PERSONAS)])[persona]
     return {"arrive": np.asarray(times, float), "persona": persona, "cap": cap, "soc": soc,
             "need": np.maximum(p.target_soc - soc, 0.05) * cap,
-            "origin": origin, "site": np.full(n, -1), "maxwait": rng.uniform(lo, hi),
-            "depart": np.full(n, np.inf)}
+            "origin": origin, "site": np.full(n, -1), "maxwait": maxwait,
+            "maxstay": rng.uniform(s_lo, s_hi) * p.stay_scale, "depart": np.full(n, np.inf)}
 
 
 def _dwellers(ctx: Context, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -138,7 +144,7 @@ def _dwellers(ctx: Context, rng: np.random.Generator) -> dict[str, np.ndarray]:
     return {"arrive": arrive, "persona": persona, "cap": cap, "soc": soc, "need": need,
             "origin": np.asarray([r[4] for r in rows], np.int64),
             "site": np.asarray([r[4] for r in rows], np.int64),
-            "maxwait": np.full(n, np.inf), "depart": depart}
+            "maxwait": np.full(n, np.inf), "maxstay": np.full(n, np.inf), "depart": depart}
 
 
 def generate_evs(ctx: Context, rng_walk: np.random.Generator,
@@ -153,7 +159,7 @@ def generate_evs(ctx: Context, rng_walk: np.random.Generator,
                     cap=cat["cap"][order], soc=cat["soc"][order], need=cat["need"][order],
                     max_kw=np.asarray(MAX_KW)[persona], origin=cat["origin"][order].astype(
                         np.int64), site=cat["site"][order].astype(np.int64),
-                    maxwait=cat["maxwait"][order], depart=cat["depart"][order],
+                    maxwait=cat["maxwait"][order], maxstay=cat["maxstay"][order], depart=cat["depart"][order],
                     weight=np.asarray(WEIGHT)[persona])
 
 

@@ -11,7 +11,6 @@ import numpy as np
 
 from lifeline.core.specs import ArraySpec
 from lifeline.envs.evgrid.context import Context
-from lifeline.envs.evgrid.dynamics import session_kw
 from lifeline.envs.evgrid.types import CHARGING, DRIVING, EVGridState
 
 CLOCK_COLUMNS = ("minutes_elapsed", "minutes_left", "hour_of_day", "tod_price_multiplier",
@@ -90,7 +89,7 @@ def observe(s: EVGridState, ctx: Context) -> dict[str, np.ndarray]:
     ch = np.flatnonzero(s.ev_status == CHARGING)
     load = np.zeros(ctx.S)
     if ch.size:
-        np.add.at(load, s.ev_station[ch], s.ev_rate[ch] * session_kw(s, ctx, ch))
+        np.add.at(load, s.ev_station[ch], s.ev_power[ch])
     stations[:, 10] = load
     zones = np.empty((ctx.Z, len(ZONE_COLUMNS)), np.float32)
     zones[:, 0] = ctx.zone_cap

@@ -68,10 +68,17 @@ WEIGHT = (1.5, 1.5, 1.0, 1.0, 3.0, 1.0, 1.5, 1.0)
 """Grader weight of a persona's energy (emergency and high-urgency fleets weighted up)."""
 MAX_WAIT_MIN = ((20.0, 45.0), (15.0, 35.0), (30.0, 60.0), (30.0, 75.0), (5.0, 15.0))
 """Hidden patience of walk-ups (uniform range, minutes from request to start of charging)."""
+MAX_STAY_MIN = ((30.0, 60.0), (25.0, 50.0), (40.0, 80.0), (45.0, 90.0), (20.0, 40.0))
+"""Hidden time a walk-up can stay plugged in (uniform range, minutes from the start of charging):
+a taxi or delivery driver goes back on the road then, charged or not (the rest is unmet energy).
+So *where* (charger power, derating) and *how fast* (``charge_rate``) decide its energy. v1."""
 PRICE_SENSITIVITY = (0.6, 0.8, 0.2, 1.0, 0.0)
 """Displayed price sensitivity of walk-up personas (0 = indifferent, 1 = very sensitive)."""
-DWELL_WINDOW_H = ((8.0, 1.0, 8.5, 1.0), (12.5, 1.0, 3.5, 0.5), (21.0, 1.0, 8.5, 0.7))
-"""Dwell personas (workplace, depot, overnight): (arrival mean, sd, stay mean, sd), hours."""
+DWELL_WINDOW_H = ((8.0, 1.0, 8.5, 1.0), (12.5, 1.0, 3.5, 0.5), (18.5, 0.75, 11.0, 0.7))
+"""Dwell personas (workplace, depot, overnight): (arrival mean, sd, stay mean, sd), hours.
+v1: the overnight fleet returns at the end of the evening shift (~18:30, v0 ~21 h) and leaves
+~05:30, so uncontrolled charging lands in the 18-22 h price and feeder peak while a scheduled
+fleet can wait for the night tariff: *when* to charge is the decision the spec asks for."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +113,9 @@ class EVGridParams:
     """(from hour, to hour, multiplier) of an extra arrival surge (hour of day, may pass 24)."""
     kwh_per_km: float = 0.15
     """Energy used driving, kWh per km."""
+    stay_scale: float = 1.0
+    """Multiplier of walk-ups' stay limits at the charger (``MAX_STAY_MIN``); the ``bound``'s
+    relaxed world lifts them (inf)."""
     # --- grid ----------------------------------------------------------------------------------
     zone_cap_kw: tuple[float, ...] = (1100.0, 800.0, 1100.0, 700.0, 900.0)
     """Transformer limit of each feeder zone, kW."""

@@ -45,19 +45,24 @@ def render_text(s: EVGridState, ctx: Context) -> str:
         reach = np.flatnonzero(s.ev_reach[ev] & ~ctx.outage[min(s.tick, ctx.T)])
         near = reach[np.argsort(travel[k, reach], kind="stable")][:3].tolist()
         opts = ", ".join(f"{j} {STATIONS[j][1]} {travel[k, j]:.0f} min" for j in near)
-        lines.append(f"  [{k}] {persona}, soc {e[3]:.0%}, needs {e[4]:.1f} kWh, waited "
-                     f"{e[7]:.0f} min, urgency {e[8]:.1f}, range {e[11]:.0f} km -> {opts}")
+        # Every station in range with its drive time (station:minutes): a good station choice
+        # weighs price, queues and feeder stress, not only the nearest three.
+        every = " ".join(f"{j}:{travel[k, j]:.1f}" for j in reach.tolist())
+        lines.append(f"  [{k}] {persona}, soc {e[3]:.0%}, needs {e[4]:.1f} kWh, max "
+                     f"{e[5]:.1f} kW, waited {e[7]:.0f} min, urgency {e[8]:.1f}, range "
+                     f"{e[11]:.0f} km, at node {int(e[6])} -> {opts} | in range (station:min) "
+                     f"{every or 'none'}")
     if not shown:
         lines.append("  (none)")
     lines.append(f"STATIONS (reported {p.report_lag_min:.0f} min ago: free/slots, queue; "
-                 "price ₹/kWh; ours charging/en route):")
+                 "price ₹/kWh; ours charging/en route, our load kW):")
     st = obs["stations"]
     for j in range(ctx.S):
         r = st[j].tolist()
         out = " OUT OF SERVICE" if r[9] > 0 else ""
         lines.append(f"  {j:2d} {STATIONS[j][0]} {STATIONS[j][1]:<16} {STATIONS[j][4]:<5} "
                      f"z{int(r[0])} free {int(r[3])}/{int(r[2])} q {int(r[4])} ₹{r[6]:.2f} "
-                     f"ours {int(r[7])}/{int(r[8])}{out}")
+                     f"ours {int(r[7])}/{int(r[8])} {r[10]:.1f} kW{out}")
     lines.append("FEEDERS (limit kW, last load kW, ours kW, derate, headroom forecast kW):")
     zones, fc = obs["zones"], obs["headroom_forecast"]
     for z in range(ctx.Z):

@@ -173,15 +173,24 @@ def routable(s: EVGridState, ctx: Context) -> np.ndarray:
 
 
 def action_mask(s: EVGridState, ctx: Context, lay: Layout) -> np.ndarray:
-    """Exactly the actions :func:`validate` accepts, as a boolean vector."""
+    """Exactly the actions :func:`validate` accepts, as a boolean vector.
+
+    The visible slots are filled from slot 0 (``refresh_visible``), so the first ``n`` rows are
+    the present EVs; their ``route`` rows are precomputed (``ev_routes``), so this is one gather
+    per step (:func:`routable` is the readable (K, S) form of the same predicate)."""
     out = np.zeros(lay.total, dtype=bool)
     if s.done:
         return out
-    present = s.visible >= 0
-    if present.any():
-        ok = routable(s, ctx)
-        out[:lay.defer] = np.repeat(ok.ravel(), lay.R)
-        out[lay.defer:lay.shift] = np.repeat(present, lay.D)
+    vis = s.visible
+    n = int(np.count_nonzero(vis >= 0))
+    if n:
+        ids = vis[:n]
+        rows = s.ev_routes[ids]
+        k = s.tick
+        if ctx.any_outage[k]:
+            rows[~s.ev_dwell[ids]] &= ctx.open_routes[k]
+        out[:rows.size] = rows.ravel()
+        out[lay.defer:lay.defer + n * lay.D] = True
     out[lay.shift:lay.hold] = s.shift_tick != s.tick
     out[lay.hold] = True
     return out

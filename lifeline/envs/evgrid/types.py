@@ -18,7 +18,8 @@ from lifeline.core.env import Action, CoreState
 FUTURE, PENDING, DEFERRED, DRIVING, QUEUED, CHARGING, DONE, BALKED, LEFT = range(9)
 STATUS_NAMES = ("future", "pending", "deferred", "driving", "queued", "charging", "done",
                 "balked", "left")
-"""``done``: walk-up reached its target and left, or dwell EV full; ``left``: dwell EV departed."""
+"""``done``: walk-up reached its target and left, or dwell EV full; ``left``: dwell EV departed,
+or a walk-up left the charger at its stay limit before reaching its target (v1)."""
 
 
 def _f64() -> np.ndarray:
@@ -62,16 +63,26 @@ class EVGridState(CoreState):
     """Dwell EVs: station they are plugged in at; −1 for walk-ups."""
     ev_maxwait: np.ndarray = field(default_factory=_f64)
     """Hidden patience of walk-ups, minutes (inf for dwell EVs)."""
+    ev_maxstay: np.ndarray = field(default_factory=_f64)
+    """Hidden stay limit of walk-ups at the charger, minutes from the start of charging (inf for
+    dwell EVs): the walk-up then leaves, charged or not."""
     ev_depart: np.ndarray = field(default_factory=_f64)
     """Dwell EVs: minute of departure (inf for walk-ups)."""
     ev_weight: np.ndarray = field(default_factory=_f64)
     ev_reach: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
     """(M, S) stations within the EV's remaining range from its origin."""
+    ev_routes: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
+    """(M, S·R) the EV's row of the ``route`` mask before outages: its reachable stations
+    (walk-ups) or its own site (plugged-in EVs), each repeated for the R rates. Kept in step
+    with ``ev_reach`` so ``action_mask`` is one gather per step."""
     ev_status: np.ndarray = field(default_factory=_i64)
     ev_station: np.ndarray = field(default_factory=_i64)
     """Station routed to (−1 none)."""
     ev_rate: np.ndarray = field(default_factory=_f64)
     """Chosen charge rate (fraction of rated power; 0 before a route)."""
+    ev_power: np.ndarray = field(default_factory=_f64)
+    """kW drawn while charging before derating and curtailment: rate × session power
+    (``dynamics.session_kw``), fixed when the EV is routed."""
     ev_ready: np.ndarray = field(default_factory=_f64)
     """Minute the EV reaches its station (driving) / joined the queue."""
     ev_until: np.ndarray = field(default_factory=_f64)
@@ -89,6 +100,9 @@ class EVGridState(CoreState):
     """First EV whose request is still in the future."""
     visible: np.ndarray = field(default_factory=_i64)
     """EV id in each of the K visible pending slots (−1 empty)."""
+    ev_order: np.ndarray = field(default_factory=_i64)
+    """All EV ids in visibility priority (emergencies, other walk-ups, plugged-in; oldest
+    request first): fixed at reset, so refreshing the visible slots needs no sort."""
     # --- stations ------------------------------------------------------------------------------
     bg_busy: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
     """(T+1, S) public slots used by EVs outside our fleet, per tick."""
