@@ -105,7 +105,11 @@ def _rush_graph(p: CodeRedParams) -> RoadGraph:
             g.factor[u, v] = g.factor[v, u] = p.rush_factor
         g.recompute()
         _GRAPHS[p.rush_factor] = g
-    return copy.deepcopy(g)
+    fresh = copy.copy(g)  # the template's arrays copied one by one (cheaper than deepcopy)
+    for name, value in vars(g).items():
+        if isinstance(value, np.ndarray):
+            setattr(fresh, name, value.copy())
+    return fresh
 
 
 def generate(p: CodeRedParams, rng: dict[str, np.random.Generator]) -> CodeRedState:
