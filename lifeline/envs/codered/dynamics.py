@@ -9,6 +9,7 @@ any change of care (an ALS crew, stabilisation, overcrowding) re-bases the line 
 
 from __future__ import annotations
 
+import copy
 import heapq
 from collections.abc import Callable
 from typing import Any
@@ -133,13 +134,50 @@ def recare(s: CodeRedState, i: int) -> None:
 # ----- roads and units ----------------------------------------------------------------------------
 _ROAD_CACHE: dict[tuple[object, ...], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                               np.ndarray]] = {}
+_ADJ: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sorted({v for a, b, _ in ROADS for u, v in ((a, b), (b, a)) if u == n}))
+    for n in range(len(NODES)))
+"""Neighbours of each node in the full road network."""
+
+
+def connected_without(removed: frozenset[tuple[int, int]] | set[tuple[int, int]], a: int,
+                      b: int) -> bool:
+    """Would the city stay connected without road ``a``–``b`` and the ``removed`` roads (pairs
+    ``(low, high)``)? A search over 12 nodes: the same answer as
+    :meth:`RoadGraph.stays_connected_without` without building sparse matrices."""
+    cut = {(min(a, b), max(a, b))} | set(removed)
+    seen = {0}
+    todo = [0]
+    while todo:
+        u = todo.pop()
+        for v in _ADJ[u]:
+            if v not in seen and (min(u, v), max(u, v)) not in cut:
+                seen.add(v)
+                todo.append(v)
+    return len(seen) == len(NODES)
+
+
+_TEMPLATE: list[RoadGraph] = []
+
+
+def _scratch_graph() -> RoadGraph:
+    """A free-flow road graph whose ``factor``/``removed`` may be edited (``recompute`` not yet
+    called): a shallow copy of one template with fresh arrays, so no shortest paths are computed
+    for a graph that is about to change."""
+    if not _TEMPLATE:
+        _TEMPLATE.append(RoadGraph(len(NODES), list(ROADS)))
+    g = copy.copy(_TEMPLATE[0])
+    g.factor = np.ones_like(g.factor)
+    g.removed = np.zeros_like(g.removed)
+    return g
 
 
 def refresh_roads(s: CodeRedState, params: CodeRedParams) -> None:
     """Recompute edge factors from the rush hour and the disruptions in force.
 
     Shortest paths depend only on which road disruptions are active, so they are memoised per
-    combination (each state gets copies, so snapshots stay exact).
+    combination (each state gets copies, so snapshots stay exact). A miss computes shortest
+    paths once, after every factor and removal is set (connectivity only needs the topology).
     """
     roads = tuple((kind, a, b) for (_, kind, a, b, _), on in zip(s.disruptions, s.active,
                                                                     strict=True)
@@ -147,22 +185,23 @@ def refresh_roads(s: CodeRedState, params: CodeRedParams) -> None:
     key = (params.rush_factor if s.rush else 1.0, roads)
     cached = _ROAD_CACHE.get(key)
     if cached is None:
-        g = RoadGraph(len(NODES), list(ROADS))  # scratch: the state's arrays change in place
+        g = _scratch_graph()  # scratch: the state's arrays change in place
         if s.rush:
             for u, v in ARTERIALS:
                 g.factor[u, v] = g.factor[v, u] = params.rush_factor
         for kind, a, b in roads:
             if kind == ACCIDENT:
                 g.factor[a, b] = g.factor[b, a] = g.factor[a, b] * 3.0
-        g.recompute()
+        removed: set[tuple[int, int]] = set()
         for kind, a, b in roads:  # a closure that would cut the city in two is a slow-down
             if kind != CLOSURE:
                 continue
-            if g.stays_connected_without(a, b):
+            if connected_without(removed, a, b):
                 g.removed[a, b] = g.removed[b, a] = True
+                removed.add((min(a, b), max(a, b)))
             else:
                 g.factor[a, b] = g.factor[b, a] = g.factor[a, b] * 3.0
-            g.recompute()
+        g.recompute()
         if len(_ROAD_CACHE) > 10000:
             _ROAD_CACHE.clear()
         cached = _ROAD_CACHE[key] = (g.factor, g.removed, g.weight, g.dist, g.pred)

@@ -64,7 +64,7 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
         rng = make_streams(check_seed(seed), STREAMS)
         s = generate(self.params, rng)
         dynamics.settle(s, self.params)
-        s.score_paid = reward.grade(s, self.params).score + reward.shaping(s, self.params)
+        s.score_paid = reward.value(s, self.params)  # grade score + shaping, one pass
         return s
 
     def validate(self, state: CodeRedState, action: CodeRedAction) -> str | None:

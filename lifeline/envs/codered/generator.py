@@ -20,6 +20,7 @@ from lifeline.envs.codered.dynamics import (
     EV_RUSH_END,
     SHIFT,
     SURGE,
+    connected_without,
     push,
 )
 from lifeline.envs.codered.params import (
@@ -104,7 +105,11 @@ def _rush_graph(p: CodeRedParams) -> RoadGraph:
             g.factor[u, v] = g.factor[v, u] = p.rush_factor
         g.recompute()
         _GRAPHS[p.rush_factor] = g
-    return copy.deepcopy(g)
+    fresh = copy.copy(g)  # the template's arrays copied one by one (cheaper than deepcopy)
+    for name, value in vars(g).items():
+        if isinstance(value, np.ndarray):
+            setattr(fresh, name, value.copy())
+    return fresh
 
 
 def generate(p: CodeRedParams, rng: dict[str, np.random.Generator]) -> CodeRedState:
@@ -174,10 +179,9 @@ def _disruptions(p: CodeRedParams, s: CodeRedState, dr: np.random.Generator) -> 
         if kind in (ACCIDENT, CLOSURE):
             a, b, _ = ROADS[int(dr.integers(len(ROADS)))]
             dur = float(dr.uniform(10, 20) if kind == ACCIDENT else dr.uniform(20, 40))
-            if kind == CLOSURE:
-                g = s.graph
-                if not g.stays_connected_without(a, b):
-                    kind = ACCIDENT
+            # the 08:00 graph has every road: connectivity depends on (a, b) only
+            if kind == CLOSURE and not connected_without(frozenset(), a, b):
+                kind = ACCIDENT
         elif kind == EQUIPMENT:
             a = int(dr.integers(2))
             b = int(dr.integers(N_OR[a]))
