@@ -223,7 +223,8 @@ def _slow_session(stay_scale: float) -> tuple[int, float, float, float]:
     for _ in range(int(180 / env.params.tick_min)):
         env.step(s, Hold())
     credited = float(s.ev_delivered[ev] - s.ev_drain[ev])
-    return int(s.ev_status[ev]), credited, float(s.ev_need[ev]), float(s.ev_end[ev] - s.ev_start[ev])
+    stayed = float(s.ev_end[ev] - s.ev_start[ev])
+    return int(s.ev_status[ev]), credited, float(s.ev_need[ev]), stayed
 
 
 def test_walkups_leave_at_their_stay_limit_with_unmet_energy() -> None:

@@ -3,8 +3,9 @@
 Within a tick the agent makes decisions (route, defer, load_shift) that take effect at once;
 ``advance`` then runs the tick in this order: charging energy and feeder load over the tick
 (derating, shift, trips, outages), cost and renewable accounting, forecast scoring; the clock
-moves; completions, walk-ups at their stay limit and departures; outage displacements; deferrals that end; arrivals at
-stations; queues fill free slots (FIFO); balking; new requests; lagged reports and forecasts.
+moves; completions, walk-ups at their stay limit and departures; outage displacements;
+deferrals that end; arrivals at stations; queues fill free slots (FIFO); balking; new requests;
+lagged reports and forecasts.
 Randomness comes only from the state's streams ``reports`` and ``forecast`` (the world itself
 was drawn at reset).
 """
