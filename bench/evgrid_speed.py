@@ -3,6 +3,10 @@ the cost of each piece of a step (``action_mask``, ``step``, ``observe``, a tick
 with its score) in microseconds.
 
     python bench/evgrid_speed.py [--steps 20000] [--scenario baseline] [--reference dispatch]
+                                 [--against /path/to/other/checkout] [--rounds 3]
+
+``--against`` also measures the evgrid of another checkout (e.g. the v0 code on ``main``) in
+subprocesses interleaved with this tree's, so the two are compared under the same load.
 
 Numbers from one run on one machine are comparable with each other; across machines or under
 different load, compare ratios (``ratio_to_reference``). The original EV Grid Oracle did
@@ -17,6 +21,8 @@ import copy
 import json
 import os
 import platform
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -63,12 +69,34 @@ def pieces(scenario: str, n: int = 2000) -> dict[str, float]:
     }
 
 
-def run(steps: int, scenario: str, reference: str) -> dict[str, object]:
+def _subprocess_steps(tree: str, env: str, scenario: str, steps: int) -> float:
+    code = ("import sys; from lifeline.bench.throughput import core_steps_per_s; "
+            f"print(core_steps_per_s({env!r}, {scenario!r}, {steps}))")
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": tree},
+                         capture_output=True, text=True, check=True, cwd=tree)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def side_by_side(against: str, scenario: str, steps: int, rounds: int) -> dict[str, object]:
+    """Median core steps/s of this tree's evgrid and ``against``'s, measured alternately."""
+    here = str(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ours, theirs = [], []
+    for _ in range(rounds):
+        theirs.append(_subprocess_steps(against, "evgrid", scenario, steps))
+        ours.append(_subprocess_steps(here, "evgrid", scenario, steps))
+    mo, mt = float(np.median(ours)), float(np.median(theirs))
+    return {"against": against, "rounds": rounds, "this_tree": round(mo),
+            "against_tree": round(mt), "speedup": round(mo / mt, 2)}
+
+
+def run(steps: int, scenario: str, reference: str, against: str | None = None,
+        rounds: int = 3) -> dict[str, object]:
     ref_scenario = lifeline.spec(reference).scenarios[0]
     ev = core_steps_per_s("evgrid", scenario, steps)
     ref = core_steps_per_s(reference, ref_scenario, steps)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return {
+    extra = {"side_by_side": side_by_side(against, scenario, steps, rounds)} if against else {}
+    return {**extra,
         "benchmark": "evgrid_speed", "policy": "masked_random", "steps": steps,
         "python": platform.python_version(), "machine": platform.machine(),
         "load_average_1min": round(load, 2),
@@ -87,8 +115,11 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--scenario", default="baseline")
     parser.add_argument("--reference", default="dispatch")
+    parser.add_argument("--against", help="another checkout whose evgrid to time alongside")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    print(json.dumps(run(args.steps, args.scenario, args.reference), indent=1))
+    print(json.dumps(run(args.steps, args.scenario, args.reference, args.against, args.rounds),
+                     indent=1))
 
 
 if __name__ == "__main__":

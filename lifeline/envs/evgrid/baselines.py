@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment, linprog
+from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
 from lifeline.agents.base import Agent

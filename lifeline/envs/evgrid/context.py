@@ -148,13 +148,13 @@ class Context:
                 hours < b + (24.0 if b < p.start_hour else 0.0))
         self.outage = out
         """(T+1, S) True where a station is out of service (announced)."""
-        self.any_outage = out.any(axis=1)
+        self.any_outage: np.ndarray = np.any(out, axis=1)
         """(T+1,) some station is out of service at the tick."""
         self.open_routes = np.repeat(~out, self.R, axis=1)
         """(T+1, S·R) ``route`` encodings whose station is in service (rates repeated)."""
         self.closing = out & ~np.vstack([out[:1], out[:-1]])
         """(T+1, S) stations that go out of service at the tick (row 0 unused)."""
-        self.any_closing = self.closing.any(axis=1)
+        self.any_closing: np.ndarray = np.any(self.closing, axis=1)
         self.lag_ticks = round(p.report_lag_min / p.tick_min)
         """Report lag in ticks."""
         self.ahead = np.minimum(np.arange(self.T + 1)[:, None] + np.arange(p.forecast_ticks),

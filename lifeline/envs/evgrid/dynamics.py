@@ -3,8 +3,9 @@
 Within a tick the agent makes decisions (route, defer, load_shift) that take effect at once;
 ``advance`` then runs the tick in this order: charging energy and feeder load over the tick
 (derating, shift, trips, outages), cost and renewable accounting, forecast scoring; the clock
-moves; completions, walk-ups at their stay limit and departures; outage displacements; deferrals that end; arrivals at
-stations; queues fill free slots (FIFO); balking; new requests; lagged reports and forecasts.
+moves; completions, walk-ups at their stay limit and departures; outage displacements;
+deferrals that end; arrivals at stations; queues fill free slots (FIFO); balking; new requests;
+lagged reports and forecasts.
 Randomness comes only from the state's streams ``reports`` and ``forecast`` (the world itself
 was drawn at reset).
 """
@@ -125,7 +126,7 @@ def _charge(s: EVGridState, ctx: Context, ch: np.ndarray) -> None:
     ours = (ratio > 1.0) & (ev_load > 1e-9)
     n_ours = int(np.count_nonzero(ours))
     fault = s.fault_at[k]
-    if n_ours == 0 and not fault.any() and (s.derate == 1.0).all():
+    if n_ours == 0 and not fault.any() and np.minimum.reduce(s.derate) == 1.0:
         # nothing overloaded by us, nothing to recover, no fault: counters reset, no trip
         s.over_min.fill(0.0)
     else:
@@ -242,15 +243,18 @@ def advance(s: EVGridState, ctx: Context) -> None:
         st = s.ev_station[drv]
         closed = ctx.outage[k, st]
         ok = drv[~closed]
-        np.subtract.at(s.st_enroute, st[~closed], 1)
-        np.add.at(s.st_queue, st[~closed], 1)
+        arrived = np.bincount(st[~closed], minlength=ctx.S)
+        s.st_enroute -= arrived
+        s.st_queue += arrived
         status[ok] = QUEUED
         _displace(s, ctx, drv[closed])
     # queues fill free slots, first come first served
     if s.st_queue.any():
         free = np.where(ctx.outage[k], 0, ctx.st_slots - s.bg_busy[k] - s.st_charging)
+        queued = (status == QUEUED).nonzero()[0]
+        at = s.ev_station[queued]
         for sid in ((s.st_queue > 0) & (free > 0)).nonzero()[0].tolist():
-            q = ((status == QUEUED) & (s.ev_station == sid)).nonzero()[0]
+            q = queued[at == sid]
             q = q[np.argsort(s.ev_ready[q], kind="stable")][:int(free[sid])]
             status[q] = CHARGING
             # An EV that reached the station during the last tick plugged in on arrival (its

@@ -159,7 +159,8 @@ def generate_evs(ctx: Context, rng_walk: np.random.Generator,
                     cap=cat["cap"][order], soc=cat["soc"][order], need=cat["need"][order],
                     max_kw=np.asarray(MAX_KW)[persona], origin=cat["origin"][order].astype(
                         np.int64), site=cat["site"][order].astype(np.int64),
-                    maxwait=cat["maxwait"][order], maxstay=cat["maxstay"][order], depart=cat["depart"][order],
+                    maxwait=cat["maxwait"][order], maxstay=cat["maxstay"][order],
+                    depart=cat["depart"][order],
                     weight=np.asarray(WEIGHT)[persona])
 
 

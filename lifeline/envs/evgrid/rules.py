@@ -185,7 +185,7 @@ def action_mask(s: EVGridState, ctx: Context, lay: Layout) -> np.ndarray:
     n = int(np.count_nonzero(vis >= 0))
     if n:
         ids = vis[:n]
-        rows = s.ev_routes[ids]
+        rows: np.ndarray = s.ev_routes[ids]
         k = s.tick
         if ctx.any_outage[k]:
             rows[~s.ev_dwell[ids]] &= ctx.open_routes[k]
