@@ -25,6 +25,7 @@ import numpy as np
 from openenv.core.env_server.interfaces import Environment as OEEnvironment
 from openenv.core.env_server.types import EnvironmentMetadata
 
+from lifeline.adapters.fastlane import wire_dict
 from lifeline.adapters.tools import (
     LegalView,
     ToolCallError,
@@ -156,6 +157,26 @@ class _McpTools:
         tools = [_McpTool(s.name, s.description, s.parameters, make(s.name))
                  for s in tool_specs(session.env_spec.load())]
         return [*tools, _McpTool(START_TOOL, _START_DESCRIPTION, _START_SCHEMA, start)]
+
+    def fast_tool(self, name: str) -> Callable[..., dict[str, Any]] | None:
+        """The tool ``name`` as a plain call (what ``list_tools()`` would give as its ``fn``),
+        or ``None`` if there is no such tool. Used by the fast lanes
+        (:mod:`lifeline.adapters.fastlane`): no tool list is built per call."""
+        session = self._session
+        if name == START_TOOL:
+            return lambda **options: wire_dict(session.reset(**options))
+        if name not in _tool_names(session.env_spec):
+            return None
+
+        def call(**arguments: Any) -> dict[str, Any]:
+            return wire_dict(session.step(LifelineAction(tool_name=name, arguments=arguments)))
+        return call
+
+
+@cache
+def _tool_names(env_spec: EnvSpec) -> frozenset[str]:
+    """The names of ``env_spec``'s tools (the MCP tools besides ``start_episode``)."""
+    return frozenset(s.name for s in tool_specs(env_spec.load()))
 
 
 _START_DESCRIPTION = (

@@ -46,6 +46,7 @@ from openenv.core.env_server.interfaces import Environment as OEEnvironment
 from openenv.core.env_server.types import ConcurrencyConfig, ServerMode
 
 from lifeline import __version__
+from lifeline.adapters.fastlane import LANE, call_tool
 from lifeline.adapters.guard import WEBSOCKET, Guard
 from lifeline.adapters.metrics import CONTENT_TYPE_LATEST, ServerMetrics
 from lifeline.adapters.openenv import (
@@ -113,6 +114,9 @@ class LifelineEnvServer(HTTPEnvServer):
             raise
         if WEBSOCKET.get():
             self._session_websocket_attachments.add(session_id)
+            lane = LANE.get()
+            if lane is not None and isinstance(env, LifelineOpenEnv):
+                lane.bind(self, session_id, env)
         hooks: list[Any] = []
         if self.ledger is not None:
             hooks.append(self.ledger.releaser(name))
@@ -275,12 +279,18 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
         head = path.strip("/").split("/", 1)[0]
         metrics.error(head if head in served else "", kind)
 
+    def fast_rpc(path: str, request: dict[str, Any]) -> dict[str, Any] | None:
+        """``tools/call`` on ``/<env>/mcp`` for a live session, answered by the fast lane."""
+        head, _, rest = path.strip("/").partition("/")
+        env = served.get(head)
+        return call_tool(env.server, request) if env is not None and rest == "mcp" else None
+
     from lifeline.web import mount_web  # browser pages: /<env>/web and the HTML index at /
 
     mount_web(root, served)
     return Guard(root, token=token, max_message_bytes=max_message_bytes,
                  idle_timeout=idle_timeout, message_check=check_session_message,
-                 rpc_check=check_rpc_request, on_error=on_error)
+                 rpc_check=check_rpc_request, on_error=on_error, fast_rpc=fast_rpc, lanes=True)
 
 
 def served_envs(app: Guard) -> dict[str, ServedEnv]:
