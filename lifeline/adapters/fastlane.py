@@ -63,9 +63,9 @@ def wire_dict(obs: Any) -> dict[str, Any]:
     return dict(obs.__dict__)
 
 
-def _observation_frame(obs: Any) -> dict[str, Any]:
-    """OpenEnv's ``serialize_observation`` wrapped as a WebSocket ``observation`` frame."""
-    body = wire_dict(obs)
+def _observation_frame(body: dict[str, Any]) -> dict[str, Any]:
+    """OpenEnv's ``serialize_observation`` of an observation's fields (consumed), wrapped as a
+    WebSocket ``observation`` frame."""
     reward, done = body.pop("reward"), body.pop("done")
     data: dict[str, Any] = {"observation": body, "reward": reward, "done": done}
     if body.get("metadata"):
@@ -124,12 +124,12 @@ class Lane:
             if action.type != "call_tool":
                 return None
             try:
-                obs = env.step(action)
+                fields = env.step_fields(action)
             except Exception as exc:  # as OpenEnv: the session goes on
                 return dumps({"type": "error",
                               "data": {"message": str(exc), "code": "EXECUTION_ERROR"}})
             server._update_session_activity(session_id, increment_step=True)
-            return dumps(_observation_frame(obs))
+            return dumps(_observation_frame(fields))
         if kind == "mcp":
             request = message.get("data")
             if not isinstance(request, dict) or request.get("method") != "tools/call":

@@ -163,17 +163,17 @@ def _instrumented(env_cls: type[LifelineOpenEnv],
     seconds = metrics.step_seconds.labels(env=name)
     invalid = metrics.errors.labels(env=name, kind="INVALID_ACTION")
 
-    def step(self: LifelineOpenEnv, action: Any, timeout_s: float | None = None,
-             **kwargs: Any) -> Any:
+    def step_fields(self: LifelineOpenEnv, action: Any) -> dict[str, Any]:
         start = time.perf_counter()
-        obs = env_cls.step(self, action, timeout_s=timeout_s, **kwargs)
+        fields = env_cls.step_fields(self, action)
         seconds.observe(time.perf_counter() - start)
         steps.inc()
-        if getattr(obs, "valid", True) is False:
+        if fields["valid"] is False:
             invalid.inc()
-        return obs
+        return fields
 
-    return type(env_cls.__name__, (env_cls,), {"step": step, "__module__": env_cls.__module__,
+    return type(env_cls.__name__, (env_cls,), {"step_fields": step_fields,
+                                               "__module__": env_cls.__module__,
                                                "__doc__": env_cls.__doc__})
 
 
@@ -215,11 +215,14 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
               max_sessions: int = DEFAULT_MAX_SESSIONS, token: str | None = None,
               idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
               max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
-              slots_file: str | os.PathLike[str] | None = None) -> Guard:
+              slots_file: str | os.PathLike[str] | None = None,
+              fast_lanes: bool = True) -> Guard:
     """The ASGI application serving ``envs`` (default: every registered environment).
 
     ``slots_file`` names the ledger shared by the worker processes of one server (the session
-    cap then holds in total); :func:`serve` sets it up for ``workers > 1``.
+    cap then holds in total); :func:`serve` sets it up for ``workers > 1``. ``fast_lanes``
+    answers steps and MCP tool calls without OpenEnv's per-message layers
+    (:mod:`lifeline.adapters.fastlane`; the same answers, off only to compare).
     """
     if max_sessions < 1:
         raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
@@ -265,8 +268,15 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
 
     @root.get("/")
     async def index() -> dict[str, Any]:
-        return {"lifeline": __version__, "workers": workers(),
-                "envs": {n: e.describe() for n, e in served.items()}}
+        listing: dict[str, Any] = {"lifeline": __version__, "workers": workers(),
+                                   "envs": {n: e.describe() for n, e in served.items()}}
+        if ledger is not None:  # how the kernel and the workers spread the sessions
+            by_worker: dict[str, int] = {}
+            for per in ledger.snapshot()["sessions"].values():
+                for pid, count in per.items():
+                    by_worker[pid] = by_worker.get(pid, 0) + count
+            listing["sessions_by_worker"] = by_worker
+        return listing
 
     @root.get("/metrics")
     async def prometheus() -> Response:
@@ -290,7 +300,8 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
     mount_web(root, served)
     return Guard(root, token=token, max_message_bytes=max_message_bytes,
                  idle_timeout=idle_timeout, message_check=check_session_message,
-                 rpc_check=check_rpc_request, on_error=on_error, fast_rpc=fast_rpc, lanes=True)
+                 rpc_check=check_rpc_request, on_error=on_error,
+                 fast_rpc=fast_rpc if fast_lanes else None, lanes=fast_lanes)
 
 
 def served_envs(app: Guard) -> dict[str, ServedEnv]:
