@@ -211,6 +211,23 @@ def _env_app(env_spec: EnvSpec, max_sessions: int, idle_timeout: float | None,
     return ServedEnv(env_spec, server, app)
 
 
+def _foreign_session(server: LifelineEnvServer, request: dict[str, Any],
+                     workers: int) -> dict[str, Any] | None:
+    """The JSON-RPC error for an HTTP MCP call naming a session this worker does not hold,
+    when other workers may hold it (OpenEnv's own text, plus the reason and the remedy)."""
+    params = request.get("params")
+    sid = params.get("session_id") if isinstance(params, dict) else None
+    if (workers < 2 or request.get("method") not in ("tools/call", "tools/list")
+            or not isinstance(sid, str) or sid in server._sessions):
+        return None
+    return {"jsonrpc": "2.0", "id": request.get("id"), "error": {
+        "code": -32602, "data": None,
+        "message": f"Unknown session_id: {sid} (this server runs {workers} worker processes and "
+                   f"an HTTP MCP session lives in the worker that created it; send all of a "
+                   f"session's requests over one keep-alive HTTP connection, or use the "
+                   f"WebSocket /{server.env_name}/ws or /{server.env_name}/mcp)"}}
+
+
 def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
               max_sessions: int = DEFAULT_MAX_SESSIONS, token: str | None = None,
               idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
@@ -290,10 +307,16 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
         metrics.error(head if head in served else "", kind)
 
     def fast_rpc(path: str, request: dict[str, Any]) -> dict[str, Any] | None:
-        """``tools/call`` on ``/<env>/mcp`` for a live session, answered by the fast lane."""
+        """``tools/call`` on ``/<env>/mcp`` for a live session, answered by the fast lane; with
+        several workers, a session this worker does not know gets an error that says why."""
         head, _, rest = path.strip("/").partition("/")
         env = served.get(head)
-        return call_tool(env.server, request) if env is not None and rest == "mcp" else None
+        if env is None or rest != "mcp":
+            return None
+        answer = call_tool(env.server, request)
+        if answer is None and ledger is not None:
+            answer = _foreign_session(env.server, request, workers())
+        return answer
 
     from lifeline.web import mount_web  # browser pages: /<env>/web and the HTML index at /
 
@@ -320,7 +343,9 @@ big") without being read into memory."""
 
 def _uvicorn_options(max_message_bytes: int, log_level: str, ws_compression: bool,
                      ) -> dict[str, Any]:
-    return {"log_level": log_level, "ws": "websockets-sansio", "lifespan": "on",
+    from lifeline.adapters.transport import PROTOCOL
+
+    return {"log_level": log_level, "ws": PROTOCOL, "lifespan": "on",
             "ws_per_message_deflate": ws_compression,
             "ws_max_size": max(WS_CEILING, 4 * max_message_bytes)}
 
