@@ -174,9 +174,10 @@ class Player:
 
 
 async def measure_lean(url: str, sessions: int, seconds: float, views: list[str] | None,
-                       server_pid: int) -> tuple[int, float, float, float]:
-    """``(steps, server CPU s, client CPU s, seconds)`` of ``sessions`` lean sessions in the
-    measured window (after a warm-up; it ends when the last reply due in it has come)."""
+                       server_pid: int) -> tuple[int, float, float, float, list[int]]:
+    """``(steps, server CPU s, client CPU s, seconds, sessions per worker)`` of ``sessions``
+    lean sessions in the measured window (after a warm-up; it ends when the last reply due in
+    it has come). The spread over workers is read from ``/`` (empty with one worker)."""
     host, _, rest = url.removeprefix("ws://").partition("/")
     name, _, port = host.partition(":")
     players = [Player(17 + s, views) for s in range(sessions)]
@@ -186,6 +187,8 @@ async def measure_lean(url: str, sessions: int, seconds: float, views: list[str]
     for conn, player in zip(conns, players, strict=True):
         conn.send(player.reset())
     await asyncio.gather(*(c.finished for c in conns))  # stop = 0: each answers its reset
+    index = httpx.get(f"http://{host}/", timeout=30).json()
+    spread = sorted(index.get("sessions_by_worker", {}).values(), reverse=True)
 
     async def run(window: float) -> None:
         stop = time.perf_counter() + window
@@ -207,7 +210,7 @@ async def measure_lean(url: str, sessions: int, seconds: float, views: list[str]
     invalid = sum(p.invalid for p in players)
     if invalid:
         raise RuntimeError(f"{invalid} masked-legal steps were refused as invalid")
-    return sum(p.steps for p in players), cpu, client, elapsed
+    return sum(p.steps for p in players), cpu, client, elapsed, spread
 
 
 async def measure(url: str, sessions: int, seconds: float, views: list[str] | None,
@@ -257,17 +260,19 @@ def process_cpu_seconds(pid: int) -> float:
 
 
 def run_cell(url: str, sessions: int, seconds: float, views: list[str] | None,
-             server_pid: int, client: str = "lean") -> tuple[float, float, float]:
-    """``(steps/s, server CPU µs per step, client CPU µs per step)`` of one measurement."""
+             server_pid: int, client: str = "lean") -> tuple[float, float, float, list[int]]:
+    """``(steps/s, server CPU µs per step, client CPU µs per step, sessions per worker)`` of
+    one measurement."""
+    spread: list[int] = []
     if client == "lean":
-        steps, cpu, used, elapsed = asyncio.run(
+        steps, cpu, used, elapsed, spread = asyncio.run(
             measure_lean(url, sessions, seconds, views, server_pid))
     else:
         c0 = time.process_time()
         steps, cpu = asyncio.run(measure(url, sessions, seconds, views, server_pid))
         used, elapsed = time.process_time() - c0, seconds
     n = max(steps, 1)
-    return steps / elapsed, 1e6 * cpu / n, 1e6 * used / n
+    return steps / elapsed, 1e6 * cpu / n, 1e6 * used / n, spread
 
 
 def main() -> None:
@@ -286,7 +291,7 @@ def main() -> None:
     names = args.envs if args.envs is not None else [s.name for s in all_specs()]
     views = None if args.views == "all" else ["structured"]
     servers: dict[int, tuple[int, subprocess.Popen[bytes]]] = {}
-    samples: dict[tuple[int, str, int], list[tuple[float, float, float]]] = {}
+    samples: dict[tuple[int, str, int], list[tuple[float, float, float, list[int]]]] = {}
     try:
         for workers in args.workers:
             port = free_port()
@@ -311,6 +316,9 @@ def main() -> None:
         row[f"steps_per_s_{sessions}"] = round(max(c[0] for c in cells), 1)
         row[f"server_cpu_us_per_step_{sessions}"] = round(min(c[1] for c in cells), 1)
         row[f"client_cpu_us_per_step_{sessions}"] = round(min(c[2] for c in cells), 1)
+        if workers > 1 and sessions > 1:
+            best = max(cells, key=lambda c: c[0])
+            row[f"sessions_by_worker_{sessions}"] = best[3]  # type: ignore[assignment]
     for per_env in results.values():
         ref = per_env["counter"]
         for name in names:
