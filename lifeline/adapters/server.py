@@ -418,7 +418,8 @@ def background_server(app: Guard, host: str = "127.0.0.1") -> Iterator[str]:
     Used by the tests, the benchmark and notebooks. The socket is bound before the thread
     starts, so there is no race for the port.
     """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # proto IPPROTO_TCP: asyncio disables Nagle's algorithm only on sockets that say so.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, 0))
     port = sock.getsockname()[1]

@@ -17,6 +17,7 @@ Each worker builds its app with :func:`app_from_environment` from the JSON confi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -71,6 +72,17 @@ class BalancedEventLoop(asyncio.SelectorEventLoop):
                     sslcontext, server, backlog, *args)
 
         self.call_later(pause, resume)
+
+    def _make_socket_transport(self, sock: socket.socket, *args: Any, **kwargs: Any) -> Any:
+        # asyncio turns Nagle's algorithm off only for sockets whose ``proto`` reads
+        # IPPROTO_TCP; the listening socket the workers inherit from uvicorn's supervisor reads
+        # 0, and so do its accepted connections. An HTTP response (headers, then body: two
+        # writes) then waited for the client's delayed ACK: 40 ms per request (measured: 22
+        # HTTP MCP calls/s with two workers, against 1,300 with one).
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return super()._make_socket_transport(sock, *args, **kwargs)  # type: ignore[misc]
 
 
 ACCEPT_PAUSE = 0.0005
