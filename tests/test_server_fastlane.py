@@ -20,7 +20,7 @@ import pytest
 from server_helpers import SERVED, RawWS
 
 from lifeline.adapters import fastlane
-from lifeline.adapters.server import background_server, build_app
+from lifeline.adapters.server import background_server, build_app, served_envs
 from lifeline.adapters.workers import BalancedEventLoop
 from lifeline.core.registry import EnvSpec
 
@@ -207,3 +207,19 @@ def test_balanced_loop_accepts_one_connection_per_wakeup_and_all_eventually(
     # The listener says proto 0 (as the one uvicorn's supervisor hands its workers), yet every
     # connection has Nagle's algorithm off (else HTTP replies wait 40 ms for a delayed ACK).
     assert listener.proto == 0 and all(nodelay)
+
+
+def test_fast_lane_keeps_openenv_session_bookkeeping() -> None:
+    """Steps through the lane count in OpenEnv's session info (step count, last activity)."""
+    app = build_app([SERVED[0]])
+    server = next(iter(served_envs(app).values())).server
+    session_id, env = asyncio.run(server._create_session())
+    lane = fastlane.Lane()
+    lane.bind(server, session_id, env)
+    env.reset(seed=1)
+    before = server._session_info[session_id].last_activity_at
+    for _ in range(3):
+        assert lane.handle({"type": "step", "data": {"index": 0}}) is not None
+    info = server._session_info[session_id]
+    assert info.step_count == 3 and info.last_activity_at >= before
+    asyncio.run(server._destroy_session(session_id))
