@@ -3,19 +3,23 @@ with 1 and 2 worker processes (``--workers``), side by side in one run.
 
 Every environment is served together with the trivial ``counter`` reference environment, by a
 one-process server and by a two-worker server running at the same time, and driven the same way
-by a separate client process (asyncio, raw ``websockets``, masked-random tool calls taken from
-the observation). The ratio ``env / counter`` says how much of the serving cost is the
-environment's own work: the server itself adds the same per-step overhead to both; the ratio
-``workers 2 / workers 1`` is the multi-process scaling.
+by a separate client process: masked-random actions (an index drawn among the legal ones of the
+reply's ``action_mask``), every reply checked (an observation, ``valid``, ``done`` read from
+it). The default client is :mod:`leanclient` (raw asyncio protocols, pre-encoded frames, one
+event loop for all sessions): on a small machine the client shares the cores with the server,
+so a heavy client caps the measured scaling (``--client websockets`` runs the general-purpose
+``websockets`` client instead, for comparison). The ratio ``env / counter`` says how much of
+the serving cost is the environment's own work: the server itself adds the same per-step
+overhead to both; the ratio ``workers 2 / workers 1`` is the multi-process scaling.
 
     python bench/server.py [--seconds 2] [--rounds 3] [--envs ed] [--views all|structured]
-                           [--sessions 1 16 64] [--workers 1 2]
+                           [--sessions 1 16 64] [--workers 1 2] [--client lean|websockets]
 
 Prints one JSON document: per server (workers) and environment the best-of-rounds steps/s per
 session count, the server's CPU time per step (all its processes, read from ``/proc``; robust to
-other load on the machine), and the ratios. On a small machine the many-session cells can be
-limited by the client process (it parses every observation) and by other load, so compare
-server CPU per step as well, and read the scaling next to ``load_average``.
+other load on the machine), the client's CPU time per step, and the ratios. Other load on the
+machine shows in the scaling first, so read it next to ``load_average`` (taken at the start and
+at the end of the run).
 """
 
 from __future__ import annotations
@@ -34,6 +38,9 @@ from typing import Any
 
 import httpx
 import websockets
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from leanclient import WsConnection, open_connection
 
 from lifeline import __version__
 from lifeline.adapters.server import free_port
@@ -111,6 +118,101 @@ async def session(url: str, seed: int, views: list[str] | None, window: Window,
                 raise RuntimeError(f"server error: {reply}")
 
 
+OBSERVATION = b'{"type":"observation"'
+DONE = b'"done":true}}'
+MASK = b'"action_mask":['
+
+
+class Player:
+    """One lean session: masked-random steps, every reply checked; resets when an episode ends.
+
+    Until ``stop`` it answers each reply with the next message; then it stops (the caller
+    sets a new ``stop`` and resumes it with the last reply)."""
+
+    def __init__(self, seed: int, views: list[str] | None) -> None:
+        self.rng = random.Random(seed)
+        self.reset_data: dict[str, Any] = {"seed": seed}
+        if views:
+            self.reset_data["views"] = views
+        self.stop = 0.0
+        self.steps = self.invalid = 0
+        self.stepping = False
+        self.last = b""
+        self.frames: dict[int, bytes] = {}
+
+    def reset(self) -> bytes:
+        self.stepping = False
+        return json.dumps({"type": "reset", "data": self.reset_data}).encode()
+
+    def __call__(self, reply: bytes) -> bytes | None:
+        if not reply.startswith(OBSERVATION) or not reply.endswith(b"}}"):
+            raise RuntimeError(f"not an observation: {reply[:300]!r}")
+        if self.stepping:
+            self.steps += 1
+            if b'"valid":true' not in reply:
+                self.invalid += 1
+        self.last = reply
+        if time.perf_counter() >= self.stop:
+            return None
+        if reply.endswith(DONE):
+            self.reset_data["seed"] += 1000
+            return self.reset()
+        start = reply.rfind(MASK)
+        if start < 0:
+            raise RuntimeError("an observation without action_mask")
+        flags = reply[start + len(MASK):reply.index(b"]", start)].split(b",")
+        legal = [i for i, flag in enumerate(flags) if flag == b"true"]
+        if not legal:
+            raise RuntimeError("no legal action in a running episode")
+        index = self.rng.choice(legal)
+        frame = self.frames.get(index)
+        if frame is None:
+            frame = self.frames[index] = json.dumps(
+                {"type": "step", "data": {"index": index}}).encode()
+        self.stepping = True
+        return frame
+
+
+async def measure_lean(url: str, sessions: int, seconds: float, views: list[str] | None,
+                       server_pid: int) -> tuple[int, float, float, float, list[int]]:
+    """``(steps, server CPU s, client CPU s, seconds, sessions per worker)`` of ``sessions``
+    lean sessions in the measured window (after a warm-up; it ends when the last reply due in
+    it has come). The spread over workers is read from ``/`` (empty with one worker)."""
+    host, _, rest = url.removeprefix("ws://").partition("/")
+    name, _, port = host.partition(":")
+    players = [Player(17 + s, views) for s in range(sessions)]
+    conns = await asyncio.gather(*(open_connection(WsConnection, p, name, int(port), f"/{rest}")
+                                   for p in players))
+    loop = asyncio.get_running_loop()
+    for conn, player in zip(conns, players, strict=True):
+        conn.send(player.reset())
+    await asyncio.gather(*(c.finished for c in conns))  # stop = 0: each answers its reset
+    index = httpx.get(f"http://{host}/", timeout=30).json()
+    spread = sorted(index.get("sessions_by_worker", {}).values(), reverse=True)
+
+    async def run(window: float) -> None:
+        stop = time.perf_counter() + window
+        for conn, player in zip(conns, players, strict=True):
+            player.stop = stop
+            conn.finished = loop.create_future()
+            conn.deliver(player.last)
+        await asyncio.gather(*(c.finished for c in conns))
+
+    await run(0.3)  # warm-up
+    for player in players:
+        player.steps = player.invalid = 0
+    cpu0, client0, start = process_cpu_seconds(server_pid), time.process_time(), time.perf_counter()
+    await run(seconds)
+    cpu, client = process_cpu_seconds(server_pid) - cpu0, time.process_time() - client0
+    elapsed = time.perf_counter() - start
+    for conn in conns:
+        conn.close()  # type: ignore[attr-defined]
+    invalid = sum(p.invalid for p in players)
+    if invalid:
+        raise RuntimeError(f"{invalid} masked-legal steps were refused as invalid")
+    return sum(p.steps for p in players), cpu, client, elapsed, spread
+
+
 async def measure(url: str, sessions: int, seconds: float, views: list[str] | None,
                   server_pid: int) -> tuple[int, float]:
     """``(steps, server CPU seconds)`` of ``sessions`` concurrent sessions in the window
@@ -158,10 +260,19 @@ def process_cpu_seconds(pid: int) -> float:
 
 
 def run_cell(url: str, sessions: int, seconds: float, views: list[str] | None,
-             server_pid: int) -> tuple[float, float]:
-    """``(steps/s, server CPU microseconds per step)`` of one measurement."""
-    steps, cpu = asyncio.run(measure(url, sessions, seconds, views, server_pid))
-    return steps / seconds, 1e6 * cpu / max(steps, 1)
+             server_pid: int, client: str = "lean") -> tuple[float, float, float, list[int]]:
+    """``(steps/s, server CPU µs per step, client CPU µs per step, sessions per worker)`` of
+    one measurement."""
+    spread: list[int] = []
+    if client == "lean":
+        steps, cpu, used, elapsed, spread = asyncio.run(
+            measure_lean(url, sessions, seconds, views, server_pid))
+    else:
+        c0 = time.process_time()
+        steps, cpu = asyncio.run(measure(url, sessions, seconds, views, server_pid))
+        used, elapsed = time.process_time() - c0, seconds
+    n = max(steps, 1)
+    return steps / elapsed, 1e6 * cpu / n, 1e6 * used / n, spread
 
 
 def main() -> None:
@@ -173,11 +284,14 @@ def main() -> None:
                         help="observation content: everything, or arrays only (RL clients)")
     parser.add_argument("--sessions", type=int, nargs="+", default=[1, 16, 64])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--client", choices=["lean", "websockets"], default="lean",
+                        help="benchmark client (see the module docstring)")
     args = parser.parse_args()
+    load_start = os.getloadavg()
     names = args.envs if args.envs is not None else [s.name for s in all_specs()]
     views = None if args.views == "all" else ["structured"]
     servers: dict[int, tuple[int, subprocess.Popen[bytes]]] = {}
-    samples: dict[tuple[int, str, int], list[tuple[float, float]]] = {}
+    samples: dict[tuple[int, str, int], list[tuple[float, float, float, list[int]]]] = {}
     try:
         for workers in args.workers:
             port = free_port()
@@ -190,7 +304,8 @@ def main() -> None:
                     for workers, (port, proc) in servers.items():
                         url = f"ws://127.0.0.1:{port}/{name}/ws"
                         samples.setdefault((workers, name, sessions), []).append(
-                            run_cell(url, sessions, args.seconds, views, proc.pid))
+                            run_cell(url, sessions, args.seconds, views, proc.pid,
+                                     args.client))
     finally:
         for _, proc in servers.values():
             proc.terminate()
@@ -198,8 +313,12 @@ def main() -> None:
     results: dict[str, dict[str, dict[str, float]]] = {}
     for (workers, name, sessions), cells in samples.items():
         row = results.setdefault(f"workers_{workers}", {}).setdefault(name, {})
-        row[f"steps_per_s_{sessions}"] = round(max(rate for rate, _ in cells), 1)
-        row[f"server_cpu_us_per_step_{sessions}"] = round(min(cpu for _, cpu in cells), 1)
+        row[f"steps_per_s_{sessions}"] = round(max(c[0] for c in cells), 1)
+        row[f"server_cpu_us_per_step_{sessions}"] = round(min(c[1] for c in cells), 1)
+        row[f"client_cpu_us_per_step_{sessions}"] = round(min(c[2] for c in cells), 1)
+        if workers > 1 and sessions > 1:
+            best = max(cells, key=lambda c: c[0])
+            row[f"sessions_by_worker_{sessions}"] = best[3]  # type: ignore[assignment]
     for per_env in results.values():
         ref = per_env["counter"]
         for name in names:
@@ -220,8 +339,9 @@ def main() -> None:
                              for n in args.sessions}
     print(json.dumps({
         "benchmark": "server_websocket_throughput", "lifeline": __version__,
-        "views": args.views, "seconds_per_cell": args.seconds, "rounds": args.rounds,
-        "load_average": os.getloadavg(),
+        "views": args.views, "client": args.client, "seconds_per_cell": args.seconds,
+        "rounds": args.rounds,
+        "load_average_at_start": load_start, "load_average": os.getloadavg(),
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
         "results": results, "scaling_workers": scaling}, indent=2))
 

@@ -149,3 +149,15 @@ def test_slot_ledger_under_concurrent_processes(tmp_path: Path) -> None:
         assert proc.returncode == 0, err.decode()
     # Both processes ended holding one slot each: dead now, so nothing is held any more.
     assert SlotLedger(path).snapshot()["sessions"] == {"x": {}}
+
+
+def test_workers_explain_an_http_mcp_session_of_another_worker(workers_url: str) -> None:
+    """An HTTP MCP session lives in one worker; a call that reaches another says so."""
+    reply = httpx.post(f"{workers_url}/counter/mcp", timeout=10, json={
+        "jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"session_id": "elsewhere", "name": "hold", "arguments": {}}}).json()
+    message = reply["error"]["message"]
+    assert reply["id"] == 4 and message.startswith("Unknown session_id: elsewhere")
+    assert "2 worker processes" in message and "keep-alive" in message
+    index = httpx.get(f"{workers_url}/", timeout=10).json()
+    assert isinstance(index["sessions_by_worker"], dict)

@@ -24,6 +24,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from contextvars import ContextVar
 from typing import Any
 
+from lifeline.adapters.fastlane import LANE, Lane, dumps
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -34,6 +36,9 @@ RpcCheck = Callable[[dict[str, Any]], "tuple[tuple[int, str] | None, bool]"]
 ``((JSON-RPC error code, reason) or None, changed)``."""
 MessageCheck = Callable[[dict[str, Any]], "str | tuple[str, str] | None"]
 """Checks a session message: a reason (``VALIDATION_ERROR``), ``(code, reason)``, or None."""
+FastRpc = Callable[[str, dict[str, Any]], "dict[str, Any] | None"]
+"""Answers a checked HTTP JSON-RPC request to ``path`` itself (the response), or declines
+(``None``) so that the app answers it (:func:`lifeline.adapters.fastlane.call_tool`)."""
 
 OPEN_ENDPOINT = "health"
 """The only endpoint reachable without a token (``/health``, ``/<env>/health``): liveness."""
@@ -117,7 +122,8 @@ class Guard:
                  idle_timeout: float | None,
                  message_check: MessageCheck | None = None,
                  rpc_check: RpcCheck | None = None,
-                 on_error: Callable[[str, str], None] | None = None) -> None:
+                 on_error: Callable[[str, str], None] | None = None,
+                 fast_rpc: FastRpc | None = None, lanes: bool = False) -> None:
         if token is not None and (not isinstance(token, str) or not token.strip()
                                   or token != token.strip()):
             raise ValueError("the bearer token must be a non-empty string without surrounding "
@@ -129,6 +135,11 @@ class Guard:
         self.rpc_check = rpc_check
         """Optional check/normalisation of a JSON-RPC request (``/mcp``, ``mcp`` messages)."""
         self.on_error = on_error
+        self.fast_rpc = fast_rpc
+        """Optional fast answer to checked HTTP JSON-RPC requests (see :data:`FastRpc`)."""
+        self.lanes = lanes
+        """Give each ``/ws`` connection a :class:`~lifeline.adapters.fastlane.Lane`: its steps
+        and tool calls are answered here once the app has bound the connection's session."""
         self.token = token
         # Compared as bytes: clients send UTF-8 (or, for Latin-1 text, possibly Latin-1).
         self._secrets: list[bytes] = []
@@ -274,6 +285,13 @@ class Guard:
                 self._error(scope, f"RPC_{refusal[0]}")
                 await self._reply(send, 200, self._rpc_error(*refusal, data.get("id")))
                 return None
+            if self.fast_rpc is not None:
+                response = self.fast_rpc(scope.get("path", ""), data)
+                if response is not None:
+                    if "error" in response:
+                        self._error(scope, f"RPC_{response['error']['code']}")
+                    await self._send_body(send, 200, dumps(response))
+                    return None
             if changed:
                 return json.dumps(data).encode()
         return body
@@ -287,6 +305,14 @@ class Guard:
     @staticmethod
     async def _reply(send: Send, status: int, payload: dict[str, Any]) -> None:
         headers, body = _json_body(status, payload)
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    @staticmethod
+    async def _send_body(send: Send, status: int, body: bytes) -> None:
+        """An ``application/json`` response with an already encoded body."""
+        headers = [(b"content-type", b"application/json"),
+                   (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
@@ -304,6 +330,7 @@ class Guard:
             await send({"type": "websocket.close", "code": 1008, "reason": "unauthorized"})
             return
         rpc = scope.get("path", "").endswith("/mcp")
+        lane = Lane() if self.lanes and scope.get("path", "").endswith("/ws") else None
         closed = False
 
         async def guarded_send(message: Message) -> None:
@@ -328,12 +355,20 @@ class Guard:
                     return {"type": "websocket.disconnect", "code": 1001}
                 if message["type"] != "websocket.receive":
                     return message
-                reply = self._check_frame(message, rpc)
+                reply, data = self._checked_frame(message, rpc)
+                if reply is None and lane is not None and lane.env is not None:
+                    answer = lane.handle(data)
+                    if answer is not None:
+                        reply = answer.decode("utf-8")
                 if reply is None:
                     return message
                 await guarded_send({"type": "websocket.send", "text": reply})
 
-        await self.app(scope, guarded_receive, guarded_send)
+        marker = LANE.set(lane)
+        try:
+            await self.app(scope, guarded_receive, guarded_send)
+        finally:
+            LANE.reset(marker)
 
     def _count_reply(self, scope: Scope, text: str, rpc: bool) -> None:
         """Count an outgoing error frame (cheap prefix tests first; parsed only if an error)."""
@@ -356,22 +391,26 @@ class Guard:
 
         May rewrite ``message["text"]`` (JSON-RPC arguments sent as a JSON string are decoded).
         """
+        return self._checked_frame(message, rpc)[0]
+
+    def _checked_frame(self, message: Message, rpc: bool) -> tuple[str | None, Any]:
+        """``(error reply, None)`` for a refused frame, ``(None, parsed message)`` otherwise."""
         text = message.get("text")
         if text is None:
             return self._reply_frame(("INVALID_JSON", "binary frames are not supported: send "
-                                                      "JSON as a text frame"), rpc)
+                                                      "JSON as a text frame"), rpc), None
         # Bytes, not characters: only texts that might be too large are encoded to count.
         if len(text) > self.max_message_bytes or (
                 4 * len(text) > self.max_message_bytes
                 and len(text.encode("utf-8", "surrogatepass")) > self.max_message_bytes):
             size = len(text.encode("utf-8", "surrogatepass"))
-            return self._reply_frame(("MESSAGE_TOO_LARGE", self._too_large(size)), rpc)
+            return self._reply_frame(("MESSAGE_TOO_LARGE", self._too_large(size)), rpc), None
         data, problem = parse_message(text)
         if problem is not None:
-            return self._reply_frame(problem, rpc)
+            return self._reply_frame(problem, rpc), None
         if not isinstance(data, dict):
             return self._reply_frame(("VALIDATION_ERROR", "a message must be a JSON object such "
-                                      "as {\"type\": \"step\", \"data\": {...}}"), rpc)
+                                      "as {\"type\": \"step\", \"data\": {...}}"), rpc), None
         if rpc:
             request: dict[str, Any] | None = data
         else:
@@ -379,17 +418,17 @@ class Guard:
                 reason = self.message_check(data)
                 if reason is not None:
                     problem = reason if isinstance(reason, tuple) else ("VALIDATION_ERROR", reason)
-                    return self._reply_frame(problem, rpc)
+                    return self._reply_frame(problem, rpc), None
             inner = data.get("data") if data.get("type") == "mcp" else None
             request = inner if isinstance(inner, dict) else None
         if request is not None and self.rpc_check is not None:
             refusal, changed = self.rpc_check(request)
             if refusal is not None:
                 error = self._rpc_error(*refusal, request.get("id"))
-                return _compact(error if rpc else {"type": "mcp", "data": error})
+                return _compact(error if rpc else {"type": "mcp", "data": error}), None
             if changed:
                 message["text"] = json.dumps(data)
-        return None
+        return None, data
 
     def _reply_frame(self, problem: tuple[str, str], rpc: bool) -> str:
         code, text = problem

@@ -25,6 +25,7 @@ import numpy as np
 from openenv.core.env_server.interfaces import Environment as OEEnvironment
 from openenv.core.env_server.types import EnvironmentMetadata
 
+from lifeline.adapters.fastlane import wire_dict
 from lifeline.adapters.tools import (
     LegalView,
     ToolCallError,
@@ -157,6 +158,26 @@ class _McpTools:
                  for s in tool_specs(session.env_spec.load())]
         return [*tools, _McpTool(START_TOOL, _START_DESCRIPTION, _START_SCHEMA, start)]
 
+    def fast_tool(self, name: str) -> Callable[..., dict[str, Any]] | None:
+        """The tool ``name`` as a plain call (what ``list_tools()`` would give as its ``fn``),
+        or ``None`` if there is no such tool. Used by the fast lanes
+        (:mod:`lifeline.adapters.fastlane`): no tool list is built per call."""
+        session = self._session
+        if name == START_TOOL:
+            return lambda **options: wire_dict(session.reset(**options))
+        if name not in _tool_names(session.env_spec):
+            return None
+
+        def call(**arguments: Any) -> dict[str, Any]:
+            return session.step_fields(LifelineAction(tool_name=name, arguments=arguments))
+        return call
+
+
+@cache
+def _tool_names(env_spec: EnvSpec) -> frozenset[str]:
+    """The names of ``env_spec``'s tools (the MCP tools besides ``start_episode``)."""
+    return frozenset(s.name for s in tool_specs(env_spec.load()))
+
 
 _START_DESCRIPTION = (
     "Start a new episode in this session (ends the running one, if any) and return its first "
@@ -239,12 +260,23 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
                 f"no episode is running in this {self.env_spec.name} session: send a reset "
                 f"first (WebSocket message {{'type': 'reset', 'data': {{'seed': 0}}}}); "
                 f"HTTP /step is stateless in OpenEnv, use the WebSocket /ws for episodes")
+        return self.observation_model.model_construct(**self.step_fields(action))
+
+    def step_fields(self, action: LifelineAction) -> dict[str, Any]:
+        """One ``call_tool`` step (as :meth:`step`), answered as the observation's fields: the
+        dict ``step(action).model_dump()`` would give, without building the model (the fast
+        lanes send it as is). The server's metrics time and count this method."""
+        if self._core is None or self._state is None:
+            raise NoEpisodeError(
+                f"no episode is running in this {self.env_spec.name} session: send a reset "
+                f"first (WebSocket message {{'type': 'reset', 'data': {{'seed': 0}}}}); "
+                f"HTTP /step is stateless in OpenEnv, use the WebSocket /ws for episodes")
         was_done = self._state.done
         semantic = self._semantic(action)
         ts = self._core.step(self._state, semantic)
         if isinstance(semantic, _Rejected) and not was_done:
             ts.message = semantic.reason  # the parser's precise reason, not the core's generic one
-        return self._observation(reward=ts.reward, ts=ts)
+        return self._fields(reward=ts.reward, ts=ts)
 
     async def reset_async(self, /, **options: Any) -> LifelineObservation:
         return self.reset(**options)
@@ -300,14 +332,18 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
             return _Rejected(str(exc))
 
     def _observation(self, reward: float, ts: TimeStep | None = None) -> LifelineObservation:
+        return self.observation_model.model_construct(**self._fields(reward, ts))
+
+    def _fields(self, reward: float, ts: TimeStep | None = None) -> dict[str, Any]:
+        """Every field of the observation, in the model's field order (= ``model_dump()``)."""
         core, state = self._core, self._state
         assert core is not None and state is not None
         # Every field is given explicitly: pydantic's model_construct inspects the signature of
         # each default_factory it has to call, which would cost more than the whole step.
         fields: dict[str, Any] = {
+            "done": bool(state.done), "reward": float(reward), "metadata": {},
             "env": self.env_spec.name, "scenario": core.scenario, "seed": self._seed,
-            "step": state.steps, "reward": float(reward), "done": bool(state.done),
-            "metadata": {}, "text": "", "structured": {}, "legal_actions": [], "valid": True,
+            "step": state.steps, "text": "", "structured": {}, "legal_actions": [], "valid": True,
             "error": "", "truncated": False, "info": {}, "score": None, "components": None,
             "metrics": None}
         if ts is not None:
@@ -330,8 +366,8 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
             grade = core.grade(state)
             fields.update(score=float(grade.score), components=dict(grade.components),
                           metrics=dict(grade.metrics))
-        # Built from trusted values: skip re-validating every nested list (a hot path).
-        return self.observation_model.model_construct(**fields)
+        # Built from trusted values: the model is made without re-validating every nested list.
+        return fields
 
 
 class _Rejected:

@@ -46,6 +46,7 @@ from openenv.core.env_server.interfaces import Environment as OEEnvironment
 from openenv.core.env_server.types import ConcurrencyConfig, ServerMode
 
 from lifeline import __version__
+from lifeline.adapters.fastlane import LANE, call_tool
 from lifeline.adapters.guard import WEBSOCKET, Guard
 from lifeline.adapters.metrics import CONTENT_TYPE_LATEST, ServerMetrics
 from lifeline.adapters.openenv import (
@@ -113,6 +114,9 @@ class LifelineEnvServer(HTTPEnvServer):
             raise
         if WEBSOCKET.get():
             self._session_websocket_attachments.add(session_id)
+            lane = LANE.get()
+            if lane is not None and isinstance(env, LifelineOpenEnv):
+                lane.bind(self, session_id, env)
         hooks: list[Any] = []
         if self.ledger is not None:
             hooks.append(self.ledger.releaser(name))
@@ -159,17 +163,17 @@ def _instrumented(env_cls: type[LifelineOpenEnv],
     seconds = metrics.step_seconds.labels(env=name)
     invalid = metrics.errors.labels(env=name, kind="INVALID_ACTION")
 
-    def step(self: LifelineOpenEnv, action: Any, timeout_s: float | None = None,
-             **kwargs: Any) -> Any:
+    def step_fields(self: LifelineOpenEnv, action: Any) -> dict[str, Any]:
         start = time.perf_counter()
-        obs = env_cls.step(self, action, timeout_s=timeout_s, **kwargs)
+        fields = env_cls.step_fields(self, action)
         seconds.observe(time.perf_counter() - start)
         steps.inc()
-        if getattr(obs, "valid", True) is False:
+        if fields["valid"] is False:
             invalid.inc()
-        return obs
+        return fields
 
-    return type(env_cls.__name__, (env_cls,), {"step": step, "__module__": env_cls.__module__,
+    return type(env_cls.__name__, (env_cls,), {"step_fields": step_fields,
+                                               "__module__": env_cls.__module__,
                                                "__doc__": env_cls.__doc__})
 
 
@@ -207,15 +211,35 @@ def _env_app(env_spec: EnvSpec, max_sessions: int, idle_timeout: float | None,
     return ServedEnv(env_spec, server, app)
 
 
+def _foreign_session(server: LifelineEnvServer, request: dict[str, Any],
+                     workers: int) -> dict[str, Any] | None:
+    """The JSON-RPC error for an HTTP MCP call naming a session this worker does not hold,
+    when other workers may hold it (OpenEnv's own text, plus the reason and the remedy)."""
+    params = request.get("params")
+    sid = params.get("session_id") if isinstance(params, dict) else None
+    if (workers < 2 or request.get("method") not in ("tools/call", "tools/list")
+            or not isinstance(sid, str) or sid in server._sessions):
+        return None
+    return {"jsonrpc": "2.0", "id": request.get("id"), "error": {
+        "code": -32602, "data": None,
+        "message": f"Unknown session_id: {sid} (this server runs {workers} worker processes and "
+                   f"an HTTP MCP session lives in the worker that created it; send all of a "
+                   f"session's requests over one keep-alive HTTP connection, or use the "
+                   f"WebSocket /{server.env_name}/ws or /{server.env_name}/mcp)"}}
+
+
 def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
               max_sessions: int = DEFAULT_MAX_SESSIONS, token: str | None = None,
               idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
               max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
-              slots_file: str | os.PathLike[str] | None = None) -> Guard:
+              slots_file: str | os.PathLike[str] | None = None,
+              fast_lanes: bool = True) -> Guard:
     """The ASGI application serving ``envs`` (default: every registered environment).
 
     ``slots_file`` names the ledger shared by the worker processes of one server (the session
-    cap then holds in total); :func:`serve` sets it up for ``workers > 1``.
+    cap then holds in total); :func:`serve` sets it up for ``workers > 1``. ``fast_lanes``
+    answers steps and MCP tool calls without OpenEnv's per-message layers
+    (:mod:`lifeline.adapters.fastlane`; the same answers, off only to compare).
     """
     if max_sessions < 1:
         raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
@@ -261,8 +285,15 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
 
     @root.get("/")
     async def index() -> dict[str, Any]:
-        return {"lifeline": __version__, "workers": workers(),
-                "envs": {n: e.describe() for n, e in served.items()}}
+        listing: dict[str, Any] = {"lifeline": __version__, "workers": workers(),
+                                   "envs": {n: e.describe() for n, e in served.items()}}
+        if ledger is not None:  # how the kernel and the workers spread the sessions
+            by_worker: dict[str, int] = {}
+            for per in ledger.snapshot()["sessions"].values():
+                for pid, count in per.items():
+                    by_worker[pid] = by_worker.get(pid, 0) + count
+            listing["sessions_by_worker"] = by_worker
+        return listing
 
     @root.get("/metrics")
     async def prometheus() -> Response:
@@ -275,12 +306,25 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
         head = path.strip("/").split("/", 1)[0]
         metrics.error(head if head in served else "", kind)
 
+    def fast_rpc(path: str, request: dict[str, Any]) -> dict[str, Any] | None:
+        """``tools/call`` on ``/<env>/mcp`` for a live session, answered by the fast lane; with
+        several workers, a session this worker does not know gets an error that says why."""
+        head, _, rest = path.strip("/").partition("/")
+        env = served.get(head)
+        if env is None or rest != "mcp":
+            return None
+        answer = call_tool(env.server, request)
+        if answer is None and ledger is not None:
+            answer = _foreign_session(env.server, request, workers())
+        return answer
+
     from lifeline.web import mount_web  # browser pages: /<env>/web and the HTML index at /
 
     mount_web(root, served)
     return Guard(root, token=token, max_message_bytes=max_message_bytes,
                  idle_timeout=idle_timeout, message_check=check_session_message,
-                 rpc_check=check_rpc_request, on_error=on_error)
+                 rpc_check=check_rpc_request, on_error=on_error,
+                 fast_rpc=fast_rpc if fast_lanes else None, lanes=fast_lanes)
 
 
 def served_envs(app: Guard) -> dict[str, ServedEnv]:
@@ -297,9 +341,19 @@ goes on; a frame beyond it is closed with code 1009 (the WebSocket standard's "m
 big") without being read into memory."""
 
 
+def _http_protocol() -> str:
+    """uvicorn's HTTP/1.1 implementation: ``httptools`` (a C parser; it cut an HTTP MCP call's
+    server CPU by 80-150 µs against ``h11``) when installed, else the pure-Python ``h11``."""
+    import importlib.util
+
+    return "httptools" if importlib.util.find_spec("httptools") is not None else "h11"
+
+
 def _uvicorn_options(max_message_bytes: int, log_level: str, ws_compression: bool,
                      ) -> dict[str, Any]:
-    return {"log_level": log_level, "ws": "websockets-sansio", "lifespan": "on",
+    from lifeline.adapters.transport import PROTOCOL
+
+    return {"log_level": log_level, "ws": PROTOCOL, "lifespan": "on", "http": _http_protocol(),
             "ws_per_message_deflate": ws_compression,
             "ws_max_size": max(WS_CEILING, 4 * max_message_bytes)}
 
@@ -364,7 +418,8 @@ def background_server(app: Guard, host: str = "127.0.0.1") -> Iterator[str]:
     Used by the tests, the benchmark and notebooks. The socket is bound before the thread
     starts, so there is no race for the port.
     """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # proto IPPROTO_TCP: asyncio disables Nagle's algorithm only on sockets that say so.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, 0))
     port = sock.getsockname()[1]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import inspect
 import json
 import math
@@ -132,6 +133,12 @@ def tool_specs(env: Environment | type[Environment]) -> list[ToolSpec]:
     return [spec_for(t) for t in env.action_types]
 
 
+@functools.cache
+def _tool_index(action_types: tuple[type[Action], ...]) -> dict[str, ToolSpec]:
+    """``{tool name: spec}`` of an environment's action types (read-only; parsed per call)."""
+    return {s.name: s for s in (spec_for(t) for t in action_types)}
+
+
 def openai_tools(env: Environment | type[Environment]) -> list[dict[str, Any]]:
     """Tools in the OpenAI / TRL chat-template format (``{"type": "function", ...}``)."""
     return [{"type": "function",
@@ -207,7 +214,7 @@ def parse_tool_call(env: Environment | type[Environment], name: Any,
     resulting action is *legal* in the current state is not checked here — that is the
     environment's ``validate`` (its message then reaches the agent the same way).
     """
-    specs = {s.name: s for s in tool_specs(env)}
+    specs = _tool_index(tuple(env.action_types))
     if not isinstance(name, str) or not name:
         raise ToolCallError(f"tool name must be a non-empty string, got {_describe(name)}; "
                             f"available tools: {', '.join(specs)}")
