@@ -468,14 +468,12 @@ def _fleet(key: bytes) -> tuple[bytes, bytes, bytes, bool, bool, bool]:
     return free, free_als, free_bls, 1 in free, 1 in free_als, 1 in free_bls
 
 
-def _transfer_rows(f: int, stock: list[int]) -> bytes:
-    """Transfer-mask bytes from hospital ``f`` (to × 8 types × 1-4 units; nothing to itself)."""
-    row = b"".join([_RUN_OF[x] for x in stock])
-    if f == 0:
-        return _ZERO_ROW + row + row
-    if f == 1:
-        return row + _ZERO_ROW + row
-    return row + row + _ZERO_ROW
+_COMPAT_ROOM = tuple(
+    tuple(int.from_bytes(b"".join([_RUN[room] if _COMPAT[r][b] else _RUN[0] for b in range(8)]),
+                         "big") for room in range(UNITS + 1)) for r in range(8))
+"""``_COMPAT_ROOM[recipient][room]``: bit pattern of the typed allocation bytes a patient of
+that type may receive with ``room`` (0-4) units left under ``MAX_RESERVED``; ANDed with a
+hospital's stock runs it gives ``_RUN[min(room, stock, 4)]`` for each compatible type."""
 
 
 def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarray:
@@ -498,6 +496,9 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
     h0, h1, h2 = hospitals
     open_h = (h0.divert_until <= t, h1.divert_until <= t, h2.divert_until <= t)
     cap = params.oneg_cap
+    run_of = _RUN_OF  # per hospital and blood type, the 1-4 unit pattern its stock allows
+    runs = (b"".join([run_of[x] for x in h0.stock]), b"".join([run_of[x] for x in h1.stock]),
+            b"".join([run_of[x] for x in h2.stock]))
     i = -1
     for p in s.patients:
         i += 1
@@ -525,12 +526,10 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
                 out[base + 8 * UNITS:base + 8 * UNITS + UNITS] = _RUN[n]
             if p.type_known:
                 room = MAX_RESERVED - p.blood_ready - p.blood_pending
-                compat = _COMPAT[p.blood_type]
-                for b in range(8):
-                    if compat[b]:
-                        n = min(room, stock[b], UNITS)
-                        if n > 0:
-                            out[base + b * UNITS:base + (b + 1) * UNITS] = _RUN[n]
+                if room > 0:  # typed modes: the stock runs masked by compatibility and room
+                    out[base:base + 8 * UNITS] = (
+                        int.from_bytes(runs[h], "big")
+                        & _COMPAT_ROOM[p.blood_type][min(room, UNITS)]).to_bytes(8 * UNITS, "big")
         if st in TYPEABLE and p.known and not p.type_known and not p.type_pending:
             out[o_qbt + i] = 1
     h = -1
@@ -549,8 +548,8 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
         for sp in hosp.specialists:
             if sp.state == SP_OFF:
                 out[o_page + h * 3 + sp.kind] = 1
-    out[o_transfer:o_aid] = (_transfer_rows(0, h0.stock) + _transfer_rows(1, h1.stock)
-                             + _transfer_rows(2, h2.stock))
+    r0, r1, r2 = runs
+    out[o_transfer:o_aid] = b"".join((_ZERO_ROW, r0, r0, r1, _ZERO_ROW, r1, r2, r2, _ZERO_ROW))
     if s.aid_left > 0:
         out[o_aid] = 1
     return np.frombuffer(out, dtype=np.bool_)
