@@ -213,6 +213,8 @@ def _idx(*pairs: tuple[int, int]) -> int:
 
 # ----- validity -----------------------------------------------------------------------------------
 def _int_in(x: object, n: int) -> bool:
+    if type(x) is int:  # the common case first (a bool's type is bool, not int)
+        return 0 <= x < n
     return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < n
 
 
@@ -233,6 +235,8 @@ def _patient_msg(s: CodeRedState, i: object) -> str | None:
 
 
 def _hosp_msg(h: object) -> str | None:
+    if type(h) is int and 0 <= h < H:
+        return None
     return None if _int_in(h, H) else f"hospital {h!r} does not exist (0..{H - 1})"
 
 
@@ -499,19 +503,22 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
     run_of = _RUN_OF  # per hospital and blood type, the 1-4 unit pattern its stock allows
     runs = (b"".join([run_of[x] for x in h0.stock]), b"".join([run_of[x] for x in h1.stock]),
             b"".join([run_of[x] for x in h2.stock]))
+    tri_first = _TRI_BYTES[any_als, any_bls, True]
+    tri_again = _TRI_BYTES[any_als, any_bls, False]
     i = -1
     for p in s.patients:
         i += 1
         st = p.status
+        if st == CALL:  # no blood or typing actions for a pending call
+            out[o_als + i * U:o_als + (i + 1) * U] = free_als
+            out[o_bls + i * U:o_bls + (i + 1) * U] = free_bls
+            out[o_tri + i * 5:o_tri + i * 5 + 5] = tri_first if p.hint < 0 else tri_again
+            continue
         if st not in _MASKED:
             continue
         if st in _DISP_OR_STAB:
             if any_free:
                 out[o_disp + i * U:o_disp + (i + 1) * U] = free
-        elif st == CALL:
-            out[o_als + i * U:o_als + (i + 1) * U] = free_als
-            out[o_bls + i * U:o_bls + (i + 1) * U] = free_bls
-            out[o_tri + i * 5:o_tri + i * 5 + 5] = _TRI_BYTES[any_als, any_bls, p.hint < 0]
         elif st in _ASSIGNABLE:
             ph, pa = p.hosp, p.at_hosp
             for h in range(H):
