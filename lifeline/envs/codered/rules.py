@@ -213,6 +213,8 @@ def _idx(*pairs: tuple[int, int]) -> int:
 
 # ----- validity -----------------------------------------------------------------------------------
 def _int_in(x: object, n: int) -> bool:
+    if type(x) is int:  # the common case first (a bool's type is bool, not int)
+        return 0 <= x < n
     return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < n
 
 
@@ -233,6 +235,8 @@ def _patient_msg(s: CodeRedState, i: object) -> str | None:
 
 
 def _hosp_msg(h: object) -> str | None:
+    if type(h) is int and 0 <= h < H:
+        return None
     return None if _int_in(h, H) else f"hospital {h!r} does not exist (0..{H - 1})"
 
 
@@ -468,14 +472,12 @@ def _fleet(key: bytes) -> tuple[bytes, bytes, bytes, bool, bool, bool]:
     return free, free_als, free_bls, 1 in free, 1 in free_als, 1 in free_bls
 
 
-def _transfer_rows(f: int, stock: list[int]) -> bytes:
-    """Transfer-mask bytes from hospital ``f`` (to × 8 types × 1-4 units; nothing to itself)."""
-    row = b"".join([_RUN_OF[x] for x in stock])
-    if f == 0:
-        return _ZERO_ROW + row + row
-    if f == 1:
-        return row + _ZERO_ROW + row
-    return row + row + _ZERO_ROW
+_COMPAT_ROOM = tuple(
+    tuple(int.from_bytes(b"".join([_RUN[room] if _COMPAT[r][b] else _RUN[0] for b in range(8)]),
+                         "big") for room in range(UNITS + 1)) for r in range(8))
+"""``_COMPAT_ROOM[recipient][room]``: bit pattern of the typed allocation bytes a patient of
+that type may receive with ``room`` (0-4) units left under ``MAX_RESERVED``; ANDed with a
+hospital's stock runs it gives ``_RUN[min(room, stock, 4)]`` for each compatible type."""
 
 
 def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarray:
@@ -498,19 +500,25 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
     h0, h1, h2 = hospitals
     open_h = (h0.divert_until <= t, h1.divert_until <= t, h2.divert_until <= t)
     cap = params.oneg_cap
+    run_of = _RUN_OF  # per hospital and blood type, the 1-4 unit pattern its stock allows
+    runs = (b"".join([run_of[x] for x in h0.stock]), b"".join([run_of[x] for x in h1.stock]),
+            b"".join([run_of[x] for x in h2.stock]))
+    tri_first = _TRI_BYTES[any_als, any_bls, True]
+    tri_again = _TRI_BYTES[any_als, any_bls, False]
     i = -1
     for p in s.patients:
         i += 1
         st = p.status
+        if st == CALL:  # no blood or typing actions for a pending call
+            out[o_als + i * U:o_als + (i + 1) * U] = free_als
+            out[o_bls + i * U:o_bls + (i + 1) * U] = free_bls
+            out[o_tri + i * 5:o_tri + i * 5 + 5] = tri_first if p.hint < 0 else tri_again
+            continue
         if st not in _MASKED:
             continue
         if st in _DISP_OR_STAB:
             if any_free:
                 out[o_disp + i * U:o_disp + (i + 1) * U] = free
-        elif st == CALL:
-            out[o_als + i * U:o_als + (i + 1) * U] = free_als
-            out[o_bls + i * U:o_bls + (i + 1) * U] = free_bls
-            out[o_tri + i * 5:o_tri + i * 5 + 5] = _TRI_BYTES[any_als, any_bls, p.hint < 0]
         elif st in _ASSIGNABLE:
             ph, pa = p.hosp, p.at_hosp
             for h in range(H):
@@ -525,12 +533,10 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
                 out[base + 8 * UNITS:base + 8 * UNITS + UNITS] = _RUN[n]
             if p.type_known:
                 room = MAX_RESERVED - p.blood_ready - p.blood_pending
-                compat = _COMPAT[p.blood_type]
-                for b in range(8):
-                    if compat[b]:
-                        n = min(room, stock[b], UNITS)
-                        if n > 0:
-                            out[base + b * UNITS:base + (b + 1) * UNITS] = _RUN[n]
+                if room > 0:  # typed modes: the stock runs masked by compatibility and room
+                    out[base:base + 8 * UNITS] = (
+                        int.from_bytes(runs[h], "big")
+                        & _COMPAT_ROOM[p.blood_type][min(room, UNITS)]).to_bytes(8 * UNITS, "big")
         if st in TYPEABLE and p.known and not p.type_known and not p.type_pending:
             out[o_qbt + i] = 1
     h = -1
@@ -549,8 +555,8 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
         for sp in hosp.specialists:
             if sp.state == SP_OFF:
                 out[o_page + h * 3 + sp.kind] = 1
-    out[o_transfer:o_aid] = (_transfer_rows(0, h0.stock) + _transfer_rows(1, h1.stock)
-                             + _transfer_rows(2, h2.stock))
+    r0, r1, r2 = runs
+    out[o_transfer:o_aid] = b"".join((_ZERO_ROW, r0, r0, r1, _ZERO_ROW, r1, r2, r2, _ZERO_ROW))
     if s.aid_left > 0:
         out[o_aid] = 1
     return np.frombuffer(out, dtype=np.bool_)
