@@ -381,7 +381,7 @@ def plot_curve(result: FastPPOResult, path: Path, scenario: str) -> bool:
     ax.set_xlabel("training CPU seconds")
     ax.set_ylabel("grader score")
     ax.set_title(f"fast PPO on ed/{scenario} (batch kernel)")
-    ax.legend(loc="lower right")
+    ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
