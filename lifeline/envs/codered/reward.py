@@ -75,23 +75,24 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
     ott_sum = strokes_sum = cards_sum = 0.0
     n_ott = n_strokes = n_cards = 0
     calls = minors = 0
+    serious, milestone_1, milestone_2 = _SERIOUS_SET, _MILESTONE_1, _MILESTONE_2
     for p in s.patients:
         if p.void or p.status == FUTURE:
             continue
         cond = p.cond
         if p.is_call:
             calls += 1
-            if cond not in _SERIOUS_SET:
+            if cond not in serious:
                 minors += 1
-        if cond not in _SERIOUS_SET:
+        if cond not in serious:
             continue
         n += 1
         proc, spec = PROCEDURE_OF[cond], SPECIALIST_OF[cond]
         if proc >= 0 or spec >= 0:
             n_res += 1
         st = p.status
-        if st in _MILESTONE_1:
-            milestones += 1 + (st in _MILESTONE_2)
+        if st in milestone_1:
+            milestones += 1 + (st in milestone_2)
         if st == TREATED:
             n_treated += 1
             sv = p.survival
@@ -104,15 +105,16 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
                 ready += sv * (p.or_ready_arr + 0) / 1
             elif spec >= 0:
                 ready += sv * (p.spec_ready_arr + 0) / 1
-            exp_sum += 1.0 - sv
-            ott_sum += p.treated_at - p.onset
-            n_ott += 1
-            if cond == STROKE:
-                strokes_sum += p.treated_at - p.arrived
-                n_strokes += 1
-            elif cond == CARDIAC:
-                cards_sum += p.treated_at - p.arrived
-                n_cards += 1
+            if metrics_too:  # metrics only: the dense reward skips them
+                exp_sum += 1.0 - sv
+                ott_sum += p.treated_at - p.onset
+                n_ott += 1
+                if cond == STROKE:
+                    strokes_sum += p.treated_at - p.arrived
+                    n_strokes += 1
+                elif cond == CARDIAC:
+                    cards_sum += p.treated_at - p.arrived
+                    n_cards += 1
         elif st == DEAD:
             dead += 1
         if p.secondary:
