@@ -21,14 +21,17 @@ from lifeline.core.registry import spec
 
 IN_BAND: dict[str, tuple[int, tuple[str, ...]]] = {
     # env: (episodes, statistics within band on the default scenario today)
-    "ed": (6, ("los_esi2", "los_esi3", "los_esi4", "los_esi5", "los_order", "admit_esi2",
-               "esi3_share")),
-    "dispatch": (30, ("scene_median", "non_transport_pct")),
+    "ed": (40, ("los_esi1", "los_esi2", "los_esi3", "los_esi4", "los_esi5", "los_order",
+                "admit_esi1", "admit_esi2", "admit_esi3", "admit_esi4", "admit_esi5",
+                "admit_share", "lwbs_pct", "d2p_median", "los_discharged_median", "esi3_share")),
+    "dispatch": (30, ("resp_median", "scene_median", "transport_median", "handover_median",
+                      "non_transport_pct")),
     "codered": (10, ("d2b_le90",)),
     "pharmacy": (3, ()),
     "evgrid": (2, ("wp_plugged", "wp_idle", "wp_peak3h")),
 }
-"""Kept cheap (the five together take well under a minute on one core)."""
+"""Kept cheap (the five together take about a minute on one core); ed plays the card's 40
+episodes because its admission shares by ESI pool a few ESI-1 and ESI-5 visits a day."""
 
 
 def test_band_check_is_inclusive_and_ignores_unjudged() -> None:
@@ -128,3 +131,36 @@ def test_dispatch_probe_reads_the_env_intervals() -> None:
     assert probe.handover and min(probe.handover.values()) >= 10.0 - 1e-9
     assert probe.transport and all(b >= a for a, b in probe.transport.values())
     assert (probe.responses() >= 0).all()
+
+
+def test_ed_probe_counts_a_boarded_ward_admission_as_admitted() -> None:
+    """A ward admission (v2): arrives at tick 0, bed at tick 1, treated by tick 3, boards 4 ticks,
+    leaves for the ward at tick 7 -> admitted, LOS 105 min in the judged (non-ICU) rows and the
+    ward-LOS median; an early discharge of a boarder would not be an admission."""
+    from types import SimpleNamespace
+
+    from lifeline.calibrate.ed import Probe
+    from lifeline.envs.ed.types import GENERAL, EDCounters, Patient
+
+    env = SimpleNamespace(params=SimpleNamespace(tick_minutes=15.0))
+    c = Patient(pid=0, arrival_tick=0, true_acuity=2, triage_error=0, condition=0,
+                needs_icu=False, needs_vent=False, treatment_ticks=2, patience_ticks=99,
+                needs_ward=True, board_ticks=4)
+    counters = EDCounters(patients=1)
+
+    def state(tick: int, waiting: list[Patient], general: list[Patient | None]
+              ) -> SimpleNamespace:
+        return SimpleNamespace(tick=tick, waiting=waiting, general=general, icu=[None],
+                               counters=counters)
+
+    probe = Probe()
+    probe.on_step(env, state(0, [c], [None]))
+    c.location, c.admitted_tick = GENERAL, 1
+    probe.on_step(env, state(1, [], [c]))
+    c.progress_ticks = 6  # treatment (2) and boarding (4) done: ready
+    probe.on_step(env, state(7, [], [None]))
+    values = probe.values()
+    assert values["admit_esi2"] == 100.0 and values["admit_share"] == 100.0
+    assert values["icu_share"] == 0.0
+    assert values["los_esi2"] == 105.0 and values["los_ward_median"] == 105.0
+    assert math.isnan(values["los_discharged_median"])

@@ -97,7 +97,7 @@ def test_unit_on_the_calls_own_node_serves_it_and_comes_back() -> None:
     t_dispatch = s.t
     assert env.step(s, Dispatch(unit=0, call=0)).valid
     env.step(s, Hold())
-    assert s.c_first[c] == pytest.approx(t_dispatch)  # zero travel
+    assert s.c_first[c] == pytest.approx(t_dispatch + env.params.turnout_min)  # turn-out only
     assert s.u_status[0] == ON_SCENE
     _hold_until(env, s, lambda st: st.u_status[0] == IDLE or st.done)
     assert s.u_status[0] == IDLE and np.isfinite(s.c_outcome[c])
@@ -381,8 +381,9 @@ def test_travel_takes_real_edge_minutes_on_the_toy_city() -> None:
     _hold_until(env, s, lambda st: st.visible[0] >= 0)
     t0, mult = s.t, s.mult
     assert env.step(s, Dispatch(unit=0, call=0)).valid
-    assert s.u_next[0] == pytest.approx(t0 + 9.0 * mult)  # reliability 1: no turn-out delay
+    turnout = env.params.turnout_min  # reliability 1: the turn-out only, no extra delay
+    assert s.u_next[0] == pytest.approx(t0 + turnout + 9.0 * mult)
     nxt, rem = dynamics.where(s, 0)
-    assert (nxt, rem) == (1, pytest.approx(2.0 * mult))
+    assert (nxt, rem) == (0, pytest.approx(turnout))  # still rolling out of its station
     _hold_until(env, s, lambda st: st.u_status[0] == ON_SCENE)
-    assert s.c_first[0] - t0 == pytest.approx(9.0 * mult)
+    assert s.c_first[0] - t0 == pytest.approx(turnout + 9.0 * mult)

@@ -190,7 +190,7 @@ def test_mutual_aid_loan_ends_and_the_unit_leaves() -> None:
 
 
 def test_coverage_counts_only_calls_answered_within_target() -> None:
-    env = _toy()
+    env = _toy(call_processing_min=0.0, turnout_min=0.0)  # v1 timing: the fast call is in time
     s_fast, _ = _play(env, 5, ["dispatch"])
     g_fast = env.grade(s_fast)
     target = TARGET_MIN[int(s_fast.c_type[0])]
@@ -220,7 +220,7 @@ def test_reference_plan_matches_the_hand_solved_tiny_instance() -> None:
     * unit 1 → A (3 min), unit 0 → B (0 min): 11·3 + 1.2·0 = 33
     Each call's cheapest unit alone is unit 0 for both (infeasible), so the MILP must decide.
     """
-    ctx = Context(toy_params())
+    ctx = Context(replace(toy_params(), call_processing_min=0.0, turnout_min=0.0))  # v1 timing
     calls = CallStream(time=np.array([0.0, 1.0]), node=np.array([1, 0]),
                        type=np.array([CARDIAC, TRAUMA]), rtype=np.array([CARDIAC, TRAUMA]),
                        sev=np.array([3, 1]), kind=np.array([REAL, REAL]),
@@ -233,6 +233,10 @@ def test_reference_plan_matches_the_hand_solved_tiny_instance() -> None:
     calls.type[1] = MINOR
     minutes, unit, _ = reference_plan(ctx, calls, start_hour=12.0)
     assert unit.tolist() == [0, 1]
+    # v2: call processing (1.25 min) and turn-out (1 min) come before every planned drive.
+    calls.type[1] = TRAUMA
+    minutes, unit, _ = reference_plan(Context(toy_params()), calls, start_hour=12.0)
+    assert unit.tolist() == [0, 1] and minutes.tolist() == [2.0 + 2.25, 5.0 + 2.25]
 
 
 # ----- adversarial designer: toward the weak call types, and the test notices inversion ----------
@@ -329,4 +333,4 @@ def test_each_id_has_one_city_and_fixed_spaces() -> None:
         DispatchEnv("metro_expert")
     with pytest.raises(ValueError, match="'dispatch'"):
         DispatchMetroEnv("expert")
-    assert DispatchEnv.version == DispatchMetroEnv.version == 1
+    assert DispatchEnv.version == DispatchMetroEnv.version == 2

@@ -49,8 +49,10 @@ def reference_scores(env_name: str, path: Path = LEADERBOARD_FILE) -> dict[str, 
             scores.setdefault(row["scenario"], {})[row["agent"]] = {
                 k: row[k] for k in ("n", "mean", "ci_low", "ci_high")}
     meta = board.get("meta", {})
+    # Rows re-measured after the snapshot (e.g. one env's new version) carry their own provenance.
+    prov = meta.get("env_provenance", {}).get(env_name, meta)
     return {"source": "lifeline/data/leaderboard.json" if scores else None,
-            "created": meta.get("created"), "git_commit": meta.get("git_commit"),
+            "created": prov.get("created"), "git_commit": prov.get("git_commit"),
             "env_version": meta.get("env_versions", {}).get(env_name), "scores": scores}
 
 

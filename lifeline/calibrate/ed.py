@@ -6,19 +6,21 @@ How the model maps onto the published statistics (read before the table):
   *true* acuity at arrival (``normal_day`` has no mis-triage, so it equals the triage level that
   NHAMCS and Tanabe tabulate).
 * **Door-to-provider**: arrival tick to the tick the patient gets a bed (the env has no separate
-  clinician: a bed is where care starts). Resolution is the env's 15-minute tick.
-* **Disposition**: the env has two: *discharged* (treatment complete, bed freed) and *ICU bed*.
-  An ICU bed is the env's only "admission" (critical care); the env has no inpatient ward, so a
-  patient who in reality would be admitted to a ward is treated and discharged from a general
-  bed. The ED stay of an ICU admission ends when the ICU bed is taken.
+  clinician: a bed is where care starts). Since v2 an arrival spends one tick in triage before
+  it can get a bed, so the shortest door-to-bed is one tick. Resolution is the env's 15-minute
+  tick.
+* **Disposition** (v2): *ICU admission* (the patient needs critical care and takes an ICU bed),
+  *ward admission* (drawn at arrival by ESI; after treatment the patient boards in its ED bed
+  until the ward takes it: 2.9-4.3 h, West J Emerg Med 2022), or *discharged* home. Admitted =
+  ICU or ward admission; the admission shares count the visits whose disposition is known at
+  the end of the shift (left the ED, boarding, or in an ICU bed).
 * **Length of stay**: arrival to leaving the ED, in minutes, for visits arriving before 18:00
   (so that a stay of up to 6 hours ends within the 24-hour shift; the shift also starts empty at
-  00:00, so long stays are slightly under-represented). Judged rows use *discharged* visits
-  (treated in a general bed and sent home); the "all visits" rows also count ICU admissions,
-  whose ED stay ends when the ICU bed is taken. The env has no boarding (an ICU bed, when free,
-  is taken at once), so its all-visit LOS of ESI 1-2 is far below the published one, which
-  includes hours of boarding (Mullins 2013; West J Emerg Med 2022: 2.9-4.3 h decision to
-  departure) — that is reported, not hidden.
+  00:00, so long stays are slightly under-represented). Judged rows: visits that are not ICU
+  admissions (discharged home, or admitted to a ward after boarding in their ED bed); the "all
+  visits" rows also count ICU admissions, whose ED stay ends when the ICU bed is taken (the
+  env's ICU beds are the critical-care destination, so an ICU admission does not board in the
+  ED unless the ICU is full).
 * **LWBS**: ``counters.lwbs`` / distinct patients.
 
 Every number is read from the env's state by :class:`Probe` while the reference policy
@@ -46,28 +48,28 @@ LOS_WHY = ("Band = 0.75 x the lower to 1.25 x the higher of the two published me
            "the LOS of the same patients roughly doubling between small and large EDs "
            "(107 vs 213 min non-admitted), so one ED sits anywhere in a wide spread.")
 ADMIT_OUT = (
-    "Every ESI-1 patient needs ICU care in the env (EDParams: ICU need for ESI 1 always); in "
-    "reality a third of level-1 visits are admitted (and some of the rest go to intermediate "
-    "care, which the env does not have).",
-    "",
-    "The env has no ward admission: ESI 3 patients need an ICU only after worsening to ESI 1; "
-    "the real 15.5 % are mostly ward admissions.",
-    "The env has no ward admission, and ESI 4-5 patients never need an ICU.",
-    "The env has no ward admission, and ESI 4-5 patients never need an ICU.",
+    "ICU need (30 %) plus ward admission (5 % of the rest) and worsening; ESI-1 visits are few "
+    "(2 % of arrivals), so the share swings between days.",
+    "ICU need by condition (15-20 %) plus ward admission (18 % of the rest).",
+    "Ward admission 15 % of ESI-3 patients, plus worsening to ESI 1.",
+    "Ward admission 4 % of ESI-4 patients; a few leave unseen first and the sample is small.",
+    "Ward admission 5 % of ESI-5 patients; a few leave unseen first and the sample is small.",
 )
 ADMIT_WHY = ("Band = 0.5-1.5 x the national share: admitted shares differ about 2x between "
-             "small and large EDs (EDBA 11.2 vs 21.8 % of visits).")
+             "small and large EDs (EDBA 11.2 vs 21.8 % of visits). Pooled over all episodes' "
+             "visits (a day has 2-3 ESI-1 and ~10 ESI-5 visits, too few for a per-day share).")
 
 
 def _los_stat(esi: int) -> Stat:
     a, b = LOS_HOCKER[esi - 1], LOS_TANABE[esi - 1]
     return Stat(
-        key=f"los_esi{esi}", label=f"ED length of stay, ESI {esi}, discharged visits (mean, min)",
+        key=f"los_esi{esi}",
+        label=f"ED length of stay, ESI {esi}, visits not admitted to the ICU (mean, min)",
         reference=f"{a:.0f} (NHAMCS 2011); {b:.0f} (one academic ED); all visits",
         band=(round(0.75 * min(a, b)), round(1.25 * max(a, b))),
         source=f"{HOCKER}; {TANABE}", why=LOS_WHY, fmt="{:.0f}",
-        if_outside=("Most ESI-1 patients take an ICU bed; the few discharged from a general bed "
-                    "make a small, noisy sample." if esi == 1 else ""))
+        if_outside=("ESI-1 visits are few (2 % of arrivals): a small, noisy sample." if esi == 1
+                    else ""))
 
 
 def _los_all_stat(esi: int) -> Stat:
@@ -76,45 +78,45 @@ def _los_all_stat(esi: int) -> Stat:
         key=f"los_all_esi{esi}", label=f"ED length of stay, ESI {esi}, all visits (mean, min)",
         reference=f"{a:.0f} (NHAMCS 2011); {b:.0f} (one academic ED)", band=None,
         source=f"{HOCKER}; {TANABE}",
-        why="Reported, not judged: an ICU admission ends the ED stay at once (no boarding in "
-            "the env), see the notes above.", fmt="{:.0f}")
+        why="Reported, not judged: an ICU admission's ED stay ends when it takes the ICU bed "
+            "(the env's ICU is the critical-care destination), see the notes above.",
+        fmt="{:.0f}")
 
 
 def _admit_stat(esi: int) -> Stat:
     a = ADMIT_HOCKER[esi - 1]
     return Stat(
-        key=f"admit_esi{esi}", label=f"Admitted (ICU bed), ESI {esi} (% of visits)",
+        key=f"admit_esi{esi}", label=f"Admitted (ICU or ward), ESI {esi} (% of visits)",
         reference=f"{a} % admitted (NHAMCS 2011)", band=(round(0.5 * a, 1), round(1.5 * a, 1)),
-        source=HOCKER, why=ADMIT_WHY, if_outside=ADMIT_OUT[esi - 1])
+        source=HOCKER, why=ADMIT_WHY, if_outside=ADMIT_OUT[esi - 1], pooled=True)
 
 
 STATS: tuple[Stat, ...] = (
     *(_los_stat(e) for e in range(1, 6)),
     *(_los_all_stat(e) for e in range(1, 6)),
     Stat(key="los_order",
-         label="LOS ordering (discharged, all episodes pooled): ESI 2 and 3 longer than ESI "
-               "4 and 5 (1 = yes); per episode: share of episodes",
+         label="LOS ordering (visits not admitted to the ICU, all episodes pooled): ESI 2 and 3"
+               " longer than ESI 4 and 5 (1 = yes); per episode: share of episodes",
          reference="2-3 longest, 4-5 shortest in both sources", band=(1.0, 1.0),
          source=f"{HOCKER}; {TANABE}",
          why="Both sources agree on the ordering (they disagree on ESI 1 vs 3).", pooled=True,
          fmt="{:.2f}"),
     *(_admit_stat(e) for e in range(1, 6)),
-    Stat(key="admit_share", label="Admitted share of all visits (ICU bed, %)",
+    Stat(key="admit_share", label="Admitted share of all visits (ICU or ward, %)",
          reference="16.3 % (NHAMCS 2019, 2nd); 11.2-21.8 % by ED size (EDBA, 2nd)",
          band=(10.0, 25.0), source=f"NHAMCS 2019 via consumerhealthratings (2nd); {EDBA}",
          why="The spread between small and large EDs (EDBA) with a margin.", checked="2nd",
-         if_outside=("The env's only admission is an ICU bed; the heuristic also uses free ICU "
-                     "beds for ESI-2 patients who do not need them (README: ESI 2 to ICU while two"
-                     " ICU beds are free), but without ward admissions the total stays below the "
-                     "10-25 % of real EDs.")),
+         if_outside=("ICU need and ward admission by ESI (see the rows above) over the env's ESI "
+                     "mix.")),
     Stat(key="icu_share", label="Critical-care admissions (% of visits)",
          reference="0.9 % (2001) -> 1.6 % (2009) of US ED visits",
          band=(1.0, 3.0),
          source="Herring AA et al., Crit Care Med 2013 (NHAMCS)",
          why="National rate 1.6 % with room for a busier-than-average single ED.",
-         if_outside=("ICU need (all ESI 1, 15-20 % of ESI 2 by condition) plus the heuristic's use"
-                     " of free ICU beds for ESI 2 give several times the US critical-care "
-                     "admission rate.")),
+         if_outside=("ICU need (30 % of ESI 1, 15-20 % of ESI 2 by condition, and worsening to "
+                     "ESI 1) over the env's acute mix (22 % ESI 1-2) gives more critical care than"
+                     " the US rate: the env compresses a day's critical events into one shift "
+                     "so that triage matters.")),
     Stat(key="lwbs_pct", label="Left without being seen (% of visits)",
          reference="median hospital 2.6 % (range 0-20.3); national 1.3 % (CI 0.9-1.8)",
          band=(1.0, 5.0),
@@ -123,35 +125,46 @@ STATS: tuple[Stat, ...] = (
              "twice the median hospital (CMS state range 1-8 %, 2nd).",
          if_outside=("ESI 4-5 patients leave after a lognormal patience of mean 4 h; the heuristic"
                      " admits by acuity and fast-tracks only those about to leave, so LWBS swings "
-                     "from 0 to ~20 % between days (the band applies to the mean).")),
+                     "between days (the band applies to the mean).")),
     Stat(key="d2p_median",
-         label="Door-to-provider (bed), median of all visits pooled (min; 15-min ticks, 0 = "
-               "a bed in the tick of arrival)",
+         label="Door-to-provider (bed), median of all visits pooled (min; 15-min ticks, "
+               "the first of them in triage)",
          reference="31 (NHAMCS 2006); 35, CI 26-43 (2008-09); 14 (2019, 2nd)",
          band=(10.0, 45.0),
          source="Pitts SR et al., NHSR No. 7 (2008); Pines 2012; NHAMCS 2019 (2nd)",
          why="From the lowest recent national median to the upper CI of 2008-09 (hospital "
              "medians spread around the national one). Env resolution: 15-min ticks.",
          pooled=True, fmt="{:.1f}",
-         if_outside=("The env has no triage/registration step and no clinician separate from the "
-                     "bed: on normal_day most patients get a bed in the tick they arrive (median 0"
-                     " ticks), while ESI 4-5 patients wait hours (see the >= 60 min row and the "
-                     "CDF).")),
+         if_outside=("One triage tick, then a bed when one is free: the median is one or two "
+                     "ticks.")),
     Stat(key="d2p_over60", label="Waited >= 60 min for a bed (% of visits)",
          reference="16 % waited >= 60 min (NHAMCS 2019)", band=None,
          source="NHAMCS 2019 via consumerhealthratings (2nd)",
          why="Secondary source only: reported, not judged.", checked="2nd"),
-    Stat(key="los_discharged_median", label="LOS of discharged visits, median (min)",
+    Stat(key="los_discharged_median", label="LOS of visits discharged home, median (min)",
          reference="131 (NHAMCS 2008-09 hospitals); 107-213 by ED size (EDBA, 2nd)",
          band=(100.0, 240.0), source=f"Pines 2012; {EDBA}",
-         why="The range of hospital medians by ED size.", fmt="{:.0f}"),
+         why="The range of hospital medians by ED size.", fmt="{:.0f}",
+         if_outside=("Treatment times (4 h mean for ESI 1-3) and the day's queue: the env's "
+                     "discharged patients are sicker on average than a real ED's.")),
+    Stat(key="los_ward_median",
+         label="LOS of ward admissions (arrival to leaving for the ward), median (min)",
+         reference="admitted median 244 (NHAMCS 2008-09 hospitals); 216-386 by ED size (EDBA, "
+                   "2nd)",
+         band=(200.0, 400.0), source=f"Pines JM et al., Ann Emerg Med 2012; {EDBA}",
+         why="From below the national admitted median to the largest EDs' median (hospital "
+             "medians spread about 2x with ED size).", fmt="{:.0f}",
+         if_outside="Treatment plus boarding (2.9-4.3 h means) plus the wait for a bed."),
     Stat(key="los_icu_mean", label="ED LOS of ICU admissions (door to ICU bed, mean, min)",
          reference="304 (CI 286-323), NHAMCS 2002-09 adults", band=(200.0, 400.0),
          source="Mullins PM, Goyal M, Pines JM, Acad Emerg Med 2013;20:479-486",
          why="ICU admissions wait hours in real EDs (boarding); the band is wide around 304.",
          fmt="{:.0f}",
-         if_outside=("The env has no boarding: an ICU bed, when free, is taken at once (real ICU "
-                     "admissions wait hours in the ED).")),
+         if_outside=("The env's ICU beds are the critical-care destination: an ICU admission's ED "
+                     "stay ends when it takes one, which on normal_day is soon (real ICU "
+                     "admissions board hours in the ED for a hospital ICU bed). v2 models "
+                     "boarding for ward admissions only; ICU boarding would turn the env's ICU "
+                     "into an ED holding area and change what the ICU decisions mean.")),
     Stat(key="esi3_share", label="ESI-3 share of visits (%)",
          reference="59.9 % level 3 (one Taiwanese ED, TTAS); US 40-55 % (K, unchecked)",
          band=(40.0, 60.0), source="Emerg Med Int 2020 (Hindawi 2059379), Table 1",
@@ -228,8 +241,12 @@ class Probe:
         return bool(rec["ready"]) if rec["gone"] >= 0 else bool(p.treatment_done)
 
     def decided(self, rec: dict[str, Any]) -> bool:
-        """The visit's disposition is known by the end of the shift (it left the ED, or it is
-        an ICU or boarding ward admission): the denominator of the admission shares."""
+        """The denominator of the admission shares: a visit arriving before 18:00 (like the LOS
+        rows, so that a day's late arrivals, whose ICU admission is known at once but whose
+        discharge is not, do not bias the shares) whose disposition is known by the end of the
+        shift (it left the ED, or it is an ICU or boarding ward admission)."""
+        if rec["arrival"] * self.tick_min >= 18 * 60:
+            return False
         return rec["gone"] >= 0 or self.admitted(rec)
 
     def admitted(self, rec: dict[str, Any]) -> bool:
@@ -278,8 +295,12 @@ class Probe:
         waits = [(r["admit"] - r["arrival"]) * self.tick_min for r in visits if r["admit"] >= 0]
         out["d2p_median"] = float(np.median(waits)) if waits else float("nan")
         out["d2p_over60"] = 100.0 * sum(w >= 60 for w in waits) / len(waits) if waits else math.nan
-        disch = [x for r in visits for x in [self.los_minutes(r, True)] if not math.isnan(x)]
+        disch = [x for r in visits if not self.ward_admission(r)
+                 for x in [self.los_minutes(r, True)] if not math.isnan(x)]
         out["los_discharged_median"] = float(np.median(disch)) if disch else float("nan")
+        ward = [x for r in visits if self.ward_admission(r) and r["gone"] >= 0
+                for x in [self.los_minutes(r)] if not math.isnan(x)]
+        out["los_ward_median"] = float(np.median(ward)) if ward else float("nan")
         icu_los = [x for r in visits if self.icu_admission(r)
                    for x in [self.los_minutes(r)] if not math.isnan(x)]
         out["los_icu_mean"] = float(np.mean(icu_los)) if icu_los else float("nan")
@@ -324,4 +345,9 @@ def pooled(probes: Iterable[Probe]) -> dict[str, float]:
                for x in [p.los_minutes(r, True)] if not math.isnan(x)] for e in range(2, 6)}
     order = (float(min(np.mean(los[2]), np.mean(los[3])) > max(np.mean(los[4]), np.mean(los[5])))
              if all(los.values()) else float("nan"))
-    return {"d2p_median": float(np.median(waits)) if waits else float("nan"), "los_order": order}
+    out = {"d2p_median": float(np.median(waits)) if waits else float("nan"), "los_order": order}
+    for e in range(1, 6):
+        decided = [(p, r) for p in probes for r in p._visits() if r["esi"] == e and p.decided(r)]
+        out[f"admit_esi{e}"] = (100.0 * sum(p.admitted(r) for p, r in decided) / len(decided)
+                                if decided else float("nan"))
+    return out

@@ -1,2 +1,2 @@
-"""Emergency medical dispatch on a city road graph (``lifeline/Dispatch-v1``,
-``lifeline/DispatchMetro-v1``); see README.md."""
+"""Emergency medical dispatch on a city road graph (``lifeline/Dispatch-v2``,
+``lifeline/DispatchMetro-v2``); see README.md."""

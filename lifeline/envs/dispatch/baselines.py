@@ -551,6 +551,6 @@ coverage counts only calls answered within their target (v0 counted late answers
 the fleet kept readiness and scored coverage above the bound)."""
 
 
-PASS_THRESHOLD = 0.75
+PASS_THRESHOLD = 0.65
 """An episode 'passes' at this score (pass^k with ``--trials k``): between closest-idle on expert
-(0.69) and advanced (0.78)."""
+(0.606) and advanced (0.701) in v2 (v1: 0.75, between 0.69 and 0.78)."""

@@ -45,7 +45,7 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
     """Dispatch ambulances to calls over an 8-hour shift; scored by response, survival, coverage."""
 
     name: ClassVar[str] = "dispatch"
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
     metro: ClassVar[bool] = False
     """True for the metro-city family (``dispatch_metro``): one id, one city, fixed spaces."""
@@ -95,6 +95,8 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
         s.c_sev, s.c_kind, s.c_tone, s.c_transport = calls.sev, calls.kind, calls.tone, \
             calls.transport
         s.c_needed = needed.astype(np.int64)
+        s.c_mci = (np.zeros(m, bool) if calls.mci is None
+                   else np.asarray(calls.mci, bool))
         s.c_status = np.full(m, FUTURE, np.int64)
         s.c_assigned = np.zeros(m, np.int64)
         s.c_arrived = np.zeros(m, np.int64)

@@ -60,6 +60,9 @@ class CallStream:
     kind: np.ndarray
     tone: np.ndarray
     transport: np.ndarray
+    mci: np.ndarray | None = None
+    """True for the calls of a mass-casualty burst (v2; the calibration card reports ordinary
+    calls apart from bursts)."""
 
 
 @dataclass
@@ -191,7 +194,7 @@ def generate_calls(p: DispatchParams, events: EventSchedule, start_hour: float,
     latent = np.where(kind == FALSE_ALARM, latent + 0.3, latent)
     ghost_tone = rng_tone.choice(3, size=m, p=(0.2, 0.3, 0.5))
     tone = np.where(kind == GHOST, ghost_tone, np.clip(np.rint(latent), 0, 2)).astype(np.int64)
-    return CallStream(time, node, ctype, rtype, sev, kind, tone, transport)
+    return CallStream(time, node, ctype, rtype, sev, kind, tone, transport, is_mci)
 
 
 # ----- the generated metro city ---------------------------------------------------------------

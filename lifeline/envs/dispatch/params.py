@@ -24,14 +24,16 @@ UNITS_NEEDED = (1, 1, 1, 1, 2, 1)
 TYPE_MIX = (0.15, 0.10, 0.15, 0.20, 0.10, 0.30)
 """Base probability of each type for a new call."""
 SEVERITY_P = (
-    (0.20, 0.30, 0.30, 0.20),  # cardiac: severity 3 is a cardiac arrest
+    (0.20, 0.30, 0.45, 0.05),  # cardiac: severity 3 is a cardiac arrest (v2: 5 %, was 20 %)
     (0.10, 0.30, 0.40, 0.20),
     (0.20, 0.40, 0.30, 0.10),
     (0.20, 0.40, 0.25, 0.15),
     (0.40, 0.30, 0.20, 0.10),
     (0.70, 0.30, 0.00, 0.00),
 )
-"""P(true severity = 0..3 | type). Severity is hidden from the agent."""
+"""P(true severity = 0..3 | type). Severity is hidden from the agent. v2: 5 % of cardiac calls
+are arrests (0.75 % of all calls; one US metro: 555 arrests in 101,642 dispatches = 0.55 %,
+Resuscitation 2010), v1's 20 % made 3 % of calls arrests."""
 TRANSPORT_P = (0.30, 0.70, 0.95, 1.00)
 """P(patient needs a hospital | severity 0..3)."""
 RISK = (0.00, 0.02, 0.10, 0.30)
@@ -82,18 +84,25 @@ class CityParams:
     """Unit slots reserved for mutual-aid units (the most that can ever be requested)."""
 
 
+SEED_ROADS: tuple[tuple[int, int, float], ...] = (
+    (0, 1, 2), (1, 2, 3), (2, 3, 2), (0, 3, 4), (0, 2, 3),
+    (4, 5, 3), (5, 6, 2), (6, 7, 3), (4, 7, 5), (5, 7, 4),
+    (8, 9, 2), (9, 10, 3), (10, 11, 2), (8, 11, 4), (9, 11, 3),
+    (12, 13, 2), (13, 14, 3), (14, 15, 2), (12, 15, 4), (13, 15, 3),
+    (16, 17, 2), (17, 18, 3), (18, 19, 2), (16, 19, 4), (17, 19, 3),
+    (3, 4, 5), (3, 8, 6), (7, 12, 5), (7, 16, 6), (11, 16, 5), (11, 12, 7), (15, 19, 5),
+    (0, 16, 8), (5, 10, 7), (2, 13, 6),
+)
+"""The seed project's roads ``(u, v, minutes)`` as it wrote them (v1 used these minutes)."""
+ROAD_SCALE = 1.75
+"""v2 stretches the seed's road minutes by this factor (issue 18): with the seed's minutes the
+closest idle unit reached a call in a median 2 min, against a 5-9 min urban call-to-arrival
+(NEMSIS 2010 median 5, ESO urban mean 7.0, county median 9)."""
+
 DISPATCHR_20 = CityParams(
     name="dispatchr-20",
     n_nodes=20,
-    edges=(
-        (0, 1, 2), (1, 2, 3), (2, 3, 2), (0, 3, 4), (0, 2, 3),
-        (4, 5, 3), (5, 6, 2), (6, 7, 3), (4, 7, 5), (5, 7, 4),
-        (8, 9, 2), (9, 10, 3), (10, 11, 2), (8, 11, 4), (9, 11, 3),
-        (12, 13, 2), (13, 14, 3), (14, 15, 2), (12, 15, 4), (13, 15, 3),
-        (16, 17, 2), (17, 18, 3), (18, 19, 2), (16, 19, 4), (17, 19, 3),
-        (3, 4, 5), (3, 8, 6), (7, 12, 5), (7, 16, 6), (11, 16, 5), (11, 12, 7), (15, 19, 5),
-        (0, 16, 8), (5, 10, 7), (2, 13, 6),
-    ),
+    edges=tuple((u, v, w * ROAD_SCALE) for u, v, w in SEED_ROADS),
     zone_of=(0,) * 4 + (1,) * 4 + (2,) * 4 + (3,) * 4 + (4,) * 4,
     zone_names=("downtown", "highway", "hills", "industrial", "suburbs"),
     demand=(2.0,) * 4 + (1.0,) * 4 + (0.8,) * 4 + (1.0,) * 4 + (1.2,) * 4,
@@ -108,7 +117,8 @@ DISPATCHR_20 = CityParams(
     aid_entry=4,
     aid_slots=2,
 )
-"""The seed project's 20-node city (topology and unit placement from its constants)."""
+"""The seed project's 20-node city (topology and unit placement from its constants; road
+minutes × ``ROAD_SCALE`` since v2)."""
 
 
 @dataclass(frozen=True)
@@ -150,8 +160,21 @@ class DispatchParams:
     """At most this many non-hold actions per decision epoch; then the clock advances."""
     max_gap_min: float = 6.0
     """The clock never advances more than this many minutes per epoch."""
-    handover_min: float = 30.0
-    """Mean hospital handover minutes (NYC averages about 40)."""
+    handover_min: float = 20.0
+    """Mean hospital handover minutes (normal, floored at ``handover_floor_min``). v2: 20 (was 30):
+    offload medians 11 (one US ED, Cooney 2013) and 21-24 (chest pain, Victoria, Dawson 2022);
+    NSW targets 90 % within 30."""
+    handover_sd_min: float = 8.0
+    """Standard deviation of the handover minutes (v1: 5)."""
+    handover_floor_min: float = 10.0
+    """Shortest handover, minutes."""
+    call_processing_min: float = 1.25
+    """Minutes from the call ringing to the dispatcher being able to act on it (call-taking and
+    processing, v2; NFPA 1710: call processing within 64 s for 90 %, 2nd). The response is still
+    measured from the ring."""
+    turnout_min: float = 1.0
+    """Minutes a unit dispatched from its station (idle) needs to roll (v2; NFPA 1710: EMS
+    turn-out within 60 s, 2nd); an unreliable unit adds 1-3 min more."""
     divert_extra_min: float = 20.0
     """Extra handover minutes at a hospital that is on divert."""
     divert_outcome: float = 0.85

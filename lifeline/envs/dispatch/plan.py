@@ -63,7 +63,8 @@ def reference_plan(ctx: Context, calls: CallStream, start_hour: float
         d_home = g.dist[homes, node]
         h = int(np.argmin(g.dist[node, ctx.hosp_node]))
         for u in np.argsort(d_home, kind="stable")[:k]:
-            r = float(d_home[u] * mult)
+            # Call processing and the turn-out from the station come before the drive (v2).
+            r = float(p.call_processing_min + p.turnout_min + d_home[u] * mult)
             tail = (g.dist[node, ctx.hosp_node[h]] + g.dist[ctx.hosp_node[h], homes[u]]) * mult \
                 + p.handover_min if calls.transport[c] else g.dist[node, homes[u]] * mult
             var_u.append(int(u))

@@ -72,6 +72,8 @@ class DispatchState(CoreState):
     c_outcome: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """Benefit of the response (expected lives saved), NaN until final."""
     c_divert: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    c_mci: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    """Call belongs to a mass-casualty burst (hidden; v2, read by the calibration card)."""
     c_held: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     """True if no unit was free (truly) when the call arrived."""
     c_bound: np.ndarray = field(default_factory=lambda: np.zeros(0))

@@ -136,9 +136,10 @@ SCENARIOS: dict[str, EDParams] = {
     # Chaotic triage in the incident; the shift is called off after 60 deaths (the rest of the
     # day is still simulated and graded).
     "mass_casualty": EDParams(mci_patients=(15, 25), early_stop_deaths=60),
-    # Night staffing: fewer staffed beds (6 general, 2 ICU, 1 ventilator) for fewer arrivals.
+    # Night staffing: fewer staffed beds (6 general, 2 ICU, 1 ventilator) for fewer arrivals, and
+    # fewer hands: two bed moves per 15 minutes (v2; v1: four, as by day).
     "night_shift": EDParams(arrivals_per_hour=5.5 * 0.4, esi_mix=(0.005, 0.06, 0.40, 0.37, 0.165),
-                            general_beds=6, icu_beds=2, ventilators=1),
+                            general_beds=6, icu_beds=2, ventilators=1, actions_per_tick=2),
     # A respiratory wave with ICU beds to spare: the 3 ventilators are the binding constraint.
     "ventilator_crisis": EDParams(respiratory_share=0.8, esi_mix=(0.03, 0.25, 0.45, 0.20, 0.07),
                                   icu_beds=10,
@@ -182,7 +183,8 @@ SCENARIO_DESCRIPTIONS: dict[str, str] = {
         'A mass-casualty incident brings 15-25 patients at once; chaotic triage; the shift is '
         'called off after 60 deaths (the rest is still graded).'),
     'night_shift': (
-        "Night staffing (6 general, 2 ICU beds, 1 ventilator) for 40% of the day's arrivals."),
+        "Night staffing (6 general, 2 ICU beds, 1 ventilator; two bed moves per 15 min) for 40% "
+        "of the day's arrivals."),
     'ventilator_crisis': (
         'A respiratory wave with ICU beds to spare: the 3 ventilators are the binding constraint.'),
     'icu_boarding': '4 of the 5 ICU beds start occupied by boarders.',

@@ -60,7 +60,8 @@ const LL = (() => {
     if (!p) return;
     el("text", { x: x + 4, y: y + 24, "font-size": 9.5, fill: "#fff" }, b, p.condition);
     el("text", { x: x + 4, y: y + 36, "font-size": 9.5, fill: "#fff" }, b,
-       `${p.hours_in_bed.toFixed(1)}h` + (p.ready ? " READY" : "") + (p.vent ? " VENT" : ""));
+       `${p.hours_in_bed.toFixed(1)}h` + (p.ready ? " READY" : p.boarding ? " BOARDING" : "")
+       + (p.vent ? " VENT" : ""));
     el("rect", { x: x + 4, y: y + hh - 7, width: (w - 8), height: 3, fill: "rgba(255,255,255,.4)" }, b);
     el("rect", { x: x + 4, y: y + hh - 7, width: (w - 8) * p.progress, height: 3, fill: "#fff" }, b);
     const t = el("title", {}, b);
