@@ -89,7 +89,7 @@ def run_parity(scenario: str, seeds: list[int], style: str = "random",
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_batch_matches_the_scalar_core_on_every_scenario(scenario: str) -> None:
     totals = run_parity(scenario, list(range(7 * len(scenario), 7 * len(scenario) + 12)))
-    assert totals["steps"] > 12 * 200
+    assert totals["steps"] > 12 * 96  # at least a tick per step on average
 
 
 def test_batch_matches_through_returns_and_repeat_early_discharges() -> None:
