@@ -512,3 +512,45 @@ def test_bound_plays_the_relaxed_city_on_the_same_draws() -> None:
             scores.append(env.grade(s).score)
         gains.append(scores[1] - scores[0])
     assert min(gains) >= 0.0 and sum(gains) > 0.2
+
+
+def test_road_refresh_matches_the_graph_built_step_by_step() -> None:
+    """The road cache's miss path (one shortest-path pass, connectivity by a node search) gives
+    the same arrays as slowing/removing roads one by one on a RoadGraph (the original method)."""
+    import random
+
+    from lifeline.core.graph import RoadGraph
+    from lifeline.envs.codered import dynamics as dyn
+    from lifeline.envs.codered.params import ARTERIALS, NODES, ROADS
+
+    for a, b, _ in ROADS:
+        assert dyn.connected_without(frozenset(), a, b) == RoadGraph(
+            len(NODES), list(ROADS)).stays_connected_without(a, b)
+    env = CodeRedEnv("task3_gridlock")
+    rnd = random.Random(3)
+    for _ in range(60):
+        roads = [(rnd.choice((dyn.ACCIDENT, dyn.CLOSURE)), *ROADS[rnd.randrange(len(ROADS))][:2])
+                 for _ in range(rnd.randint(1, 5))]
+        s = env.reset(0)
+        s.disruptions = [(0.0, kind, a, b, 10.0) for kind, a, b in roads]
+        s.active = [True] * len(roads)
+        s.rush = rnd.random() < 0.5
+        dyn._ROAD_CACHE.clear()
+        dyn.refresh_roads(s, env.params)
+        g = RoadGraph(len(NODES), list(ROADS))
+        if s.rush:
+            for u, v in ARTERIALS:
+                g.factor[u, v] = g.factor[v, u] = env.params.rush_factor
+        for kind, a, b in roads:
+            if kind == dyn.ACCIDENT:
+                g.factor[a, b] = g.factor[b, a] = g.factor[a, b] * 3.0
+        g.recompute()
+        for kind, a, b in roads:
+            if kind == dyn.CLOSURE:
+                if g.stays_connected_without(a, b):
+                    g.removed[a, b] = g.removed[b, a] = True
+                else:
+                    g.factor[a, b] = g.factor[b, a] = g.factor[a, b] * 3.0
+                g.recompute()
+        for name in ("factor", "removed", "weight", "dist", "pred"):
+            assert getattr(s.graph, name).tobytes() == getattr(g, name).tobytes(), name
