@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from lifeline.envs.ed.params import SCENARIOS as ED_SCENARIOS
 from lifeline.eval.harness import Task
 from lifeline.replay import Recorder, load, record_episode
 
@@ -166,7 +167,8 @@ def test_two_replays_side_by_side(browser: Any, replays: dict[str, Path]) -> Non
     # both panels show the same simulated moment (the second follows the first's clock)
     p0, p1 = page.evaluate("LLV.panels.map(p => p.rep.steps[p.current].frame.tick)")
     assert p0 == p1
-    assert page.locator(".panel").nth(1).locator(".bed").count() == 25
+    surge = ED_SCENARIOS["surge"]
+    assert page.locator(".panel").nth(1).locator(".bed").count() == surge.general_beds + surge.icu_beds
     _shot(page, "viewer_ed_side_by_side")
     _close(page)
 
@@ -226,20 +228,28 @@ def test_live_page_play_by_hand_and_watch(browser: Any) -> None:
         page.fill("#seed", "5")
         page.click("#new")
         page.wait_for_function("LLL.snap && LLL.snap.steps === 0")
-        assert page.locator(".bed").count() == 25
+        surge = ED_SCENARIOS["surge"]
+        assert page.locator(".bed").count() == surge.general_beds + surge.icu_beds
         assert page.locator("#tools form").count() == 8  # one form per tool
         n_legal = page.evaluate("LLL.snap.legal.length")
         assert page.locator("#legal button.call").count() == n_legal
+        # ED-v2 triages arrivals for one tick: wait (a legal call) until someone can be admitted
+        steps = 0
+        while page.locator("#legal button[data-tool='admit_general']").count() == 0:
+            assert steps < 12, "nobody reached the waiting room"
+            page.locator("#legal button[data-tool='wait']").first.click()
+            steps += 1
+            page.wait_for_function(f"LLL.snap.steps === {steps}")
         # an admit from the legal list (the mask) ...
         page.locator("#legal button[data-tool='admit_general']").first.click()
-        page.wait_for_function("LLL.snap.steps === 1")
+        page.wait_for_function(f"LLL.snap.steps === {steps + 1}")
         assert page.locator("#lastmsg.ok").count() == 1
         assert page.locator(".bed[data-occupied='1']").count() >= 1
         # ... then an illegal one through its form: refused with the rules' message
         form = page.locator("#tools form[data-tool='step_down']")
         form.locator("input[name='bed']").fill("4")
         form.locator("button").click()
-        page.wait_for_function("LLL.snap.steps === 2")
+        page.wait_for_function(f"LLL.snap.steps === {steps + 2}")
         assert page.locator("#lastmsg.bad").count() == 1
         assert page.evaluate("LLL.snap.invalid") == 1
         _shot(page, "live_ed")
