@@ -168,7 +168,8 @@ def test_two_replays_side_by_side(browser: Any, replays: dict[str, Path]) -> Non
     p0, p1 = page.evaluate("LLV.panels.map(p => p.rep.steps[p.current].frame.tick)")
     assert p0 == p1
     surge = ED_SCENARIOS["surge"]
-    assert page.locator(".panel").nth(1).locator(".bed").count() == surge.general_beds + surge.icu_beds
+    beds = surge.general_beds + surge.icu_beds
+    assert page.locator(".panel").nth(1).locator(".bed").count() == beds
     _shot(page, "viewer_ed_side_by_side")
     _close(page)
 

@@ -2,7 +2,7 @@
 
 :class:`EDBatch` is the array engine (reset one env from its seed, step all envs with one call
 into ``batch_kernel.step_all``, grade an env); :class:`EDVectorEnv` is its Gymnasium
-``VectorEnv`` face, what ``gymnasium.make_vec("lifeline/ED-v1", num_envs=N,
+``VectorEnv`` face, what ``gymnasium.make_vec("lifeline/ED-v2", num_envs=N,
 vectorization_mode="vector_entry_point")`` returns.
 
 It is the *same* environment as :class:`lifeline.envs.ed.env.EDEnv`: for the same seed and the
