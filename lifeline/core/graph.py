@@ -71,6 +71,17 @@ class RoadGraph:
         version: incremented on every network change (lets callers cache derived data).
     """
 
+    # Declared here so that every checker run types them the same way (mypy inferred ``object``
+    # for them on some fresh runs, from the scipy results assigned in ``recompute``).
+    n: int
+    base: np.ndarray
+    factor: np.ndarray
+    removed: np.ndarray
+    weight: np.ndarray
+    dist: np.ndarray
+    pred: np.ndarray
+    version: int
+
     def __init__(self, n_nodes: int, edges: Sequence[tuple[int, int, float]]) -> None:
         if n_nodes <= 0:
             raise ValueError("a road graph needs at least one node")

@@ -209,7 +209,8 @@ def refresh_roads(s: CodeRedState, params: CodeRedParams) -> None:
     # byte-identical.
     sg = s.graph
     targets: tuple[np.ndarray, ...] = (sg.factor, sg.removed, sg.weight, sg.dist, sg.pred)
-    for dst, src in zip(targets, cached, strict=True):
+    sources: tuple[np.ndarray, ...] = tuple(cached)
+    for dst, src in zip(targets, sources, strict=True):
         np.copyto(dst, src)
     sg.version += 1
 
