@@ -21,7 +21,7 @@ from lifeline.train.features import features
 
 TINY = FastPPOConfig(num_envs=8, num_steps=16, epochs=1, minibatches=2, hidden=16,
                      eval_every_s=0.5, eval_episodes=2, bc_episodes=1, bc_epochs=1,
-                     dagger_rounds=1, dagger_episodes=1, dagger_epochs=1)
+                     dagger_rounds=1, dagger_episodes=1, dagger_epochs=1, bc_coef=0.1)
 
 
 def test_tiny_run_writes_a_curve_and_a_model(tmp_path: Path) -> None:

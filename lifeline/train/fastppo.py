@@ -70,6 +70,9 @@ class FastPPOConfig:
     ``dagger_epochs``), so the clone also knows what to do where its own mistakes lead."""
     dagger_episodes: int = 20
     dagger_epochs: int = 6
+    bc_coef: float = 0.0
+    """During PPO: weight of a cross-entropy term toward the heuristic's labels on a minibatch of
+    the cloning/DAgger data (keeps PPO from drifting away from the clone); 0 disables it."""
 
 
 @dataclass
@@ -249,6 +252,7 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
     x = torch.from_numpy(x0)
     mask = torch.from_numpy(obs[MASK_KEY].astype(bool))
     done = torch.zeros(n)
+    data: tuple[np.ndarray, ...] | None = None
 
     if cfg.bc_episodes > 0:
         t0 = time.process_time()
@@ -282,6 +286,8 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
             result.reached_at_cpu_s = train_cpu
         return target is not None and stop_at_target and score >= target
 
+    bc_data = (tuple(torch.from_numpy(d) for d in data)
+               if data is not None and cfg.bc_coef > 0 else None)
     while train_cpu < cpu_seconds:
         if train_cpu >= next_eval:
             if checkpoint():
@@ -340,6 +346,10 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
                                -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
                 v_loss = 0.5 * ((agent.value(bx[idx]) - bret[idx]) ** 2).mean()
                 loss = pg - cfg.ent_coef * dist.entropy().mean() + cfg.vf_coef * v_loss
+                if bc_data is not None:
+                    j = torch.randint(0, len(bc_data[2]), (len(idx),))
+                    loss = loss + cfg.bc_coef * torch.nn.functional.cross_entropy(
+                        agent.logits(bc_data[0][j], bc_data[1][j]), bc_data[2][j])
                 opt.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(agent.parameters(), cfg.max_grad_norm)
