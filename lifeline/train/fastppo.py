@@ -29,6 +29,7 @@ import numpy as np
 
 from lifeline.eval.seeds import check_train_seed, eval_seeds, train_seed_stream
 from lifeline.train.features import MASK_KEY, feature_keys
+from lifeline.train.ppo_loss import clipped_policy_loss, masked_logits
 
 
 @dataclass
@@ -116,7 +117,7 @@ def make_agent(obs_dim: int, num_actions: int, hidden: int) -> Any:
             return self.critic(x).squeeze(-1)
 
         def logits(self, x: Any, mask: Any) -> Any:
-            return self.actor(x).masked_fill(~mask, -1e9)
+            return masked_logits(self.actor(x), mask)
 
     return Agent()
 
@@ -338,12 +339,8 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
             for start in range(0, size, mb):
                 idx = perm[start:start + mb]
                 dist = torch.distributions.Categorical(logits=agent.logits(bx[idx], bm[idx]))
-                new_lp = dist.log_prob(ba[idx])
-                ratio = (new_lp - blp[idx]).exp()
-                a = badv[idx]
-                a = (a - a.mean()) / (a.std() + 1e-8)
-                pg = torch.max(-a * ratio,
-                               -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                pg = clipped_policy_loss(dist.log_prob(ba[idx]), blp[idx], badv[idx],
+                                         cfg.clip_coef)
                 v_loss = 0.5 * ((agent.value(bx[idx]) - bret[idx]) ** 2).mean()
                 loss = pg - cfg.ent_coef * dist.entropy().mean() + cfg.vf_coef * v_loss
                 if bc_data is not None:

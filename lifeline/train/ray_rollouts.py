@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from lifeline.extras import require
+from lifeline.train.ppo_loss import clipped_policy_loss, masked_logits
 
 
 @dataclass(frozen=True)
@@ -71,13 +72,6 @@ def _policy(obs_size: int, n_actions: int, hidden: int) -> Any:
             return self.pi(h), self.v(h).squeeze(-1)
 
     return MaskedPolicy()
-
-
-def masked_logits(logits: Any, mask: Any) -> Any:
-    """Illegal actions get a very negative logit (probability 0 after the softmax)."""
-    import torch
-
-    return torch.where(mask, logits, torch.full_like(logits, -1e9))
 
 
 class RolloutWorker:
@@ -183,18 +177,15 @@ def ppo_update(policy: Any, optimizer: Any, batch: dict[str, np.ndarray], cfg: R
             logits, value = policy(t["obs"][idx])
             dist = torch.distributions.Categorical(logits=masked_logits(logits, t["mask"][idx]))
             logp = dist.log_prob(t["action"][idx])
-            ratio = torch.exp(logp - t["logp"][idx])
-            adv = t["adv"][idx]
-            adv = (adv - adv.mean()) / (adv.std() + 1e-8) if adv.numel() > 1 else adv
-            pg = -torch.min(ratio * adv, torch.clamp(ratio, 1 - cfg.clip, 1 + cfg.clip) * adv)
+            pg = clipped_policy_loss(logp, t["logp"][idx], t["adv"][idx], cfg.clip)
             v_loss = 0.5 * ((value - t["ret"][idx]) ** 2).mean()
             entropy = dist.entropy().mean()
-            loss = pg.mean() + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
+            loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
             optimizer.step()
-            stats["policy_loss"].append(float(pg.mean().detach()))
+            stats["policy_loss"].append(float(pg.detach()))
             stats["value_loss"].append(float(v_loss.detach()))
             stats["entropy"].append(float(entropy.detach()))
             stats["approx_kl"].append(float((t["logp"][idx] - logp).mean().detach()))
