@@ -27,8 +27,8 @@ run: setup
 lint: setup
 	$(BIN)/ruff check lifeline tests bench
 
+# A fixed hash seed: mypy's inference order (and so, rarely, its verdict) depends on it.
 typecheck: setup
-	# A fixed hash seed: mypy's inference order (and so, rarely, its verdict) depends on it.
 	PYTHONHASHSEED=0 $(BIN)/mypy
 
 test: lint typecheck
