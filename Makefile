@@ -34,8 +34,13 @@ typecheck: setup
 test: lint typecheck
 	$(BIN)/pytest -n $(WORKERS) -q
 
+# Every benchmark of the README's throughput tables, each side by side within its own run; the
+# README's tables are then rewritten from the JSON (bench/readme_tables.py). Takes ~10 minutes.
 bench: setup
-	$(BIN)/python bench/throughput.py
+	$(BIN)/lifeline bench --all-scenarios > results/throughput.json
+	$(BIN)/python bench/batch.py > results/ed/batch_bench.json
+	$(BIN)/python bench/scale.py > results/scale_bench.json
+	$(BIN)/python bench/readme_tables.py
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .mypy_cache .ruff_cache
