@@ -428,6 +428,6 @@ def test_tool_episode_identical_in_another_process() -> None:
 
 
 def test_registered_with_difficulties() -> None:
-    spec = lifeline.spec("lifeline/Pharmacy-v0")
+    spec = lifeline.spec("lifeline/Pharmacy-v1")
     assert spec.scenarios[:3] == ("light", "medium", "heavy")
     assert spec.reference == "base_stock" and spec.bound == "bound"

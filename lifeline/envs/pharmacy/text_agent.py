@@ -215,13 +215,14 @@ class PharmacyTextPolicy(TextPolicy):
                     calls.append(EscalateToClinicalReview(WARDS[w], SKU_NAMES[sku],
                                                           "request above the evidence"))
             return calls or [QuerySupplier(SUPPLIER_NAMES[0])]
-        if k == 2:  # quarantine what the slots show (repeated while new lots appear)
+        if k == 2:  # quarantine what the slots show (repeated while new lots appear), then
+            # scan again so that the order position leaves the quarantined lots out
             fresh = [q for q in self._quarantines(text) if q not in self._quarantined]
             self._quarantined += fresh
             if fresh:
                 self._phase -= 1  # look at the slots again afterwards
                 return fresh
-            return []
+            return [WmsScanInventory()] if self._quarantined else []
         if k == 3:
             for po in s.pos:  # delivered by the start of this round
                 if po.status == "open" and po.arrival_day <= s.round * p.days_per_round:
