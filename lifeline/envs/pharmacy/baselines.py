@@ -106,12 +106,14 @@ class ScriptAgent(Agent):
 
 
 # ----- helpers shared by the operational baselines ------------------------------------------
-def evidence_allocation(state: PharmacyState, slack: float = 1.2) -> np.ndarray:
+def evidence_allocation(state: PharmacyState, slack: float = 1.2,
+                        buffer: float = 0.0) -> np.ndarray:
     """Grant a request the evidence supports; cut a suspicious one to the evidence estimate.
 
     Evidence estimate of the net need = clinical estimate - on-hand. A request within ``slack`` of
     it is granted; above it, or when redacted, the line gets the estimate (redacted: 80 % of the
-    request); review verdicts override (APPROVE grants, REDUCE/DENY cut).
+    request); review verdicts override (APPROVE grants, REDUCE/DENY cut). Blood (CRIT) lines are
+    then raised by ``buffer`` (a fraction) and rounded up: point-of-use safety stock.
     """
     req = state.requests
     est = np.maximum(state.evidence_est - state.on_hand, 0.0)
@@ -124,7 +126,8 @@ def evidence_allocation(state: PharmacyState, slack: float = 1.2) -> np.ndarray:
     reduce = state.verdicts >= 2
     alloc[reduce] = np.minimum(req[reduce], np.round(est[reduce] * 1.0 + 0.5))
     alloc[reduce & (seen != 1)] = np.round(req[reduce & (seen != 1)] * 0.7)
-    alloc[:, IS_CRIT] = np.ceil(alloc[:, IS_CRIT] * (1.0 + CRIT_BUFFER))
+    if buffer > 0:
+        alloc[:, IS_CRIT] = np.ceil(alloc[:, IS_CRIT] * (1.0 + buffer))
     return alloc * STOCKED
 
 
@@ -153,10 +156,11 @@ multiple of the standard cost of the forecast need still to buy (+ the safety st
 the forecast leaves out padding, supplier premiums and unpublished events. Measured: 1.0 let
 safety stock bought early starve later rounds in `heavy` (escalate_all 0.763 vs 0.774 lean)."""
 CRIT_BUFFER = 0.05
-"""Point-of-use safety stock on blood lines (v1): the evidence-based allocation of a CRIT line
-is raised by this fraction and rounded up to whole units, so an honest request that falls a
-few percent under the realised need (wards forecast with ~5 % noise) does not leave an ICU/ER
-patient without a unit."""
+"""Point-of-use safety stock on blood lines (v1, while the budget funds safety stock): the
+evidence-based allocation of a CRIT line is raised by this fraction and rounded up to whole
+units, so an honest request that falls a few percent under the realised need (wards forecast
+with ~5 % noise) does not leave an ICU/ER patient without a unit. It costs allocation accuracy
+(the grader compares the issue with the round's net need), so a squeezed budget skips it."""
 RBC_SAFETY_DAYS = 2.0
 """Least red-cell safety stock, days of expected network demand: on hand at a round start is
 then about one round (2 days) + 2 days = 4 days, inside the 3-5 days hospital blood banks aim to
@@ -176,6 +180,42 @@ def daily_variance(params: PharmacyParams) -> np.ndarray:
     base = _expected_daily(params)
     p, extra = params.er_spike_prob, params.er_spike_mult - 1.0
     return expected_daily_mean(params).sum(axis=0) + p * (1.0 - p) * (extra * base[1]) ** 2
+
+
+def position_of(state: PharmacyState, issue: np.ndarray) -> np.ndarray:
+    """Inventory position per SKU: live central stock - this round's issue - half the ERP's
+    soon-expiring units + open (or held) pipeline, at least 0."""
+    pipeline = np.zeros(N_SKUS)
+    for po in state.pos:
+        if po.status in ("open", "approved", "held"):
+            pipeline[po.sku] += po.qty
+    position = live_stock(state) - issue.sum(axis=0) - state.erp_expiring * 0.5 + pipeline
+    return np.maximum(position, 0.0)
+
+
+def safety_stock(params: PharmacyParams, rounds: int, z: float = SERVICE_Z) -> np.ndarray:
+    """Service-level safety stock (rounds ahead 1..``rounds``, SKU): ``z`` x sd of the network
+    demand over that many rounds, at least :data:`RBC_SAFETY_DAYS` of red cells."""
+    var = daily_variance(params) * params.days_per_round
+    ss = z * np.sqrt(np.outer(np.arange(1, rounds + 1), var))
+    ss[:, 0] = np.maximum(ss[:, 0], RBC_SAFETY_DAYS * expected_daily_mean(params)[:, 0].sum())
+    return ss
+
+
+def budget_cover(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
+                 z: float = SERVICE_Z) -> float:
+    """Share (0..1) of the service-level safety stock the budget funds: the available budget
+    beyond :data:`NEED_MARGIN` x the standard cost of the forecast need still to buy, over the
+    cost of one round's safety stock. Stock still on the shelf at the end buys no service, so
+    under a squeeze the policy runs lean; with a funded budget it holds the full stock."""
+    r = state.round
+    if r >= params.rounds - 1:
+        return 0.0
+    fc = np.array([forecast(params, state, t) for t in range(r + 1, params.rounds)])
+    need = np.maximum(fc.sum(axis=0) - position_of(state, issue), 0.0)
+    ss_cost = max(float(safety_stock(params, 1, z)[0] @ COST), 1.0)
+    spare = rules.available_budget(state) - NEED_MARGIN * float(need @ COST)
+    return float(np.clip(spare / ss_cost, 0.0, 1.0))
 
 
 def forecast(params: PharmacyParams, state: PharmacyState, rnd: int) -> np.ndarray:
@@ -235,16 +275,9 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
     dpr, r = params.days_per_round, state.round
     if r >= params.rounds - 1:
         return []
-    pipeline = np.zeros(N_SKUS)
-    for po in state.pos:
-        if po.status in ("open", "approved", "held"):
-            pipeline[po.sku] += po.qty
-    position = live_stock(state) - issue.sum(axis=0) - state.erp_expiring * 0.5 + pipeline
-    position = np.maximum(position, 0.0)
+    position = position_of(state, issue)
     fc = np.array([forecast(params, state, t) for t in range(r + 1, params.rounds)])
     unit = _expected_daily(params).sum(axis=0) * dpr * COST
-    var = daily_variance(params)
-    mean_daily = expected_daily_mean(params).sum(axis=0)
     crit = np.array([sku.criticality for sku in SKUS])
     per_class = np.array([unit[crit == k].sum() for k in range(3)])
     later = max(0, params.rounds - 2 - r - 1)
@@ -252,16 +285,10 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
     known = published(state, "disruption")
     rounds_of = {p: -(-lead_time(params, known, p, r * dpr, False) // dpr)
                  for p in range(len(SUPPLIERS))}
-    # safety stock as far as the budget allows: stock still on the shelf at the end buys no
-    # service, so under a squeeze (budget short of NEED_MARGIN x the forecast need) the policy
-    # runs lean (v0's 10 % of the forecast); with a funded budget it holds the full
-    # service-level stock
+    # safety stock as far as the budget funds it (budget_cover), never under v0's lean 10 %
     cum_fc = np.cumsum(fc, axis=0)
-    ss_full = z * np.sqrt(np.outer(np.arange(1, len(fc) + 1), var * dpr))
-    ss_full[:, 0] = np.maximum(ss_full[:, 0], RBC_SAFETY_DAYS * mean_daily[0])
-    need_cost = float((np.maximum(cum_fc[-1] - position, 0.0) * COST).sum())
-    cover = (avail - NEED_MARGIN * need_cost) / max(float(ss_full[0] @ COST), 1.0)
-    safety = np.maximum(float(np.clip(cover, 0.0, 1.0)) * ss_full, LEAN_SAFETY * cum_fc)
+    safety = np.maximum(budget_cover(params, state, issue, z) * safety_stock(params, len(fc), z),
+                        LEAN_SAFETY * cum_fc)
     calls: list[Action] = []
 
     def buy(s: int, supplier: int, qty: float, limit: float) -> float:
@@ -393,13 +420,19 @@ class BaseStockAgent(ScriptAgent):
             alerts = alert_calls(env, state)
             return [*alerts, WmsScanInventory()] if alerts else []
         if k == 3:
-            alloc = self.allocation(state)
+            alloc = self.allocation(state, env.params)
             cite = " ".join(round_evidence_ids(state)[:6])
             return [plan_call(alloc, f"evidence {cite}"), *replenish(env.params, state, alloc)]
         return None
 
-    def allocation(self, state: PharmacyState) -> np.ndarray:
-        return evidence_allocation(state, self.slack)
+    def allocation(self, state: PharmacyState, params: PharmacyParams) -> np.ndarray:
+        return evidence_allocation(state, self.slack, crit_buffer(params, state))
+
+
+def crit_buffer(params: PharmacyParams, state: PharmacyState) -> float:
+    """Point-of-use buffer on blood lines: :data:`CRIT_BUFFER` as far as the budget funds the
+    safety stock (:func:`budget_cover` with the requests as the issue), else none."""
+    return CRIT_BUFFER * budget_cover(params, state, state.requests)
 
 
 class BoundAgent(ScriptAgent):
@@ -551,7 +584,7 @@ class CutEverythingAgent(BaseStockAgent):
 
     name = "cut_everything"
 
-    def allocation(self, state: PharmacyState) -> np.ndarray:
+    def allocation(self, state: PharmacyState, params: PharmacyParams) -> np.ndarray:
         return np.round(state.requests * 0.5)
 
 

@@ -26,6 +26,7 @@ from lifeline.core.env import Action
 from lifeline.core.registry import make
 from lifeline.envs.pharmacy.baselines import (
     BaseStockAgent,
+    crit_buffer,
     evidence_allocation,
     plan_call,
     replenish,
@@ -227,7 +228,8 @@ class PharmacyTextPolicy(TextPolicy):
             for po in s.pos:  # delivered by the start of this round
                 if po.status == "open" and po.arrival_day <= s.round * p.days_per_round:
                     po.status = "received"
-            alloc = evidence_allocation(s, self.slack)  # type: ignore[arg-type]
+            alloc = evidence_allocation(s, self.slack,  # type: ignore[arg-type]
+                                        crit_buffer(p, s))  # type: ignore[arg-type]
             cite = " ".join([e for e, (r, _, _) in s.evidence_ids.items() if r == s.round][:6])
             return [plan_call(alloc, f"evidence {cite}"),
                     *replenish(p, s, alloc)]  # type: ignore[arg-type]
