@@ -265,12 +265,13 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
     units + open pipeline. The regular order goes to MEDLINE (cheapest) up to
     S = forecast demand until and including the round its delivery serves + safety stock
     ``z`` x sd of that demand (Poisson and ER spikes, :func:`daily_variance`; a cycle service
-    level of 98 % at the default ``z``), at least :data:`RBC_SAFETY_DAYS` for red cells
-    (published MCIs and disruptions included). Demand due *before* that delivery that the
-    position cannot cover is bought faster: next round's from FASTMED, later rounds' from
-    BACKUP-B. Platelets (5-day life) are only ever bought for next round. Cheap HIGH/NORMAL
-    supplies are bought first; blood gets the rest of the budget minus ``reserve`` x the
-    standard cost of a normal round of supplies for every later ordering round.
+    level of 98 % at the default ``z``), at least :data:`RBC_SAFETY_DAYS` for red cells, held
+    as far as :func:`budget_cover` says the budget funds it and never under
+    :data:`LEAN_SAFETY` x the forecast (published MCIs and disruptions included). Demand due
+    *before* that delivery that the position cannot cover is bought faster: next round's from
+    FASTMED, later rounds' from BACKUP-B. Platelets (5-day life) are only ever bought for next
+    round. Cheap HIGH/NORMAL supplies are bought first; blood gets the rest of the budget minus
+    ``reserve`` x the standard cost of a normal round of supplies for every later ordering round.
     """
     dpr, r = params.days_per_round, state.round
     if r >= params.rounds - 1:
