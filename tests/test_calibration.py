@@ -27,7 +27,7 @@ IN_BAND: dict[str, tuple[int, tuple[str, ...]]] = {
     "dispatch": (30, ("resp_median", "scene_median", "transport_median", "handover_median",
                       "non_transport_pct")),
     "codered": (10, ("d2b_le90",)),
-    "pharmacy": (3, ()),
+    "pharmacy": (10, ("fill_crit", "fill_all", "rbc_days")),
     "evgrid": (2, ("wp_plugged", "wp_idle", "wp_peak3h")),
 }
 """Kept cheap (the five together take about a minute on one core); ed plays the card's 40

@@ -428,6 +428,84 @@ def test_tool_episode_identical_in_another_process() -> None:
 
 
 def test_registered_with_difficulties() -> None:
-    spec = lifeline.spec("lifeline/Pharmacy-v0")
+    spec = lifeline.spec("lifeline/Pharmacy-v1")
     assert spec.scenarios[:3] == ("light", "medium", "heavy")
     assert spec.reference == "base_stock" and spec.bound == "bound"
+
+
+# ----- v1 calibration: the reference policy's safety stock (issue 18) ---------------------------
+def test_safety_stock_by_hand() -> None:
+    """light, one round (2 days) ahead. Platelets: ICU 2.4/d, ER 2.4/d with 10 % spike days
+    x1.6 (mean 2.544/d): Poisson variance 4.944/d + spike variance 0.1 x 0.9 x (0.6 x 2.4)^2 =
+    0.186624/d, x 2 days = 10.261248, sd 3.20332, x z 2.05 = 6.5668. Red cells: z-based
+    2.05 x sqrt(2 x (9.888 + 0.746496)) = 9.454 < the 2-day floor 2 x 9.888 = 19.776."""
+    from lifeline.envs.pharmacy.baselines import safety_stock
+
+    ss = safety_stock(SCENARIOS["light"], 1)[0]
+    assert ss[1] == pytest.approx(2.05 * np.sqrt(10.261248), rel=1e-9)
+    assert ss[1] == pytest.approx(6.5668, abs=1e-3)
+    assert ss[0] == pytest.approx(19.776, rel=1e-9)
+    assert safety_stock(SCENARIOS["light"], 2)[1, 1] == pytest.approx(ss[1] * np.sqrt(2))
+
+
+def test_budget_cover_runs_lean_under_a_squeeze(env: PharmacyEnv) -> None:
+    """Safety stock is held only as far as the budget funds it: none with no money to spare,
+    all of it with plenty; the orders follow (lean = v0's 10 % of the forecast)."""
+    from lifeline.envs.pharmacy.baselines import budget_cover, replenish
+
+    state = env.reset(3)
+    state.wms_seen = state.erp_stock.copy()
+    rich, poor = copy.deepcopy(state), copy.deepcopy(state)
+    rich.budget = 1e9
+    poor.budget = 20_000.0
+    assert budget_cover(env.params, rich, rich.requests) == 1.0
+    assert budget_cover(env.params, poor, poor.requests) == 0.0
+
+    def ordered(s: PharmacyState, sku: int) -> float:
+        return sum(a.quantity for a in replenish(env.params, s, s.requests)
+                   if isinstance(a, SubmitPo) and a.product_id == SKU_NAMES[sku])
+
+    assert ordered(rich, 0) > ordered(poor, 0) + 10  # red cells: the 2-day floor (~20 units)
+
+
+def _light_card(seeds: int = 3) -> dict[str, float]:
+    from lifeline.calibrate.pharmacy import Probe
+    from lifeline.eval.harness import Task, run_episode
+
+    values = []
+    for i in range(seeds):
+        probe = Probe()
+        run_episode(Task("pharmacy", "light", "base_stock", 1_000_000 + i),
+                    on_step=probe.on_step)
+        values.append(probe.values())
+    return {k: float(np.mean([v[k] for v in values])) for k in values[0]}
+
+
+def test_safety_stock_is_what_puts_light_in_band(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The card's statistics on 3 held-out seeds: with the service-level safety stock red cells
+    are >= 3 days on hand and critical fill >= 95 %; switched off, both fall out of band."""
+    from lifeline.envs.pharmacy import baselines
+
+    full = _light_card()
+    assert full["rbc_days"] >= 3.0 and full["fill_crit"] >= 95.0
+    monkeypatch.setattr(baselines, "safety_stock",
+                        lambda params, rounds, z=2.05: np.zeros((rounds, len(SKU_NAMES))))
+    lean = _light_card()
+    assert lean["rbc_days"] < 3.0 and lean["fill_crit"] < 95.0
+
+
+def test_base_stock_scans_again_after_quarantining() -> None:
+    """The order position must not count quarantined lots: base-stock re-scans the store."""
+    env = PharmacyEnv("light")
+    seed = 1_000_011  # a cold-chain breach announced in round 2
+    agent = make_agent("base_stock", "pharmacy")
+    agent.reset(env, seed)
+    state = env.reset(seed)
+    calls: list[str] = []
+    while not state.done:
+        action = agent.act(env, state)
+        calls.append(type(action).__name__)
+        env.step(state, action)
+    assert "QuarantineLot" in calls
+    last = max(i for i, c in enumerate(calls) if c == "QuarantineLot")
+    assert calls[last + 1] == "WmsScanInventory"

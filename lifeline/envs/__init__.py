@@ -81,7 +81,7 @@ register(EnvSpec(
 
 register(EnvSpec(
     name="pharmacy",
-    gym_id="lifeline/Pharmacy-v0",
+    gym_id="lifeline/Pharmacy-v1",
     entry_point="lifeline.envs.pharmacy.env:PharmacyEnv",
     scenarios=("light", "medium", "heavy", "mass_casualty", "supply_shock"),
     tags=("healthcare", "supply-chain", "inventory", "multi-actor", "tool-calling",

@@ -50,7 +50,7 @@ class PharmacyEnv(Environment[PharmacyState, Action]):
     """Central-pharmacy coordination over 8 rounds x 2 days (see README.md)."""
 
     name: ClassVar[str] = "pharmacy"
-    version: ClassVar[int] = 0
+    version: ClassVar[int] = 1
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
 
     def __init__(self, scenario: str = "light", params: PharmacyParams | None = None) -> None:

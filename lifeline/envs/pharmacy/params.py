@@ -155,7 +155,11 @@ class PharmacyParams:
 
 
 SCENARIOS: dict[str, PharmacyParams] = {
-    "light": PharmacyParams(demand_scale=0.8, events=(1, 2), reviews_per_round=3),
+    # v1: light is a funded fortnight (README "Budget"): 1.2 x the expected net need covers the
+    # safety stock a 98 % service level leaves on the shelf and platelet outdating; $10,000 per
+    # event covers a disruption's supplier premium. The other scenarios keep the 0.9 squeeze.
+    "light": PharmacyParams(demand_scale=0.8, events=(1, 2), reviews_per_round=3,
+                            budget_fraction=1.2, event_allowance=10_000.0),
     "medium": PharmacyParams(events=(2, 3)),
     "heavy": PharmacyParams(demand_scale=1.2, events=(3, 4), er_spike_prob=0.15),
     "mass_casualty": PharmacyParams(events=(1, 2), forced_events=("mci",)),
@@ -164,7 +168,7 @@ SCENARIOS: dict[str, PharmacyParams] = {
 
 
 SCENARIO_DESCRIPTIONS: dict[str, str] = {
-    'light': 'Demand x0.8, 1-2 events, three clinical reviews per round.',
+    'light': 'Demand x0.8, 1-2 events, three clinical reviews per round, a funded budget.',
     'medium': 'Standard demand, 2-3 events.',
     'heavy': 'Demand x1.2, 3-4 events, more ER spikes.',
     'mass_casualty': 'A mass-casualty incident announced one round ahead.',

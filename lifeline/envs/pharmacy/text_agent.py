@@ -26,6 +26,7 @@ from lifeline.core.env import Action
 from lifeline.core.registry import make
 from lifeline.envs.pharmacy.baselines import (
     BaseStockAgent,
+    crit_buffer,
     evidence_allocation,
     plan_call,
     replenish,
@@ -215,18 +216,20 @@ class PharmacyTextPolicy(TextPolicy):
                     calls.append(EscalateToClinicalReview(WARDS[w], SKU_NAMES[sku],
                                                           "request above the evidence"))
             return calls or [QuerySupplier(SUPPLIER_NAMES[0])]
-        if k == 2:  # quarantine what the slots show (repeated while new lots appear)
+        if k == 2:  # quarantine what the slots show (repeated while new lots appear), then
+            # scan again so that the order position leaves the quarantined lots out
             fresh = [q for q in self._quarantines(text) if q not in self._quarantined]
             self._quarantined += fresh
             if fresh:
                 self._phase -= 1  # look at the slots again afterwards
                 return fresh
-            return []
+            return [WmsScanInventory()] if self._quarantined else []
         if k == 3:
             for po in s.pos:  # delivered by the start of this round
                 if po.status == "open" and po.arrival_day <= s.round * p.days_per_round:
                     po.status = "received"
-            alloc = evidence_allocation(s, self.slack)  # type: ignore[arg-type]
+            alloc = evidence_allocation(s, self.slack,  # type: ignore[arg-type]
+                                        crit_buffer(p, s))  # type: ignore[arg-type]
             cite = " ".join([e for e, (r, _, _) in s.evidence_ids.items() if r == s.round][:6])
             return [plan_call(alloc, f"evidence {cite}"),
                     *replenish(p, s, alloc)]  # type: ignore[arg-type]
