@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_matrix
+from scipy.sparse import coo_matrix, csr_matrix
 
 from lifeline.envs.dispatch.context import Context
 from lifeline.envs.dispatch.generator import CallStream
@@ -76,29 +76,18 @@ def reference_plan(ctx: Context, calls: CallStream, start_hour: float
     # One call at a time per unit: busy intervals start at call times, so the maximal sets of
     # overlapping intervals are those containing some call time (interval-graph cliques).
     t_var = calls.time[vc]
-    end_var = t_var + np.asarray(busy)
-    cliques: list[np.ndarray] = []
-    for u in range(n_units):
-        mine = np.flatnonzero(vu == u)
-        for jj in mine:
-            clique = mine[(t_var[mine] <= t_var[jj]) & (end_var[mine] > t_var[jj])]
-            if clique.size >= 2:
-                cliques.append(clique)
+    clique_vars, clique_ptr = busy_cliques(vu, t_var, t_var + np.asarray(busy), n_units)
     # Without the cliques the problem separates by call: each takes its cheapest unit. If that
     # choice already respects every clique it is optimal; otherwise solve the MILP over the calls
     # coupled by cliques (the others keep their cheapest unit, which no clique constrains).
-    chosen = np.zeros(len(var_u), bool)
-    for c in real:
-        js = np.flatnonzero(vc == c)
-        best = js[np.argmin(cost[js])]
-        if cost[best] <= weight[c] * 2.0 * p.unplanned_ref_min:
-            chosen[best] = True
-    if any(chosen[clique].sum() > 1 for clique in cliques):
+    chosen = cheapest_per_call(cost, k, weight[real] * 2.0 * p.unplanned_ref_min)
+    per_clique = np.add.reduceat(chosen[clique_vars].astype(np.int64), clique_ptr[:-1]) \
+        if clique_ptr.size > 1 else np.zeros(1, np.int64)
+    if per_clique.max() > 1:
         coupled = np.zeros(m, bool)
-        for clique in cliques:
-            coupled[vc[clique]] = True
+        coupled[vc[clique_vars]] = True
         chosen &= ~coupled[vc]
-        chosen |= _solve_coupled(cost, vc, real[coupled[real]], cliques,
+        chosen |= _solve_coupled(cost, vc, real[coupled[real]], clique_vars, clique_ptr,
                                  weight * 2.0 * p.unplanned_ref_min)
     bound_min[real] = p.unplanned_ref_min
     for jc in np.flatnonzero(chosen):
@@ -111,25 +100,68 @@ def reference_plan(ctx: Context, calls: CallStream, start_hour: float
     return bound_min, bound_unit, bound_saved
 
 
+def cheapest_per_call(cost: np.ndarray, k: int, limit: np.ndarray) -> np.ndarray:
+    """Each call's cheapest variable (the first on ties), if its cost is within the call's limit.
+
+    The variables come in consecutive groups of ``k``, one group per call in order (as
+    :func:`reference_plan` appends them), so this is one ``argmin`` over a ``(calls, k)`` view.
+    """
+    best = np.arange(limit.size) * k + cost.reshape(limit.size, k).argmin(axis=1)
+    chosen = np.zeros(cost.size, bool)
+    chosen[best[cost[best] <= limit]] = True
+    return chosen
+
+
+def busy_cliques(var_unit: np.ndarray, start: np.ndarray, end: np.ndarray, n_units: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """One-call-at-a-time constraints ``(vars, ptr)``: clique ``i`` is ``vars[ptr[i]:ptr[i+1]]``.
+
+    For each unit (in order) and each of its variables ``j`` (in order), the unit's variables
+    whose busy interval ``[start, end)`` contains ``start[j]``, in variable order; only cliques of
+    two or more are kept. One outer comparison per unit instead of one numpy pass per variable
+    (the loop form is kept as the test oracle; the cliques and their order are identical).
+    """
+    parts: list[np.ndarray] = []
+    sizes: list[np.ndarray] = []
+    for u in range(n_units):
+        mine = np.flatnonzero(var_unit == u)
+        t_mine = start[mine]
+        inside = (t_mine[None, :] <= t_mine[:, None]) & (end[mine][None, :] > t_mine[:, None])
+        size = inside.sum(axis=1)
+        keep = size >= 2
+        parts.append(mine[np.nonzero(inside[keep])[1]])
+        sizes.append(size[keep])
+    flat = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    ptr = np.concatenate([[0], np.cumsum(np.concatenate(sizes) if sizes else [])]).astype(np.int64)
+    return flat.astype(np.int64), ptr
+
+
+def constraint_matrix(var_call: np.ndarray, calls: np.ndarray, cols_x: np.ndarray,
+                      clique_vars: np.ndarray, clique_ptr: np.ndarray) -> csr_matrix:
+    """The coupled MILP's constraint matrix: one row per call (its local ``x`` variables and its
+    ``y``), then one row per clique (its local ``x`` variables), entries in that order."""
+    n_local = cols_x.size
+    row_of_call = np.zeros(int(var_call.max()) + 1, np.int64)
+    row_of_call[calls] = np.arange(calls.size)
+    local = np.zeros(var_call.size, np.int64)
+    local[cols_x] = np.arange(n_local)
+    sizes = np.diff(clique_ptr)
+    rows = np.concatenate([row_of_call[var_call[cols_x]], np.arange(calls.size),
+                           calls.size + np.repeat(np.arange(sizes.size), sizes)])
+    cols = np.concatenate([np.arange(n_local), np.arange(n_local, n_local + calls.size),
+                           local[clique_vars]])
+    return coo_matrix((np.ones(rows.size), (rows, cols)),
+                      shape=(calls.size + sizes.size, n_local + calls.size)).tocsr()
+
+
 def _solve_coupled(cost: np.ndarray, var_call: np.ndarray, calls: np.ndarray,
-                   cliques: list[np.ndarray], unanswered_cost: np.ndarray) -> np.ndarray:
+                   clique_vars: np.ndarray, clique_ptr: np.ndarray,
+                   unanswered_cost: np.ndarray) -> np.ndarray:
     """MILP over the calls coupled by busy-period cliques; returns the chosen variables."""
     nx = cost.size
     cols_x = np.flatnonzero(np.isin(var_call, calls))
-    local = {int(j): i for i, j in enumerate(cols_x)}
-    n_local = cols_x.size
-    row_of_call = {int(c): i for i, c in enumerate(calls)}
-    rows: list[int] = [row_of_call[int(var_call[j])] for j in cols_x]
-    cols: list[int] = list(range(n_local))
-    rows += list(range(calls.size))
-    cols += list(range(n_local, n_local + calls.size))  # y[c]: not answered by the fleet
-    n_rows = calls.size
-    for clique in cliques:
-        rows += [n_rows] * clique.size
-        cols += [local[int(j)] for j in clique]
-        n_rows += 1
-    a = coo_matrix((np.ones(len(rows)), (rows, cols)),
-                   shape=(n_rows, n_local + calls.size)).tocsr()
+    a = constraint_matrix(var_call, calls, cols_x, clique_vars, clique_ptr)
+    n_rows = a.shape[0]
     lb = np.concatenate([np.ones(calls.size), np.zeros(n_rows - calls.size)])
     c_vec = np.concatenate([cost[cols_x], unanswered_cost[calls]])
     res = milp(c_vec, constraints=LinearConstraint(a, lb, np.ones(n_rows)),
@@ -137,5 +169,5 @@ def _solve_coupled(cost: np.ndarray, var_call: np.ndarray, calls: np.ndarray,
                options={"node_limit": 5000, "presolve": True})
     chosen = np.zeros(nx, bool)
     if res.x is not None:  # HiGHS always finds a point: all-unanswered is feasible
-        chosen[cols_x[res.x[:n_local] > 0.5]] = True
+        chosen[cols_x[res.x[:cols_x.size] > 0.5]] = True
     return chosen
