@@ -30,28 +30,34 @@ def observe_kernel(t, shift, mult, start_hour, aid_left, n_open, alert_until, vi
                    c_node, c_rtype, c_tone, c_time, c_assigned, c_needed, c_verify, c_status,
                    u_obs_status, u_als, u_obs_node, u_obs_dest, u_obs_t, u_call, u_hosp, u_home,
                    h_obs_divert, h_obs_t, zone_of, hospital_columns, n_zones):
-    """``(clock_alerts, calls, units, hospitals, zones)`` float32 arrays of one observation.
+    """One observation in one fresh float32 buffer: clock (6), alerts (one per event kind),
+    calls (K×10), units (U×9), hospitals (H×4), zones (Z×2), each row-major, in that order.
 
-    ``clock_alerts`` holds the six clock columns then one entry per alert kind (the caller
-    returns two views of it), exactly as :func:`lifeline.envs.dispatch.observation.observe`.
+    The caller returns views of it shaped as in
+    :func:`lifeline.envs.dispatch.observation.observe` (one array crosses back from numba, not
+    six: boxing each costs about as much as the arithmetic).
     """
     n_alert = alert_until.size
-    clock_alerts = np.empty(6 + n_alert, np.float32)
+    n_slots = visible.size
+    n_units = u_obs_status.size
+    n_hosp = hospital_columns.shape[0]
+    o_calls = 6 + n_alert
+    o_units = o_calls + 10 * n_slots
+    o_hosp = o_units + 9 * n_units
+    o_zones = o_hosp + 4 * n_hosp
+    buf = np.zeros(o_zones + 2 * n_zones, np.float32)
     left = shift - t
-    clock_alerts[0] = t
-    clock_alerts[1] = left if left > 0.0 else 0.0
-    clock_alerts[2] = mult
-    clock_alerts[3] = (start_hour + t / 60.0) % 24.0
-    clock_alerts[4] = aid_left
-    clock_alerts[5] = n_open
+    buf[0] = t
+    buf[1] = left if left > 0.0 else 0.0
+    buf[2] = mult
+    buf[3] = (start_hour + t / 60.0) % 24.0
+    buf[4] = aid_left
+    buf[5] = n_open
     for i in range(n_alert):
         until = alert_until[i]
         rest = (until if until < shift else shift) - t
-        clock_alerts[6 + i] = rest if rest > 0.0 else 0.0
+        buf[6 + i] = rest if rest > 0.0 else 0.0
 
-    n_slots = visible.size
-    calls = np.zeros((n_slots, 10), np.float32)
-    zones = np.zeros((n_zones, 2), np.float32)
     n_vis = 0
     for k in range(n_slots):
         if visible[k] >= 0:
@@ -60,35 +66,34 @@ def observe_kernel(t, shift, mult, start_hour, aid_left, n_open, alert_until, vi
         c = visible[k]
         node = c_node[c]
         conf = c_verify[c]
-        zone = zone_of[node]
-        calls[k, 0] = 1.0
-        calls[k, 1] = node
-        calls[k, 2] = zone
-        calls[k, 3] = c_rtype[c]
-        calls[k, 4] = c_tone[c]
-        calls[k, 5] = t - c_time[c]
-        calls[k, 6] = c_assigned[c]
-        calls[k, 7] = c_needed[c]
-        calls[k, 8] = 1.0 if conf >= 0 else 0.0
-        calls[k, 9] = conf if conf > 0.0 else 0.0
+        row = o_calls + 10 * k
+        buf[row] = 1.0
+        buf[row + 1] = node
+        buf[row + 2] = zone_of[node]
+        buf[row + 3] = c_rtype[c]
+        buf[row + 4] = c_tone[c]
+        buf[row + 5] = t - c_time[c]
+        buf[row + 6] = c_assigned[c]
+        buf[row + 7] = c_needed[c]
+        buf[row + 8] = 1.0 if conf >= 0 else 0.0
+        buf[row + 9] = conf if conf > 0.0 else 0.0
     if n_open <= n_slots:
         for k in range(n_vis):
-            zones[zone_of[c_node[visible[k]]], 0] += 1.0
+            buf[o_zones + 2 * zone_of[c_node[visible[k]]]] += 1.0
     else:
         for c in range(c_status.size):
             if c_status[c] == 1:
-                zones[zone_of[c_node[c]], 0] += 1.0
+                buf[o_zones + 2 * zone_of[c_node[c]]] += 1.0
 
-    n_units = u_obs_status.size
-    units = np.empty((n_units, 9), np.float32)
     for u in range(n_units):
         status = u_obs_status[u]
-        units[u, 0] = 1.0 if status > 0 else 0.0
-        units[u, 1] = 1.0 if u_als[u] else 0.0
-        units[u, 2] = status
-        units[u, 3] = u_obs_node[u]
-        units[u, 4] = u_obs_dest[u]
-        units[u, 5] = t - u_obs_t[u]
+        row = o_units + 9 * u
+        buf[row] = 1.0 if status > 0 else 0.0
+        buf[row + 1] = 1.0 if u_als[u] else 0.0
+        buf[row + 2] = status
+        buf[row + 3] = u_obs_node[u]
+        buf[row + 4] = u_obs_dest[u]
+        buf[row + 5] = t - u_obs_t[u]
         slot = 0
         call = u_call[u]
         if call >= 0:
@@ -96,17 +101,19 @@ def observe_kernel(t, shift, mult, start_hour, aid_left, n_open, alert_until, vi
                 if visible[k] == call:
                     slot = k + 1
                     break
-        units[u, 6] = slot
-        units[u, 7] = u_hosp[u] + 1 if u_hosp[u] >= 0 else 0
-        units[u, 8] = u_home[u]
+        buf[row + 6] = slot
+        buf[row + 7] = u_hosp[u] + 1 if u_hosp[u] >= 0 else 0
+        buf[row + 8] = u_home[u]
         if status == _IDLE:
-            zones[zone_of[u_obs_node[u]], 1] += 1.0
+            buf[o_zones + 2 * zone_of[u_obs_node[u]] + 1] += 1.0
 
-    hosp = hospital_columns.copy()
-    for h in range(hosp.shape[0]):
-        hosp[h, 1] = 1.0 if h_obs_divert[h] else 0.0
-        hosp[h, 2] = t - h_obs_t[h]
-    return clock_alerts, calls, units, hosp, zones
+    for h in range(n_hosp):
+        row = o_hosp + 4 * h
+        buf[row] = hospital_columns[h, 0]
+        buf[row + 1] = 1.0 if h_obs_divert[h] else 0.0
+        buf[row + 2] = t - h_obs_t[h]
+        buf[row + 3] = hospital_columns[h, 3]
+    return buf
 
 
 @jit(cache=True, nogil=True)

@@ -57,13 +57,16 @@ def observe(s: DispatchState, ctx: Context) -> dict[str, np.ndarray]:
     """
     if _kernels is None:
         return observe_numpy(s, ctx)
-    clock_alerts, calls, units, hosp, zones = _kernels.observe_kernel(
+    buf = _kernels.observe_kernel(
         s.t, ctx.p.shift_min, s.mult, s.start_hour, s.mutual_aid_left, s.n_open, s.alert_until,
         s.visible, s.c_node, s.c_rtype, s.c_tone, s.c_time, s.c_assigned, s.c_needed, s.c_verify,
         s.c_status, s.u_obs_status, s.u_als, s.u_obs_node, s.u_obs_dest, s.u_obs_t, s.u_call,
         s.u_hosp, s.u_home, s.h_obs_divert, s.h_obs_t, ctx.zone_of, ctx.hospital_columns, ctx.Z)
-    return {"clock": clock_alerts[:N_CLOCK_COLUMNS], "calls": calls, "units": units,
-            "hospitals": hosp, "zones": zones, "alerts": clock_alerts[N_CLOCK_COLUMNS:]}
+    o = ctx.obs_offsets  # clock, alerts, calls, units, hospitals, zones, end
+    return {"clock": buf[:o[1]], "calls": buf[o[2]:o[3]].reshape(ctx.K, N_CALL_COLUMNS),
+            "units": buf[o[3]:o[4]].reshape(ctx.U, N_UNIT_COLUMNS),
+            "hospitals": buf[o[4]:o[5]].reshape(ctx.H, len(HOSPITAL_COLUMNS)),
+            "zones": buf[o[5]:o[6]].reshape(ctx.Z, N_ZONE_COLUMNS), "alerts": buf[o[1]:o[2]]}
 
 
 def observe_numpy(s: DispatchState, ctx: Context) -> dict[str, np.ndarray]:
