@@ -131,3 +131,20 @@ def test_numpy_fallback_gives_the_same_trajectory(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(observation, "_kernels", None)
     monkeypatch.setattr(rules, "_kernels", None)
     assert run() == fast
+
+
+def test_next_stop_equals_graph_locate() -> None:
+    """``dynamics._next_stop`` (Python scalars) is ``RoadGraph.locate`` value for value."""
+    from lifeline.envs.dispatch.dynamics import _next_stop
+
+    for env in (DispatchEnv("expert"), DispatchMetroEnv("metro_expert")):
+        g = copy.deepcopy(env.ctx.free_graph)
+        u, v, _ = env.params.city.edges[0]
+        g.slow_edge(u, v, 3.0)  # an accident: a non-default weight on some paths
+        rng = np.random.default_rng(9)
+        for _ in range(3000):
+            args = (int(rng.integers(g.n)), int(rng.integers(g.n)), float(rng.uniform(0, 3)),
+                    float(rng.uniform(0, 40)), float(rng.choice([1.0, 1.15, 1.4])))
+            pos = g.locate(*args)
+            node, rem = _next_stop(g, *args)
+            assert node == pos.next_node and rem == pos.remaining, args
