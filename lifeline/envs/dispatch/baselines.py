@@ -20,7 +20,7 @@ from lifeline.agents.base import Agent
 from lifeline.core.env import Action, Environment
 from lifeline.envs.dispatch import dynamics
 from lifeline.envs.dispatch.env import DispatchEnv
-from lifeline.envs.dispatch.reward import untreated_risk
+from lifeline.envs.dispatch.reward import capability, response_ratio, untreated_risk
 from lifeline.envs.dispatch.types import (
     DISPATCHABLE,
     EN_ROUTE,
@@ -316,10 +316,18 @@ class BoundAgent(DMEXCLPAgent):
             planned = int(s.c_bound_unit[c])
             if planned >= 0 and np.isfinite(eta[planned]) and eta[planned] <= eta[u] + 1.0:
                 u = planned
-            elif int(s.c_sev[c]) >= 2 and not s.u_als[u]:
+            ctype, sev = int(s.c_type[c]), int(s.c_sev[c])
+            if not s.u_als[u] and capability(e.ctx, ctype, sev, False) < 1.0:
+                # v3: the basic unit earns only ``bls_outcome`` of the credit; the nearest ALS
+                # unit goes instead when its (later) response is worth at least as much.
                 als = np.where(s.u_als, eta, np.inf)
-                if np.isfinite(als).any() and als.min() <= eta[u] + 2.0:
-                    u = int(np.argmin(als))
+                if np.isfinite(als).any():
+                    a = int(np.argmin(als))
+                    waited = s.t - float(s.c_time[c])
+                    if (response_ratio(float(s.c_bound[c]), waited + float(eta[a]))
+                            >= capability(e.ctx, ctype, sev, False)
+                            * response_ratio(float(s.c_bound[c]), waited + float(eta[u]))):
+                        u = a
             return Dispatch(unit=u, call=k)
         return None
 

@@ -373,8 +373,8 @@ def _move_clock(s: DispatchState, ctx: Context, t_new: float) -> None:
 
 
 def arrive_call(s: DispatchState, ctx: Context, c: int) -> None:
-    """Call ``c`` opens now, ``call_processing_min`` after it rang (and counts as held if no unit
-    is truly free)."""
+    """Call ``c`` opens now, its call-processing minutes after it rang (``c_open``; and counts
+    as held if no unit is truly free)."""
     s.c_status[c] = OPEN
     s.c_held[c] = not bool(DISPATCHABLE[s.u_status].any())
     refresh_visible(s, ctx)
@@ -388,7 +388,7 @@ def advance(s: DispatchState, ctx: Context) -> None:
     n_calls = s.c_time.size
     n_events = s.e_time.size
     while True:
-        t_call = (float(s.c_time[s.next_call]) + p.call_processing_min
+        t_call = (float(s.c_open[s.next_call])
                   if s.next_call < n_calls else INF)  # the call opens once processed
         t_event = float(s.e_time[s.next_event]) if s.next_event < n_events else INF
         u_unit = int(s.u_next.argmin())
@@ -449,7 +449,7 @@ def apply_dispatch(s: DispatchState, ctx: Context, u: int, c: int) -> None:
         s.u_dispatches[u] += 1
         r = s.rng["reliability"]
         draw, extra = r.random(), r.uniform(1.0, 3.0)
-        delay = ctx.p.turnout_min + (extra if draw > s.u_rel[u] else 0.0)
+        delay = float(s.c_turnout[c]) + (extra if draw > s.u_rel[u] else 0.0)
     redirect(s, u, EN_ROUTE, dest, extra_lead=delay)
     s.u_call[u] = c
     s.u_carrier[u] = False

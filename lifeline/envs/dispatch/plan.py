@@ -47,10 +47,13 @@ def reference_plan(ctx: Context, calls: CallStream, start_hour: float
     real = np.flatnonzero(calls.kind == REAL)
     if real.size == 0:
         return bound_min, bound_unit, bound_saved
-    homes = np.asarray(city.unit_home, np.int64)
+    homes = np.asarray(city.unit_home, np.int64)[:p.on_duty]  # v3: staffed slots only
     n_units = homes.size
     k = min(CANDIDATES, n_units)
 
+    opens = calls.time + p.call_processing_min if calls.open is None else calls.open
+    turnout = np.full(m, p.turnout_min) if calls.turnout is None else calls.turnout
+    lead = opens - calls.time + turnout
     var_u: list[int] = []
     var_c: list[int] = []
     resp: list[float] = []
@@ -63,8 +66,9 @@ def reference_plan(ctx: Context, calls: CallStream, start_hour: float
         d_home = g.dist[homes, node]
         h = int(np.argmin(g.dist[node, ctx.hosp_node]))
         for u in np.argsort(d_home, kind="stable")[:k]:
-            # Call processing and the turn-out from the station come before the drive (v2).
-            r = float(p.call_processing_min + p.turnout_min + d_home[u] * mult)
+            # Call processing and the turn-out from the station come before the drive (v2;
+            # v3: the call's own drawn minutes).
+            r = float(lead[c] + d_home[u] * mult)
             tail = (g.dist[node, ctx.hosp_node[h]] + g.dist[ctx.hosp_node[h], homes[u]]) * mult \
                 + p.handover_min if calls.transport[c] else g.dist[node, homes[u]] * mult
             var_u.append(int(u))
