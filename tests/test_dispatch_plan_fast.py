@@ -1,6 +1,7 @@
 """The reference plan's vectorised model building equals the per-variable loops it replaced.
 
-``plan.py`` builds the one-call-at-a-time cliques with one outer comparison per unit, the greedy
+``plan.py`` builds the candidate variables (units, response and busy minutes) with whole-array
+arithmetic, the one-call-at-a-time cliques with one outer comparison per unit, the greedy
 per-call choice with one ``argmin`` and the MILP's constraint matrix with whole-array index
 arithmetic (issue 15: a dispatch reset solves this MILP). The loop forms are kept here as
 oracles and compared on the real inputs of many resets of both cities, so the HiGHS model — and
@@ -15,6 +16,34 @@ from scipy.sparse import coo_matrix
 
 from lifeline.envs.dispatch import plan
 from lifeline.envs.dispatch.env import DispatchEnv, DispatchMetroEnv
+from lifeline.envs.dispatch.reward import untreated_risk
+
+
+def candidates_loop(ctx, calls, real, homes, lead, start_hour):  # type: ignore[no-untyped-def]
+    """The per-call loop ``reference_plan`` used before (v3 semantics)."""
+    p = ctx.p
+    g = ctx.free_graph
+    k = min(plan.CANDIDATES, homes.size)
+    var_u: list[int] = []
+    var_c: list[int] = []
+    resp: list[float] = []
+    busy: list[float] = []
+    weight = np.zeros(calls.time.size)
+    for c in real:
+        node, ctype = int(calls.node[c]), int(calls.type[c])
+        mult = ctx.traffic.multiplier(start_hour + calls.time[c] / 60.0)
+        weight[c] = 1.0 + 10.0 * untreated_risk(ctx, ctype, int(calls.sev[c]))
+        d_home = g.dist[homes, node]
+        h = int(np.argmin(g.dist[node, ctx.hosp_node]))
+        for u in np.argsort(d_home, kind="stable")[:k]:
+            r = float(lead[c] + d_home[u] * mult)
+            tail = (g.dist[node, ctx.hosp_node[h]] + g.dist[ctx.hosp_node[h], homes[u]]) * mult \
+                + p.handover_min if calls.transport[c] else g.dist[node, homes[u]] * mult
+            var_u.append(int(u))
+            var_c.append(int(c))
+            resp.append(r)
+            busy.append(r + float(ctx.scene[ctype]) + float(tail))
+    return weight, np.asarray(var_u), np.asarray(var_c), np.asarray(resp), np.asarray(busy)
 
 
 def cliques_loop(vu: np.ndarray, t_var: np.ndarray, end_var: np.ndarray,
@@ -71,9 +100,18 @@ def _split(flat: np.ndarray, ptr: np.ndarray) -> list[np.ndarray]:
 def test_vectorised_plan_model_equals_the_loops(scenario: str,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     env = DispatchMetroEnv(scenario) if scenario.startswith("metro_") else DispatchEnv(scenario)
-    seen = {"cliques": 0, "matrices": 0, "greedy": 0}
+    seen = {"cliques": 0, "matrices": 0, "greedy": 0, "candidates": 0}
     real_cliques, real_matrix, real_cheapest = (plan.busy_cliques, plan.constraint_matrix,
                                                 plan.cheapest_per_call)
+    real_candidates = plan.candidates
+
+    def check_candidates(*args):  # type: ignore[no-untyped-def]
+        got = real_candidates(*args)
+        want = candidates_loop(*args)
+        for g, w in zip(got, want, strict=True):
+            assert g.dtype.kind == w.dtype.kind and g.tobytes() == w.tobytes()
+        seen["candidates"] += 1
+        return got
 
     def check_cliques(vu, t_var, end_var, n_units):  # type: ignore[no-untyped-def]
         flat, ptr = real_cliques(vu, t_var, end_var, n_units)
@@ -97,12 +135,14 @@ def test_vectorised_plan_model_equals_the_loops(scenario: str,
         seen["greedy"] += 1
         return got
 
+    monkeypatch.setattr(plan, "candidates", check_candidates)
     monkeypatch.setattr(plan, "busy_cliques", check_cliques)
     monkeypatch.setattr(plan, "constraint_matrix", check_matrix)
     monkeypatch.setattr(plan, "cheapest_per_call", check_cheapest)
     for seed in range(12 if env.metro else 30):
         env.reset(seed)
     assert seen["cliques"] >= 10 and seen["matrices"] >= 5 and seen["greedy"] >= 10
+    assert seen["candidates"] == seen["cliques"]
 
 
 def test_cheapest_per_call_breaks_ties_like_argmin() -> None:

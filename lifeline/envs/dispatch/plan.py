@@ -39,7 +39,6 @@ def reference_plan(ctx: Context, calls: CallStream, start_hour: float
     """``(response_min, unit, benefit)`` per call of the stream (fake calls: 0, −1, 0)."""
     p = ctx.p
     city = p.city
-    g = ctx.free_graph
     m = calls.time.size
     bound_min = np.zeros(m)
     bound_unit = np.full(m, -1, np.int64)
@@ -54,33 +53,12 @@ def reference_plan(ctx: Context, calls: CallStream, start_hour: float
     opens = calls.time + p.call_processing_min if calls.open is None else calls.open
     turnout = np.full(m, p.turnout_min) if calls.turnout is None else calls.turnout
     lead = opens - calls.time + turnout
-    var_u: list[int] = []
-    var_c: list[int] = []
-    resp: list[float] = []
-    busy: list[float] = []
-    weight = np.zeros(m)
-    for c in real:
-        node, ctype = int(calls.node[c]), int(calls.type[c])
-        mult = ctx.traffic.multiplier(start_hour + calls.time[c] / 60.0)
-        weight[c] = 1.0 + 10.0 * untreated_risk(ctx, ctype, int(calls.sev[c]))
-        d_home = g.dist[homes, node]
-        h = int(np.argmin(g.dist[node, ctx.hosp_node]))
-        for u in np.argsort(d_home, kind="stable")[:k]:
-            # Call processing and the turn-out from the station come before the drive (v2;
-            # v3: the call's own drawn minutes).
-            r = float(lead[c] + d_home[u] * mult)
-            tail = (g.dist[node, ctx.hosp_node[h]] + g.dist[ctx.hosp_node[h], homes[u]]) * mult \
-                + p.handover_min if calls.transport[c] else g.dist[node, homes[u]] * mult
-            var_u.append(int(u))
-            var_c.append(int(c))
-            resp.append(r)
-            busy.append(r + float(ctx.scene[ctype]) + float(tail))
-    vu, vc = np.asarray(var_u), np.asarray(var_c)
-    cost = weight[vc] * np.asarray(resp)
+    weight, vu, vc, resp, busy = candidates(ctx, calls, real, homes, lead, start_hour)
+    cost = weight[vc] * resp
     # One call at a time per unit: busy intervals start at call times, so the maximal sets of
     # overlapping intervals are those containing some call time (interval-graph cliques).
     t_var = calls.time[vc]
-    clique_vars, clique_ptr = busy_cliques(vu, t_var, t_var + np.asarray(busy), n_units)
+    clique_vars, clique_ptr = busy_cliques(vu, t_var, t_var + busy, n_units)
     # Without the cliques the problem separates by call: each takes its cheapest unit. If that
     # choice already respects every clique it is optimal; otherwise solve the MILP over the calls
     # coupled by cliques (the others keep their cheapest unit, which no clique constrains).
@@ -94,14 +72,46 @@ def reference_plan(ctx: Context, calls: CallStream, start_hour: float
         chosen |= _solve_coupled(cost, vc, real[coupled[real]], clique_vars, clique_ptr,
                                  weight * 2.0 * p.unplanned_ref_min)
     bound_min[real] = p.unplanned_ref_min
-    for jc in np.flatnonzero(chosen):
-        bound_min[var_c[jc]] = resp[jc]
-        bound_unit[var_c[jc]] = var_u[jc]
+    bound_min[vc[chosen]] = resp[chosen]  # at most one chosen variable per call
+    bound_unit[vc[chosen]] = vu[chosen]
     for c in real:
         als = bool(city.unit_als[bound_unit[c]]) if bound_unit[c] >= 0 else True
         bound_saved[c] = benefit(ctx, int(calls.type[c]), int(calls.sev[c]), float(bound_min[c]),
                                  als=als)
     return bound_min, bound_unit, bound_saved
+
+
+def candidates(ctx: Context, calls: CallStream, real: np.ndarray, homes: np.ndarray,
+               lead: np.ndarray, start_hour: float
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The MILP's variables: ``(weight per call, unit, call, response min, busy min)`` per variable.
+
+    For each real call in order, the ``CANDIDATES`` staffed units whose stations are nearest
+    (stable order), as consecutive variables. Whole-array arithmetic with the same float64
+    operations in the same order as the per-call loop it replaced (kept as the oracle in
+    ``tests/test_dispatch_plan_fast.py``), so the model is bit-for-bit the same.
+    """
+    p = ctx.p
+    g = ctx.free_graph
+    k = min(CANDIDATES, homes.size)
+    weight = np.zeros(calls.time.size)
+    weight[real] = 1.0 + 10.0 * np.array([untreated_risk(ctx, int(t), int(v)) for t, v
+                                          in zip(calls.type[real], calls.sev[real], strict=True)])
+    mults = np.array([ctx.traffic.multiplier(start_hour + t / 60.0) for t in calls.time[real]])
+    nodes = calls.node[real]
+    d_home = g.dist[homes][:, nodes].T  # (calls, units)
+    order = np.argsort(d_home, axis=1, kind="stable")[:, :k]
+    mult_col = mults[:, None]
+    # Call processing and the turn-out from the station come before the drive (v2; v3: the
+    # call's own drawn minutes).
+    resp = lead[real][:, None] + d_home[np.arange(real.size)[:, None], order] * mult_col
+    hosp = ctx.hosp_node[g.dist[nodes][:, ctx.hosp_node].argmin(axis=1)]
+    tail = np.where(calls.transport[real][:, None],
+                    (g.dist[nodes, hosp][:, None] + g.dist[hosp[:, None], homes[order]])
+                    * mult_col + p.handover_min,
+                    g.dist[nodes[:, None], homes[order]] * mult_col)
+    busy = resp + ctx.scene[calls.type[real]][:, None] + tail
+    return weight, order.ravel(), np.repeat(real, k), resp.ravel(), busy.ravel()
 
 
 def cheapest_per_call(cost: np.ndarray, k: int, limit: np.ndarray) -> np.ndarray:
