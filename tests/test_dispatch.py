@@ -97,7 +97,7 @@ def test_unit_on_the_calls_own_node_serves_it_and_comes_back() -> None:
     t_dispatch = s.t
     assert env.step(s, Dispatch(unit=0, call=0)).valid
     env.step(s, Hold())
-    assert s.c_first[c] == pytest.approx(t_dispatch + env.params.turnout_min)  # turn-out only
+    assert s.c_first[c] == pytest.approx(t_dispatch + s.c_turnout[c])  # turn-out only (v3: drawn)
     assert s.u_status[0] == ON_SCENE
     _hold_until(env, s, lambda st: st.u_status[0] == IDLE or st.done)
     assert s.u_status[0] == IDLE and np.isfinite(s.c_outcome[c])
@@ -105,7 +105,7 @@ def test_unit_on_the_calls_own_node_serves_it_and_comes_back() -> None:
 
 def test_reroute_frees_the_old_call() -> None:
     env = DispatchEnv("expert")
-    s = env.reset(5)
+    s = env.reset(6)  # v3: seed 5's stream breaks unit 0 down before the second call
     _hold_until(env, s, lambda st: (st.visible >= 0).sum() >= 2)
     a, b = int(s.visible[0]), int(s.visible[1])
     assert env.step(s, Dispatch(unit=0, call=0)).valid

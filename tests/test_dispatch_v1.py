@@ -100,7 +100,9 @@ def test_false_alarm_and_ghost_rates_are_realised_and_cost_a_naive_dispatcher() 
     # none the oracle keeps only its (smaller) severity advantage: the check tells them apart.
     with_fakes = _margin(p, B.OracleAgent())
     without = _margin(replace(p, false_alarm_p=0.0, ghost_p=0.0), B.OracleAgent())
-    assert with_fakes > 0.03 and with_fakes > without + 0.02
+    # (v3 staffs 11 units on expert, so a unit tied up by a fake costs less: +0.027 vs -0.000
+    # on these 12 seeds; v2's 6 units made it more than +0.03.)
+    assert with_fakes > 0.02 and with_fakes > without + 0.02
 
 
 def _verify_auc(p: DispatchParams) -> float:
@@ -327,10 +329,11 @@ def test_behaviour_cloning_data_from_every_envs_reference(name: str) -> None:
 
 # ----- one id, fixed spaces -----------------------------------------------------------------------
 def test_each_id_has_one_city_and_fixed_spaces() -> None:
-    assert DispatchEnv("expert").num_actions == DispatchEnv("warmup").num_actions == 322
+    # v3: 12 unit slots (+ 2 aid) on every difficulty, staffed or not (v2: 6 + 2, 322 actions)
+    assert DispatchEnv("expert").num_actions == DispatchEnv("warmup").num_actions == 556
     assert DispatchMetroEnv("metro_expert").num_actions == 2330
     with pytest.raises(ValueError, match="dispatch_metro"):
         DispatchEnv("metro_expert")
     with pytest.raises(ValueError, match="'dispatch'"):
         DispatchMetroEnv("expert")
-    assert DispatchEnv.version == DispatchMetroEnv.version == 2
+    assert DispatchEnv.version == DispatchMetroEnv.version == 3

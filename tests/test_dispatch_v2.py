@@ -40,7 +40,7 @@ def _ring_to_visible(env: DispatchEnv, seed: int) -> tuple[float, float]:
 
 
 def test_call_processing_delays_the_call_reaching_the_dispatcher() -> None:
-    ring, seen = _ring_to_visible(_toy(), 5)
+    ring, seen = _ring_to_visible(_toy(call_processing_sigma=0.0), 5)
     assert seen == pytest.approx(ring + 1.25)
     ring, seen = _ring_to_visible(_toy(call_processing_min=0.0), 5)
     assert seen == pytest.approx(ring)
@@ -50,7 +50,7 @@ def test_call_processing_delays_the_call_reaching_the_dispatcher() -> None:
 def test_turnout_precedes_the_drive_of_a_unit_leaving_its_station(turnout: float) -> None:
     """Toy unit 0 is ALS at node 0 with reliability 1 (no extra delay): it arrives at the call
     ``turnout + road minutes × traffic`` after the dispatch."""
-    env = _toy(turnout_min=turnout)
+    env = _toy(turnout_min=turnout, turnout_sigma=0.0)
     s = env.reset(5)
     while s.visible[0] < 0:
         env.step(s, Hold())
@@ -124,12 +124,13 @@ def test_mass_casualty_calls_are_flagged() -> None:
     assert not DispatchEnv("warmup").reset(1).c_mci.any()
 
 
-def test_the_v1_ids_fail_with_a_clear_message() -> None:
+@pytest.mark.parametrize("old", [1, 2])
+def test_the_old_ids_fail_with_a_clear_message(old: int) -> None:
     import gymnasium as gym
 
     import lifeline  # noqa: F401  (registers the ids)
 
-    with pytest.raises(gym.error.DeprecatedEnv, match="lifeline/Dispatch-v2"):
-        gym.make("lifeline/Dispatch-v1")
-    with pytest.raises(gym.error.DeprecatedEnv, match="lifeline/DispatchMetro-v2"):
-        gym.make("lifeline/DispatchMetro-v1")
+    with pytest.raises(gym.error.DeprecatedEnv, match="lifeline/Dispatch-v3"):
+        gym.make(f"lifeline/Dispatch-v{old}")
+    with pytest.raises(gym.error.DeprecatedEnv, match="lifeline/DispatchMetro-v3"):
+        gym.make(f"lifeline/DispatchMetro-v{old}")

@@ -3,9 +3,10 @@
 How the model maps onto the published statistics:
 
 * **Response** = call-to-arrival: minute the call rings (``c_time``) to the first unit on scene
-  (``c_first``), genuine calls only. Since v2 it includes call processing (1.25 min before the
-  dispatcher can act) and a 1-min turn-out from a station, as the published call-to-arrival
-  intervals do. The judged median and 90th percentile leave out the calls of mass-casualty bursts
+  (``c_first``), genuine calls only. Since v2 it includes call processing and a turn-out from a
+  station, as the published call-to-arrival intervals do (v3: drawn per call, lognormal with
+  medians 1.25 and 1.0 min, 90th percentiles 2.1 and 1.7 min).
+  The judged median and 90th percentile leave out the calls of mass-casualty bursts
   (``c_mci``: 4-8 calls at one place within 10 min): with 4-26 ordinary calls a shift, one burst
   makes up a share of the env's calls that it never makes of a real system's responses; the
   all-call values are reported beside them. Calls still unanswered at the end of the 8-hour
@@ -15,6 +16,10 @@ How the model maps onto the published statistics:
   **handover**: arrival at hospital to release (``at_hospital`` status), which includes the
   env's +20 min at a hospital on divert.
 * Percentiles are over all calls of all episodes pooled (a shift has only 4-26 calls).
+* **Unit-hour utilisation**: the share of the staffed units' shift they spend committed to a call
+  (en route, on scene, transporting, at hospital), sampled at every decision epoch (at most
+  ``max_gap_min`` = 6 min apart). Since v3 ``dispatchr-20`` staffs 6 / 8 / 10 / 11 of its 12
+  unit slots on warmup / learning / advanced / expert (stress scenarios: 10).
 * The ``8:59`` line on the CDF is the 90 % standard of many US urban ALS contracts; it is *not*
   in the checked references (treat as K); the bands below rest on NEMSIS, Mell and NFPA 1710.
 * The arrest survival curve is the env's own (De Maio 2003 logistic, 2nd); the card compares it
@@ -47,8 +52,9 @@ STATS: tuple[Stat, ...] = (
          band=(5.0, 9.0), source=f"{WANG}; {MELL}; {CARR}; Byrne JP et al., JAMA Surg 2019",
          why="One urban system: from the national median to the median US county (" + SUGGESTED
              + ").", pooled=True,
-         if_outside=("On expert (26 calls, 20 % false alarms and 15 % ghosts for 6 units) the "
-                     "nearest unit is often busy and calls queue: meant to overwhelm the fleet.")),
+         if_outside=("v2's expert (26 calls, 20 % false alarms and 15 % ghosts for 6 units) "
+                     "queued calls (median 9.8); v3 staffs 11 units there. Stress scenarios "
+                     "(forced events on advanced's 10 units) are meant to strain the fleet.")),
     Stat(key="resp_p90",
          label="Call-to-arrival, 90th percentile (min; genuine calls outside mass-casualty "
                "bursts)",
@@ -61,15 +67,16 @@ STATS: tuple[Stat, ...] = (
              "the upper end rests on city dashboards not checked (K) and NFPA 1710 restated "
              "second-hand: treat with care.",
          checked="2nd / K", pooled=True,
-         if_outside=("dispatchr-20 has 6 units at 6 stations for 20 nodes: the nearest station is "
-                     "2-3 seed minutes (x1.75) from most nodes, the second nearest 8-10. With 4 "
-                     "calls a shift (warmup) the nearest unit is always free and the tail is "
-                     "about 8 min, at the band's fast edge; from learning on, the nearest unit "
-                     "is busy on a large share of calls (a call keeps a unit about an hour: "
-                     "scene, transport, 20-min "
-                     "handover, drive home) and the tail is the second-nearest station's "
-                     "distance, 15-25 min, or the queue (expert). The metro city (30 units at 20 "
-                     "stations) is the dense urban system.")),
+         if_outside=("dispatchr-20 has 6 stations for 20 nodes: the nearest station is 2-3 "
+                     "seed minutes (x1.75) from most nodes, the second nearest 8-10, so once "
+                     "the nearest unit is busy (a call keeps a unit about an hour: scene, "
+                     "transport, 20-min handover, drive home) the tail is 15-25 min. v2 ran "
+                     "every difficulty with the seed's 6 units (p90 7.9 / 15.4 / 23.3 / 33.8 "
+                     "min); v3 staffs a second unit at the busiest stations (8 / 10 / 11 units "
+                     "from learning up) and draws call processing and turn-out per call. The "
+                     "stress scenarios (forced events on advanced's 10 units) may leave the "
+                     "band: a heatwave adds cardiac calls and a mass-casualty burst ties up "
+                     "several units at once.")),
     Stat(key="resp_all_median", label="Call-to-arrival, median (min; all genuine calls)",
          reference="as above", band=None, source=WANG,
          why="Reported beside the judged value: mass-casualty bursts included.", pooled=True),
@@ -114,8 +121,9 @@ STATS: tuple[Stat, ...] = (
          why="From the one checked metro system to the commonly cited upper value ("
              + SUGGESTED + ").", pooled=True,
          if_outside=("Cardiac calls are 15 % of calls and 5 % of them are severity 3 (arrest, v2): "
-                     "0.75 % of calls; heatwaves add cardiac calls, and a shift has few calls, so "
-                     "the share swings between episodes.")),
+                     "0.75 % of calls, inside the band in expectation; but warmup has 120 calls "
+                     "over 30 episodes (about one arrest expected), heatwaves add cardiac calls, "
+                     "and a shift has few calls, so the share swings between scenarios.")),
     Stat(key="arrest_surv", label="Arrest survival, env vs Larsen at the same minutes (pp)",
          reference="Larsen: 67 % - 5.5 %/min untreated (witnessed VF)", band=(-3.0, 3.0),
          source="Larsen MP et al., Ann Emerg Med 1993;22:1652-1658",
@@ -124,6 +132,12 @@ STATS: tuple[Stat, ...] = (
          if_outside=("The env uses De Maio's logistic for all arrests (33.6 % at 0 min, 2nd), the "
                      "references' Larsen line is witnessed VF (67 % at 0 min): a different "
                      "population, so the gap is expected.")),
+    Stat(key="uhu_pct", label="Unit-hour utilisation (% of staffed unit time committed to calls)",
+         reference="commonly 30-50 % in busy US urban systems, above ~50 % crews burn out "
+                   "(K: not checked)",
+         band=None, source="(K: not checked)",
+         why="Reported so the staffing per difficulty (v3) can be judged; no checked source.",
+         checked="K"),
     Stat(key="unanswered_pct", label="Genuine calls unanswered at the end of the shift (%)",
          reference="(model artefact, no reference)", band=None, source="-",
          why="Censoring of the response statistics: their share.", checked="-"),
@@ -139,12 +153,31 @@ class Probe:
         self.handover: dict[int, float] = {}
         self.final: Any = None
         self.shift = 480.0
+        self.busy_min = 0.0
+        """Unit-minutes the staffed units spent committed to calls (sampled at each epoch)."""
+        self._last: tuple[float, int] | None = None
+        self.staffed = 0
 
     def on_step(self, env: Any, state: Any) -> None:
-        from lifeline.envs.dispatch.types import AT_HOSPITAL, ON_SCENE, REAL, TRANSPORTING
+        from lifeline.envs.dispatch.types import (
+            AT_HOSPITAL,
+            EN_ROUTE,
+            ON_SCENE,
+            REAL,
+            STATUS_NAMES,
+            TRANSPORTING,
+        )
 
+        committed = np.isin(np.arange(len(STATUS_NAMES)),
+                            (EN_ROUTE, ON_SCENE, TRANSPORTING, AT_HOSPITAL))
         self.shift = float(env.params.shift_min)
         s = state
+        self.staffed = int(env.params.on_duty)
+        if self._last is not None:
+            t0, n_busy = self._last
+            self.busy_min += n_busy * (min(float(s.t), self.shift) - t0)
+        own = s.u_status[:env.ctx.n_fleet]
+        self._last = (min(float(s.t), self.shift), int(np.count_nonzero(committed[own])))
         for u in np.flatnonzero(s.u_carrier):
             c = int(s.u_call[u])
             if c < 0 or s.c_kind[c] != REAL:
@@ -216,6 +249,8 @@ class Probe:
             out["non_transport_pct"] = 100.0 * float(np.mean(~s.c_transport[answered]))
         n, arrests = self.n_calls()
         out["arrest_pct"] = 100.0 * arrests / n if n else float("nan")
+        if self.staffed:
+            out["uhu_pct"] = 100.0 * self.busy_min / (self.staffed * self.shift)
         out["unanswered_pct"] = (100.0 * float(np.mean(~np.isfinite(s.c_first[real])))
                                  if real.any() else float("nan"))
         return out

@@ -1,2 +1,2 @@
-"""Emergency medical dispatch on a city road graph (``lifeline/Dispatch-v2``,
-``lifeline/DispatchMetro-v2``); see README.md."""
+"""Emergency medical dispatch on a city road graph (``lifeline/Dispatch-v3``,
+``lifeline/DispatchMetro-v3``); see README.md."""

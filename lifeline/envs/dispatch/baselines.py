@@ -20,7 +20,12 @@ from lifeline.agents.base import Agent
 from lifeline.core.env import Action, Environment
 from lifeline.envs.dispatch import dynamics
 from lifeline.envs.dispatch.env import DispatchEnv
-from lifeline.envs.dispatch.reward import untreated_risk
+from lifeline.envs.dispatch.reward import (
+    benefit,
+    capability,
+    response_ratio,
+    untreated_risk,
+)
 from lifeline.envs.dispatch.types import (
     DISPATCHABLE,
     EN_ROUTE,
@@ -320,8 +325,34 @@ class BoundAgent(DMEXCLPAgent):
                 als = np.where(s.u_als, eta, np.inf)
                 if np.isfinite(als).any() and als.min() <= eta[u] + 2.0:
                     u = int(np.argmin(als))
+            if not s.u_als[u]:
+                u = self._als_if_better(e, s, c, u, eta)
             return Dispatch(unit=u, call=k)
         return None
+
+    @staticmethod
+    def _als_if_better(e: DispatchEnv, s: DispatchState, c: int, u: int, eta: np.ndarray) -> int:
+        """v3: the nearest ALS unit instead of basic unit ``u`` for a severe cardiac / stroke /
+        respiratory call when its later arrival is still worth at least as much on the response
+        credit and the (capped) survival benefit (the basic unit earns only ``bls_outcome`` of
+        either) and is still within the call's target if the basic unit's would be."""
+        ctype, sev = int(s.c_type[c]), int(s.c_sev[c])
+        if capability(e.ctx, ctype, sev, False) >= 1.0:
+            return u
+        als = np.where(s.u_als, eta, np.inf)
+        if not np.isfinite(als).any():
+            return u
+        a = int(np.argmin(als))
+        waited = s.t - float(s.c_time[c])
+        t_a, t_u = waited + float(eta[a]), waited + float(eta[u])
+        ref, cap = float(s.c_bound[c]), float(s.c_bound_saved[c])
+        credit_ok = (response_ratio(ref, t_a)
+                     >= capability(e.ctx, ctype, sev, False) * response_ratio(ref, t_u))
+        saved_ok = (min(benefit(e.ctx, ctype, sev, t_a, als=True), cap)
+                    >= min(benefit(e.ctx, ctype, sev, t_u, als=False), cap))
+        target = float(e.ctx.target[ctype])
+        in_time_ok = t_a <= target or t_u > target  # coverage counts calls reached in time
+        return a if credit_ok and saved_ok and in_time_ok else u
 
     def _hospital_true(self, e: DispatchEnv, s: DispatchState) -> Action | None:
         for u in np.flatnonzero(HOSPITAL_CHOICE[s.u_obs_status]):

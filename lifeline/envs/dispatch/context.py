@@ -7,6 +7,7 @@ import numpy as np
 from lifeline.core.graph import RoadGraph, TrafficProfile
 from lifeline.envs.dispatch.params import (
     DECAY_MIN,
+    EVENT_KINDS,
     RISK,
     SCENE_MIN,
     TARGET_MIN,
@@ -77,3 +78,7 @@ class Context:
         self.not_hospital = np.vstack([self.arange_H[None, :] != self.arange_H[:, None],
                                        np.ones((1, self.H), bool)])
         """``not_hospital[h, j]``: hospital ``j`` is not ``h``; row −1 (none chosen) is all True."""
+        sizes = (6, len(EVENT_KINDS), 10 * self.K, 9 * self.U, 4 * self.H, 2 * self.Z)
+        self.obs_offsets = tuple(int(x) for x in np.cumsum((0, *sizes)))
+        """Start of clock, alerts, calls, units, hospitals, zones (and the end) in the flat
+        observation buffer of the numba kernel (``kernels.observe_kernel``)."""

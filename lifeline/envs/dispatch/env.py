@@ -45,7 +45,7 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
     """Dispatch ambulances to calls over an 8-hour shift; scored by response, survival, coverage."""
 
     name: ClassVar[str] = "dispatch"
-    version: ClassVar[int] = 2
+    version: ClassVar[int] = 3
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
     metro: ClassVar[bool] = False
     """True for the metro-city family (``dispatch_metro``): one id, one city, fixed spaces."""
@@ -97,6 +97,10 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
         s.c_needed = needed.astype(np.int64)
         s.c_mci = (np.zeros(m, bool) if calls.mci is None
                    else np.asarray(calls.mci, bool))
+        s.c_open = (calls.time + p.call_processing_min if calls.open is None
+                    else np.asarray(calls.open, float))
+        s.c_turnout = (np.full(m, p.turnout_min) if calls.turnout is None
+                       else np.asarray(calls.turnout, float))
         s.c_status = np.full(m, FUTURE, np.int64)
         s.c_assigned = np.zeros(m, np.int64)
         s.c_arrived = np.zeros(m, np.int64)
@@ -115,7 +119,9 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
         s.u_home = np.asarray(homes, np.int64)
         s.u_als = np.asarray(list(city.unit_als) + [False] * city.aid_slots)
         s.u_rel = np.asarray(list(city.unit_reliability) + [0.85] * city.aid_slots)
-        s.u_status = np.asarray([IDLE] * ctx.n_fleet + [INACTIVE] * city.aid_slots, np.int64)
+        on = p.on_duty  # v3: slots past the staffed ones stay off duty for the shift
+        s.u_status = np.asarray([IDLE] * on + [INACTIVE] * (ctx.n_fleet - on + city.aid_slots),
+                                np.int64)
         s.u_node = s.u_home.copy()
         s.u_dest = s.u_home.copy()
         s.u_tstart = np.zeros(U)
@@ -236,7 +242,7 @@ class DispatchMetroEnv(DispatchEnv):
     """``dispatch`` on the generated 240-node metro city (scenarios ``metro_*``).
 
     A separate id because its spaces differ (34 unit slots, 16 call slots, 30 posts, 6 hospitals:
-    ``Discrete(2330)`` instead of ``Discrete(322)``); Gymnasium expects one id to have fixed spaces.
+    ``Discrete(2330)`` instead of ``Discrete(556)``); Gymnasium expects one id to have fixed spaces.
     """
 
     name: ClassVar[str] = "dispatch_metro"

@@ -63,6 +63,12 @@ class CallStream:
     mci: np.ndarray | None = None
     """True for the calls of a mass-casualty burst (v2; the calibration card reports ordinary
     calls apart from bursts)."""
+    open: np.ndarray | None = None
+    """Minute each call opens to the dispatcher: ring + its drawn call-processing minutes, never
+    before a call that rang earlier (v3; ``None``: ring + the constant ``call_processing_min``)."""
+    turnout: np.ndarray | None = None
+    """Turn-out minutes of a unit sent from its station to each call (v3, drawn per call;
+    ``None``: the constant ``turnout_min``)."""
 
 
 @dataclass
@@ -194,7 +200,24 @@ def generate_calls(p: DispatchParams, events: EventSchedule, start_hour: float,
     latent = np.where(kind == FALSE_ALARM, latent + 0.3, latent)
     ghost_tone = rng_tone.choice(3, size=m, p=(0.2, 0.3, 0.5))
     tone = np.where(kind == GHOST, ghost_tone, np.clip(np.rint(latent), 0, 2)).astype(np.int64)
-    return CallStream(time, node, ctype, rtype, sev, kind, tone, transport, is_mci)
+    opens, turnout = draw_intervals(p, time, rng_calls)
+    return CallStream(time, node, ctype, rtype, sev, kind, tone, transport, is_mci, opens,
+                      turnout)
+
+
+def draw_intervals(p: DispatchParams, time: np.ndarray, rng: np.random.Generator
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Per call (v3): the minute it opens to the dispatcher and the turn-out of a unit sent from
+    its station, lognormal around the medians ``call_processing_min`` / ``turnout_min`` (drawn
+    at reset, after every other draw of the calls stream, so the reference plan sees them).
+
+    A call opens no earlier than any call that rang before it (calls reach the dispatcher in
+    ring order)."""
+    m = time.size
+    proc = p.call_processing_min * np.exp(p.call_processing_sigma * rng.standard_normal(m))
+    turnout = p.turnout_min * np.exp(p.turnout_sigma * rng.standard_normal(m))
+    opens = np.maximum.accumulate(time + proc) if m else time.copy()
+    return opens, turnout
 
 
 # ----- the generated metro city ---------------------------------------------------------------
@@ -268,7 +291,8 @@ def toy_params(calls_per_shift: int = 2, radio_delay_p: float = 0.0) -> Dispatch
     """A tiny hand-built scenario for unit tests and debugging.
 
     Four nodes on a line (0 —2— 1 —3— 2 —4— 3 minutes), two zones, one hospital at node 3, two
-    units (an ALS at node 0, a BLS at node 2), one mutual-aid slot, no events, no fake calls.
+    units (an ALS at node 0, a BLS at node 2), one mutual-aid slot, no events, no fake calls;
+    constant call processing and turn-out (v3's spreads off) so tests can count minutes.
     """
     city = CityParams(
         name="toy-4", n_nodes=4, edges=((0, 1, 2.0), (1, 2, 3.0), (2, 3, 4.0)),
@@ -279,4 +303,5 @@ def toy_params(calls_per_shift: int = 2, radio_delay_p: float = 0.0) -> Dispatch
     )
     return DispatchParams(city=city, calls_per_shift=calls_per_shift, false_alarm_p=0.0,
                           ghost_p=0.0, event_p=0.0, panic_range=0.0,
-                          radio_delay_p=radio_delay_p, visible_calls=4, tags=("toy",))
+                          radio_delay_p=radio_delay_p, visible_calls=4,
+                          call_processing_sigma=0.0, turnout_sigma=0.0, tags=("toy",))

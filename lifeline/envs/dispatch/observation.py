@@ -14,6 +14,11 @@ from lifeline.envs.dispatch.context import Context
 from lifeline.envs.dispatch.params import EVENT_KINDS
 from lifeline.envs.dispatch.types import DispatchState
 
+try:  # the compiled path (extra ``fast``); without numba the numpy path below runs
+    from lifeline.envs.dispatch import kernels as _kernels
+except ImportError:  # pragma: no cover - exercised where numba is not installed
+    _kernels = None  # type: ignore[assignment]
+
 CLOCK_COLUMNS = ("minutes_elapsed", "minutes_left", "traffic_multiplier", "hour_of_day",
                  "mutual_aid_left", "open_calls")
 CALL_COLUMNS = ("present", "node", "zone", "reported_type", "tone", "age_min", "units_assigned",
@@ -46,6 +51,26 @@ def observation_spec(ctx: Context) -> dict[str, ArraySpec]:
 
 def observe(s: DispatchState, ctx: Context) -> dict[str, np.ndarray]:
     """Fresh arrays (no views into the state) matching :func:`observation_spec`.
+
+    One call of the numba kernel :func:`lifeline.envs.dispatch.kernels.observe_kernel` when numba
+    is installed, else :func:`observe_numpy`; both are byte-identical (tested).
+    """
+    if _kernels is None:
+        return observe_numpy(s, ctx)
+    buf = _kernels.observe_kernel(
+        s.t, ctx.p.shift_min, s.mult, s.start_hour, s.mutual_aid_left, s.n_open, s.alert_until,
+        s.visible, s.c_node, s.c_rtype, s.c_tone, s.c_time, s.c_assigned, s.c_needed, s.c_verify,
+        s.c_status, s.u_obs_status, s.u_als, s.u_obs_node, s.u_obs_dest, s.u_obs_t, s.u_call,
+        s.u_hosp, s.u_home, s.h_obs_divert, s.h_obs_t, ctx.zone_of, ctx.hospital_columns, ctx.Z)
+    o = ctx.obs_offsets  # clock, alerts, calls, units, hospitals, zones, end
+    return {"clock": buf[:o[1]], "calls": buf[o[2]:o[3]].reshape(ctx.K, N_CALL_COLUMNS),
+            "units": buf[o[3]:o[4]].reshape(ctx.U, N_UNIT_COLUMNS),
+            "hospitals": buf[o[4]:o[5]].reshape(ctx.H, len(HOSPITAL_COLUMNS)),
+            "zones": buf[o[5]:o[6]].reshape(ctx.Z, N_ZONE_COLUMNS), "alerts": buf[o[1]:o[2]]}
+
+
+def observe_numpy(s: DispatchState, ctx: Context) -> dict[str, np.ndarray]:
+    """:func:`observe` in numpy (the path without numba; also the kernel's test oracle).
 
     This runs after every step on arrays of 3–34 rows, so its cost is the number of numpy calls
     and Python builtins, not arithmetic. The short ``clock`` and ``alerts`` vectors are computed

@@ -99,6 +99,12 @@ ROAD_SCALE = 1.75
 closest idle unit reached a call in a median 2 min, against a 5-9 min urban call-to-arrival
 (NEMSIS 2010 median 5, ESO urban mean 7.0, county median 9)."""
 
+PEAK_STATIONS: tuple[int, ...] = (0, 3, 17, 5, 13, 9)
+"""v3: home stations of the 20-node city's second units (unit slots 6-11), busiest first: the
+two downtown stations (nodes 0 and 3; downtown has 1/3 of the demand), then suburbs, highway,
+industrial, hills by their zone's demand. A scenario staffs the first ``units_on_duty`` slots;
+the rest stay off duty (inactive) for the shift (see ``DIFFICULTIES``)."""
+
 DISPATCHR_20 = CityParams(
     name="dispatchr-20",
     n_nodes=20,
@@ -109,16 +115,18 @@ DISPATCHR_20 = CityParams(
     hospitals=(1, 14, 17),
     hospital_names=("County General", "St. Mary's", "City Medical"),
     hospital_beds=(4, 3, 3),
-    unit_home=(0, 5, 9, 13, 17, 3),
-    unit_als=(True, False, True, False, True, False),
-    unit_reliability=(0.95, 0.90, 0.92, 0.88, 0.93, 0.91),
+    unit_home=(0, 5, 9, 13, 17, 3, *PEAK_STATIONS),
+    # v3: each peak unit is the other kind than its station's first (one ALS, one BLS each)
+    unit_als=(True, False, True, False, True, False, False, True, False, True, True, False),
+    unit_reliability=(0.95, 0.90, 0.92, 0.88, 0.93, 0.91, 0.92, 0.90, 0.91, 0.89, 0.92, 0.90),
     posts=tuple(range(20)),
     bridges=((3, 8),),
     aid_entry=4,
     aid_slots=2,
 )
 """The seed project's 20-node city (topology and unit placement from its constants; road
-minutes × ``ROAD_SCALE`` since v2)."""
+minutes × ``ROAD_SCALE`` since v2; since v3 twelve unit slots, a second at every station, of
+which each difficulty staffs some: the seed's six units are slots 0-5)."""
 
 
 @dataclass(frozen=True)
@@ -169,12 +177,26 @@ class DispatchParams:
     handover_floor_min: float = 10.0
     """Shortest handover, minutes."""
     call_processing_min: float = 1.25
-    """Minutes from the call ringing to the dispatcher being able to act on it (call-taking and
-    processing, v2; NFPA 1710: call processing within 64 s for 90 %, 2nd). The response is still
-    measured from the ring."""
+    """Median minutes from the call ringing to the dispatcher being able to act on it
+    (call-taking and processing; NFPA 1710: answering within 15 s for 95 % and processing within
+    64 s for 90 %, 2nd). v2 used this as a constant; v3 draws each call's minutes (lognormal with
+    this median and ``call_processing_sigma``) in the call stream, and a call never opens before
+    one that rang earlier. The response is still measured from the ring."""
+    call_processing_sigma: float = 0.4
+    """Log-scale spread of the call-processing minutes (v3): 90th percentile = median × e^(1.28 σ)
+    = 2.1 min for σ 0.4, a right tail past the NFPA 64-s fractile (a modelling choice: the
+    references give only the standard's limits, not a measured distribution). 0 = constant."""
     turnout_min: float = 1.0
-    """Minutes a unit dispatched from its station (idle) needs to roll (v2; NFPA 1710: EMS
-    turn-out within 60 s, 2nd); an unreliable unit adds 1-3 min more."""
+    """Median minutes a unit dispatched from its station (idle) needs to roll (v2: constant;
+    NFPA 1710: EMS turn-out within 60 s for 90 %, 2nd); an unreliable unit adds 1-3 min more.
+    v3 draws each call's turn-out (lognormal, ``turnout_sigma``) in the call stream."""
+    turnout_sigma: float = 0.4
+    """Log-scale spread of the turn-out minutes (v3; p90 = 1.7 min for σ 0.4, same reasoning as
+    ``call_processing_sigma``). 0 = constant."""
+    units_on_duty: int | None = None
+    """Unit slots staffed for the shift (the first this many of ``city.unit_home``); the others
+    stay off duty (inactive). ``None``: the whole fleet (v3; real systems staff peak units to the
+    expected demand)."""
     divert_extra_min: float = 20.0
     """Extra handover minutes at a hospital that is on divert."""
     divert_outcome: float = 0.85
@@ -221,19 +243,30 @@ class DispatchParams:
     """Reward subtracted for an invalid action (it is a no-op)."""
     tags: tuple[str, ...] = field(default=())
 
+    @property
+    def on_duty(self) -> int:
+        """Number of unit slots staffed this shift (slots ``0..on_duty-1``)."""
+        n = len(self.city.unit_home)
+        return n if self.units_on_duty is None else min(int(self.units_on_duty), n)
+
 
 DIFFICULTIES: dict[str, dict[str, float]] = {
-    "warmup": dict(calls=4, fa=0.0, ghost=0.0, event=0.0, panic=0.0, radio=0.0),
-    "learning": dict(calls=10, fa=0.10, ghost=0.0, event=0.10, panic=0.3, radio=0.15),
-    "advanced": dict(calls=20, fa=0.15, ghost=0.10, event=0.25, panic=0.6, radio=0.25),
-    "expert": dict(calls=26, fa=0.20, ghost=0.15, event=0.40, panic=1.0, radio=0.35),
+    "warmup": dict(calls=4, fa=0.0, ghost=0.0, event=0.0, panic=0.0, radio=0.0, units=6),
+    "learning": dict(calls=10, fa=0.10, ghost=0.0, event=0.10, panic=0.3, radio=0.15, units=8),
+    "advanced": dict(calls=20, fa=0.15, ghost=0.10, event=0.25, panic=0.6, radio=0.25, units=10),
+    "expert": dict(calls=26, fa=0.20, ghost=0.15, event=0.40, panic=1.0, radio=0.35, units=11),
 }
 """Settings per difficulty (calls per shift are for dispatchr-20; metro scales them).
 
 v1 raised the seed's 3/5/8/12 calls so that calls queue for the 6 units and prioritisation
 matters, and raised ghost and radio-delay rates where the scenario advertises them (v0's seed
 settings left closest-idle within 0.005–0.05 of the clairvoyant bound and made hidden information
-worth +0.001)."""
+worth +0.001).
+
+``units``: units on duty on ``dispatchr-20`` (v3; metro keeps its whole fleet). v2 ran every
+difficulty with the seed's 6 units, so from ``learning`` up the nearest unit was often busy and
+the 90th-percentile response was 15-34 min against 8-15; v3 staffs second units at the busiest
+stations (``PEAK_STATIONS``) in proportion to the calls, as services add peak-hour units."""
 
 STRESS: dict[str, tuple[tuple[float, int], ...]] = {
     "heatwave": ((60.0, HEATWAVE),),
@@ -255,6 +288,7 @@ def _build(city: CityParams, difficulty: str, forced: tuple[tuple[float, int], .
         city=city, calls_per_shift=int(d["calls"]) * call_scale, false_alarm_p=d["fa"],
         ghost_p=d["ghost"], event_p=d["event"], panic_range=d["panic"], radio_delay_p=d["radio"],
         forced_events=forced, visible_calls=visible, actions_per_epoch=actions,
+        units_on_duty=int(d["units"]) if city is DISPATCHR_20 else None,
     )
 
 

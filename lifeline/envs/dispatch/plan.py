@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_matrix
+from scipy.sparse import coo_matrix, csr_matrix
 
 from lifeline.envs.dispatch.context import Context
 from lifeline.envs.dispatch.generator import CallStream
@@ -39,7 +39,6 @@ def reference_plan(ctx: Context, calls: CallStream, start_hour: float
     """``(response_min, unit, benefit)`` per call of the stream (fake calls: 0, −1, 0)."""
     p = ctx.p
     city = p.city
-    g = ctx.free_graph
     m = calls.time.size
     bound_min = np.zeros(m)
     bound_unit = np.full(m, -1, np.int64)
@@ -47,63 +46,34 @@ def reference_plan(ctx: Context, calls: CallStream, start_hour: float
     real = np.flatnonzero(calls.kind == REAL)
     if real.size == 0:
         return bound_min, bound_unit, bound_saved
-    homes = np.asarray(city.unit_home, np.int64)
+    homes = np.asarray(city.unit_home, np.int64)[:p.on_duty]  # v3: staffed slots only
     n_units = homes.size
     k = min(CANDIDATES, n_units)
 
-    var_u: list[int] = []
-    var_c: list[int] = []
-    resp: list[float] = []
-    busy: list[float] = []
-    weight = np.zeros(m)
-    for c in real:
-        node, ctype = int(calls.node[c]), int(calls.type[c])
-        mult = ctx.traffic.multiplier(start_hour + calls.time[c] / 60.0)
-        weight[c] = 1.0 + 10.0 * untreated_risk(ctx, ctype, int(calls.sev[c]))
-        d_home = g.dist[homes, node]
-        h = int(np.argmin(g.dist[node, ctx.hosp_node]))
-        for u in np.argsort(d_home, kind="stable")[:k]:
-            # Call processing and the turn-out from the station come before the drive (v2).
-            r = float(p.call_processing_min + p.turnout_min + d_home[u] * mult)
-            tail = (g.dist[node, ctx.hosp_node[h]] + g.dist[ctx.hosp_node[h], homes[u]]) * mult \
-                + p.handover_min if calls.transport[c] else g.dist[node, homes[u]] * mult
-            var_u.append(int(u))
-            var_c.append(int(c))
-            resp.append(r)
-            busy.append(r + float(ctx.scene[ctype]) + float(tail))
-    vu, vc = np.asarray(var_u), np.asarray(var_c)
-    cost = weight[vc] * np.asarray(resp)
+    opens = calls.time + p.call_processing_min if calls.open is None else calls.open
+    turnout = np.full(m, p.turnout_min) if calls.turnout is None else calls.turnout
+    lead = opens - calls.time + turnout
+    weight, vu, vc, resp, busy = candidates(ctx, calls, real, homes, lead, start_hour)
+    cost = weight[vc] * resp
     # One call at a time per unit: busy intervals start at call times, so the maximal sets of
     # overlapping intervals are those containing some call time (interval-graph cliques).
     t_var = calls.time[vc]
-    end_var = t_var + np.asarray(busy)
-    cliques: list[np.ndarray] = []
-    for u in range(n_units):
-        mine = np.flatnonzero(vu == u)
-        for jj in mine:
-            clique = mine[(t_var[mine] <= t_var[jj]) & (end_var[mine] > t_var[jj])]
-            if clique.size >= 2:
-                cliques.append(clique)
+    clique_vars, clique_ptr = busy_cliques(vu, t_var, t_var + busy, n_units)
     # Without the cliques the problem separates by call: each takes its cheapest unit. If that
     # choice already respects every clique it is optimal; otherwise solve the MILP over the calls
     # coupled by cliques (the others keep their cheapest unit, which no clique constrains).
-    chosen = np.zeros(len(var_u), bool)
-    for c in real:
-        js = np.flatnonzero(vc == c)
-        best = js[np.argmin(cost[js])]
-        if cost[best] <= weight[c] * 2.0 * p.unplanned_ref_min:
-            chosen[best] = True
-    if any(chosen[clique].sum() > 1 for clique in cliques):
+    chosen = cheapest_per_call(cost, k, weight[real] * 2.0 * p.unplanned_ref_min)
+    per_clique = np.add.reduceat(chosen[clique_vars].astype(np.int64), clique_ptr[:-1]) \
+        if clique_ptr.size > 1 else np.zeros(1, np.int64)
+    if per_clique.max() > 1:
         coupled = np.zeros(m, bool)
-        for clique in cliques:
-            coupled[vc[clique]] = True
+        coupled[vc[clique_vars]] = True
         chosen &= ~coupled[vc]
-        chosen |= _solve_coupled(cost, vc, real[coupled[real]], cliques,
+        chosen |= _solve_coupled(cost, vc, real[coupled[real]], clique_vars, clique_ptr,
                                  weight * 2.0 * p.unplanned_ref_min)
     bound_min[real] = p.unplanned_ref_min
-    for jc in np.flatnonzero(chosen):
-        bound_min[var_c[jc]] = resp[jc]
-        bound_unit[var_c[jc]] = var_u[jc]
+    bound_min[vc[chosen]] = resp[chosen]  # at most one chosen variable per call
+    bound_unit[vc[chosen]] = vu[chosen]
     for c in real:
         als = bool(city.unit_als[bound_unit[c]]) if bound_unit[c] >= 0 else True
         bound_saved[c] = benefit(ctx, int(calls.type[c]), int(calls.sev[c]), float(bound_min[c]),
@@ -111,25 +81,101 @@ def reference_plan(ctx: Context, calls: CallStream, start_hour: float
     return bound_min, bound_unit, bound_saved
 
 
+def candidates(ctx: Context, calls: CallStream, real: np.ndarray, homes: np.ndarray,
+               lead: np.ndarray, start_hour: float
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The MILP's variables: ``(weight per call, unit, call, response min, busy min)`` per variable.
+
+    For each real call in order, the ``CANDIDATES`` staffed units whose stations are nearest
+    (stable order), as consecutive variables. Whole-array arithmetic with the same float64
+    operations in the same order as the per-call loop it replaced (kept as the oracle in
+    ``tests/test_dispatch_plan_fast.py``), so the model is bit-for-bit the same.
+    """
+    p = ctx.p
+    g = ctx.free_graph
+    k = min(CANDIDATES, homes.size)
+    weight = np.zeros(calls.time.size)
+    weight[real] = 1.0 + 10.0 * np.array([untreated_risk(ctx, int(t), int(v)) for t, v
+                                          in zip(calls.type[real], calls.sev[real], strict=True)])
+    mults = np.array([ctx.traffic.multiplier(start_hour + t / 60.0) for t in calls.time[real]])
+    nodes = calls.node[real]
+    d_home = g.dist[homes][:, nodes].T  # (calls, units)
+    order = np.argsort(d_home, axis=1, kind="stable")[:, :k]
+    mult_col = mults[:, None]
+    # Call processing and the turn-out from the station come before the drive (v2; v3: the
+    # call's own drawn minutes).
+    resp = lead[real][:, None] + d_home[np.arange(real.size)[:, None], order] * mult_col
+    hosp = ctx.hosp_node[g.dist[nodes][:, ctx.hosp_node].argmin(axis=1)]
+    tail = np.where(calls.transport[real][:, None],
+                    (g.dist[nodes, hosp][:, None] + g.dist[hosp[:, None], homes[order]])
+                    * mult_col + p.handover_min,
+                    g.dist[nodes[:, None], homes[order]] * mult_col)
+    busy = resp + ctx.scene[calls.type[real]][:, None] + tail
+    return weight, order.ravel(), np.repeat(real, k), resp.ravel(), busy.ravel()
+
+
+def cheapest_per_call(cost: np.ndarray, k: int, limit: np.ndarray) -> np.ndarray:
+    """Each call's cheapest variable (the first on ties), if its cost is within the call's limit.
+
+    The variables come in consecutive groups of ``k``, one group per call in order (as
+    :func:`reference_plan` appends them), so this is one ``argmin`` over a ``(calls, k)`` view.
+    """
+    best = np.arange(limit.size) * k + cost.reshape(limit.size, k).argmin(axis=1)
+    chosen = np.zeros(cost.size, bool)
+    chosen[best[cost[best] <= limit]] = True
+    return chosen
+
+
+def busy_cliques(var_unit: np.ndarray, start: np.ndarray, end: np.ndarray, n_units: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """One-call-at-a-time constraints ``(vars, ptr)``: clique ``i`` is ``vars[ptr[i]:ptr[i+1]]``.
+
+    For each unit (in order) and each of its variables ``j`` (in order), the unit's variables
+    whose busy interval ``[start, end)`` contains ``start[j]``, in variable order; only cliques of
+    two or more are kept. One outer comparison per unit instead of one numpy pass per variable
+    (the loop form is kept as the test oracle; the cliques and their order are identical).
+    """
+    parts: list[np.ndarray] = []
+    sizes: list[np.ndarray] = []
+    for u in range(n_units):
+        mine = np.flatnonzero(var_unit == u)
+        t_mine = start[mine]
+        inside = (t_mine[None, :] <= t_mine[:, None]) & (end[mine][None, :] > t_mine[:, None])
+        size = inside.sum(axis=1)
+        keep = size >= 2
+        parts.append(mine[np.nonzero(inside[keep])[1]])
+        sizes.append(size[keep])
+    flat = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    ptr = np.concatenate([[0], np.cumsum(np.concatenate(sizes) if sizes else [])]).astype(np.int64)
+    return flat.astype(np.int64), ptr
+
+
+def constraint_matrix(var_call: np.ndarray, calls: np.ndarray, cols_x: np.ndarray,
+                      clique_vars: np.ndarray, clique_ptr: np.ndarray) -> csr_matrix:
+    """The coupled MILP's constraint matrix: one row per call (its local ``x`` variables and its
+    ``y``), then one row per clique (its local ``x`` variables), entries in that order."""
+    n_local = cols_x.size
+    row_of_call = np.zeros(int(var_call.max()) + 1, np.int64)
+    row_of_call[calls] = np.arange(calls.size)
+    local = np.zeros(var_call.size, np.int64)
+    local[cols_x] = np.arange(n_local)
+    sizes = np.diff(clique_ptr)
+    rows = np.concatenate([row_of_call[var_call[cols_x]], np.arange(calls.size),
+                           calls.size + np.repeat(np.arange(sizes.size), sizes)])
+    cols = np.concatenate([np.arange(n_local), np.arange(n_local, n_local + calls.size),
+                           local[clique_vars]])
+    return coo_matrix((np.ones(rows.size), (rows, cols)),
+                      shape=(calls.size + sizes.size, n_local + calls.size)).tocsr()
+
+
 def _solve_coupled(cost: np.ndarray, var_call: np.ndarray, calls: np.ndarray,
-                   cliques: list[np.ndarray], unanswered_cost: np.ndarray) -> np.ndarray:
+                   clique_vars: np.ndarray, clique_ptr: np.ndarray,
+                   unanswered_cost: np.ndarray) -> np.ndarray:
     """MILP over the calls coupled by busy-period cliques; returns the chosen variables."""
     nx = cost.size
     cols_x = np.flatnonzero(np.isin(var_call, calls))
-    local = {int(j): i for i, j in enumerate(cols_x)}
-    n_local = cols_x.size
-    row_of_call = {int(c): i for i, c in enumerate(calls)}
-    rows: list[int] = [row_of_call[int(var_call[j])] for j in cols_x]
-    cols: list[int] = list(range(n_local))
-    rows += list(range(calls.size))
-    cols += list(range(n_local, n_local + calls.size))  # y[c]: not answered by the fleet
-    n_rows = calls.size
-    for clique in cliques:
-        rows += [n_rows] * clique.size
-        cols += [local[int(j)] for j in clique]
-        n_rows += 1
-    a = coo_matrix((np.ones(len(rows)), (rows, cols)),
-                   shape=(n_rows, n_local + calls.size)).tocsr()
+    a = constraint_matrix(var_call, calls, cols_x, clique_vars, clique_ptr)
+    n_rows = a.shape[0]
     lb = np.concatenate([np.ones(calls.size), np.zeros(n_rows - calls.size)])
     c_vec = np.concatenate([cost[cols_x], unanswered_cost[calls]])
     res = milp(c_vec, constraints=LinearConstraint(a, lb, np.ones(n_rows)),
@@ -137,5 +183,5 @@ def _solve_coupled(cost: np.ndarray, var_call: np.ndarray, calls: np.ndarray,
                options={"node_limit": 5000, "presolve": True})
     chosen = np.zeros(nx, bool)
     if res.x is not None:  # HiGHS always finds a point: all-unanswered is feasible
-        chosen[cols_x[res.x[:n_local] > 0.5]] = True
+        chosen[cols_x[res.x[:cols_x.size] > 0.5]] = True
     return chosen

@@ -34,6 +34,11 @@ from lifeline.envs.dispatch.types import (
     Verify,
 )
 
+try:  # the compiled path (extra ``fast``); without numba the numpy path below runs
+    from lifeline.envs.dispatch import kernels as _kernels
+except ImportError:  # pragma: no cover - exercised where numba is not installed
+    _kernels = None  # type: ignore[assignment]
+
 HOSPITAL_CHOICE_SET = frozenset(np.flatnonzero(HOSPITAL_CHOICE).tolist())
 DISPATCHABLE_LIST: list[bool] = DISPATCHABLE.tolist()
 """Status tables as Python lists: indexing them with an int beats indexing the arrays."""
@@ -112,6 +117,21 @@ class Layout:
 
 def action_mask(s: DispatchState, ctx: Context, lay: Layout) -> np.ndarray:
     """Exactly the actions :func:`validate` accepts, as a boolean vector.
+
+    One call of the numba kernel :func:`lifeline.envs.dispatch.kernels.mask_kernel` when numba is
+    installed, else :func:`action_mask_numpy`; both are byte-identical (tested).
+    """
+    if _kernels is None:
+        return action_mask_numpy(s, ctx, lay)
+    if s.done:
+        return np.zeros(lay.total, dtype=bool)
+    return _kernels.mask_kernel(lay.total, s.mutual_aid_left, s.u_obs_status, s.visible,
+                                s.c_assigned, s.c_needed, s.c_verify, s.u_call, s.u_dest,
+                                s.u_hosp, ctx.posts, ctx.H, DISPATCHABLE, HOSPITAL_CHOICE)
+
+
+def action_mask_numpy(s: DispatchState, ctx: Context, lay: Layout) -> np.ndarray:
+    """:func:`action_mask` in numpy (the path without numba; also the kernel's test oracle).
 
     This runs every step on blocks of 8–2,000 entries, so its cost is the count of numpy calls:
     each block is one broadcast ``&`` of a per-unit column (free, en route, hospital choice) with

@@ -74,6 +74,10 @@ class DispatchState(CoreState):
     c_divert: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     c_mci: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     """Call belongs to a mass-casualty burst (hidden; v2, read by the calibration card)."""
+    c_open: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Minute the call opens to the dispatcher (ring + drawn call processing; v3)."""
+    c_turnout: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Turn-out minutes of a unit sent from its station to the call (drawn per call; v3)."""
     c_held: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     """True if no unit was free (truly) when the call arrived."""
     c_bound: np.ndarray = field(default_factory=lambda: np.zeros(0))
