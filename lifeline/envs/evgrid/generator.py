@@ -124,7 +124,7 @@ def _dwellers(ctx: Context, rng: np.random.Generator) -> dict[str, np.ndarray]:
         for _ in range(int(rng.poisson(count))):
             arr_h = float(rng.normal(mean_a, sd_a))
             stay_h = max(1.5, float(rng.normal(mean_s, sd_s)))
-            soc0 = float(rng.uniform(0.15, 0.5))
+            soc0 = float(rng.uniform(*p.dwell_soc[j]))
             site0 = int(sites[j][int(rng.integers(len(sites[j])))])
             for day in (-1.0, 0.0):
                 a_min = ((arr_h - p.start_hour) % 24.0 + 24.0 * day) * 60.0
