@@ -156,9 +156,10 @@ class GreedyAgent(_Base):
     """Minutes of travel worth one rupee of the session's energy bill."""
     stress_min = 5.0
     """Penalty, minutes, for a station whose zone has no headroom for the session."""
-    kwh_to_min = 2.0
-    """Minutes worth one (weighted) kWh the walk-up would leave without (grader weights: one
-    kWh of a walk-up ≈ 5-10 minutes of mean wait)."""
+    kwh_to_min = 5.0
+    """Minutes worth one (weighted) kWh the walk-up would leave without. v2: 5 (v1: 2). In the
+    grader one kWh of a walk-up is worth ~20 walk-up-minutes of mean wait in v2 (twice the
+    walk-ups, half the kWh each; ~10 in v1); 5 buys energy with drives, not with every drive."""
     balk_min = 3.0
     """Penalty per minute the expected start lies past the short end of the persona's patience."""
     stay_quantile = 0.25

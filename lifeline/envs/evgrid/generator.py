@@ -7,7 +7,7 @@ realised stream never depends on what the agent does (paired seeds compare polic
   with a persona, battery, state of charge, hidden patience, hidden stay limit at the charger
   and an origin node;
 * plugged-in EVs (workplace, depot, overnight fleet) with arrival, departure and kWh needed
-  (dwell windows after ACN-Data: workplace arrivals ~08 h, stays ~8-9 h);
+  (dwell windows after ACN-Data: workplace arrivals ~08 h, stays ~6 h in v2);
 * public slots used by EVs outside our fleet and the zones' non-EV load (both with noise);
 * random feeder faults (storm scenario only).
 """

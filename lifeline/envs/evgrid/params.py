@@ -63,7 +63,8 @@ N_WALKUP_PERSONAS = 5
 BATTERY_KWH = (40.0, 30.0, 50.0, 45.0, 60.0, 45.0, 60.0, 40.0)
 """Usable battery capacity by persona, kWh."""
 MAX_KW = (60.0, 30.0, 100.0, 50.0, 100.0, 6.6, 30.0, 11.0)
-"""Highest power the vehicle accepts, kW (walk-ups: DC limit; dwell: the site charger)."""
+"""Highest power the vehicle accepts, kW (walk-ups: DC limit; dwell: the site charger). v2: the
+workplace site charger is 6.6 kW, as Caltech's L2 EVSEs (v1: 7.4 kW)."""
 WEIGHT = (1.5, 1.5, 1.0, 1.0, 3.0, 1.0, 1.5, 1.0)
 """Grader weight of a persona's energy (emergency and high-urgency fleets weighted up)."""
 MAX_WAIT_MIN = ((20.0, 45.0), (15.0, 35.0), (30.0, 60.0), (30.0, 75.0), (5.0, 15.0))
