@@ -28,7 +28,8 @@ IN_BAND: dict[str, tuple[int, tuple[str, ...]]] = {
                       "handover_median", "non_transport_pct")),
     "codered": (10, ("d2b_le90",)),
     "pharmacy": (10, ("fill_crit", "fill_all", "rbc_days")),
-    "evgrid": (2, ("wp_plugged", "wp_idle", "wp_peak3h")),
+    "evgrid": (2, ("wp_energy", "wp_plugged", "wp_charging", "wp_idle", "wp_peak3h",
+                   "fast_minutes", "fast_kwh")),
 }
 """Kept cheap (the five together take about a minute on one core); ed plays the card's 40
 episodes because its admission shares by ESI pool a few ESI-1 and ESI-5 visits a day."""

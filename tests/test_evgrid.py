@@ -267,8 +267,31 @@ def test_prices_enter_the_grade() -> None:
     real = {a: run(a, flat=False) for a in ("nearest", "greedy")}
     flat = {a: run(a, flat=True) for a in ("nearest", "greedy")}
     assert real["greedy"]["inr_per_kwh"] < real["nearest"]["inr_per_kwh"] - 0.3
-    assert real["greedy"]["cheap"] > real["nearest"]["cheap"] + 0.05
+    # v2: 0.735 vs 0.689 (greedy sends more walk-ups to fast chargers, whose type premium
+    # takes part of the time-of-day gain; v1 passed + 0.05)
+    assert real["greedy"]["cheap"] > real["nearest"]["cheap"] + 0.03
     # flat prices: only the charger-type premium is left, the time-of-day advantage is gone
     gap_real = real["greedy"]["cheap"] - real["nearest"]["cheap"]
     gap_flat = flat["greedy"]["cheap"] - flat["nearest"]["cheap"]
     assert gap_flat < 0.5 * gap_real
+
+
+def test_v2_session_sizes_follow_the_published_data() -> None:
+    """v2 (issue 18): the generated sessions themselves (before any policy acts) are sized like
+    the data the calibration card checks — workplace requests between the Caltech (8.2 kWh) and
+    all-ACN (14.7 kWh) means over ~6 h stays, walk-up top-ups like public DCFC (~13 kWh), and
+    twice v1's walk-ups. Fails if the v1 sizes (~25 kWh workplace, ~24 kWh walk-ups) return."""
+    env = EVGridEnv("baseline")
+    wp_need, wp_stay, walk_need, walkups = [], [], [], []
+    for seed in range(6):
+        s = env.reset(seed)
+        wp = (s.ev_persona == 5) & (s.ev_arrive > 0) & (s.ev_depart < env.params.horizon_min)
+        wp_need += list(s.ev_need[wp])
+        wp_stay += list((s.ev_depart[wp] - s.ev_arrive[wp]) / 60.0)
+        walk = ~s.ev_dwell
+        walk_need += list(s.ev_need[walk])
+        walkups.append(int(walk.sum()))
+    assert 10.0 <= np.mean(wp_need) <= 15.0
+    assert 5.0 <= np.mean(wp_stay) <= 7.0
+    assert 8.0 <= np.median(walk_need) <= 14.0
+    assert np.mean(walkups) > 250  # v1: ~160 a day

@@ -98,7 +98,7 @@ register(EnvSpec(
 
 register(EnvSpec(
     name="evgrid",
-    gym_id="lifeline/EVGrid-v1",
+    gym_id="lifeline/EVGrid-v2",
     entry_point="lifeline.envs.evgrid.env:EVGridEnv",
     scenarios=("baseline", "heatwave_peak", "festival_surge", "transformer_derate",
                "station_outage", "tariff_shock", "monsoon_storm", "cricket_final",
@@ -117,7 +117,7 @@ register(EnvSpec(
 
 register(EnvSpec(
     name="evgrid_team",
-    gym_id="lifeline/EVGridTeam-v1",
+    gym_id="lifeline/EVGridTeam-v2",
     entry_point="lifeline.envs.evgrid.team:EVGridTeamEnv",
     scenarios=("baseline",),
     tags=("energy", "ev-charging", "grid", "multi-agent", "two-roles"),

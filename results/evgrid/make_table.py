@@ -2,8 +2,8 @@
 
     PYTHONPATH=$PWD python -m lifeline compare evgrid \\
         --agents never_route,random,nearest,greedy,mpc,bound --scenario all --episodes 30 \\
-        --json results/evgrid/ladder_v1.json
-    python results/evgrid/make_table.py results/evgrid/ladder_v1.json
+        --json results/evgrid/ladder_v2.json
+    python results/evgrid/make_table.py results/evgrid/ladder_v2.json
 
 Prints mean score [95% bootstrap CI] per scenario and agent, then per scenario whether the
 acceptance order holds: never_route < nearest < greedy with disjoint CIs, greedy < bound with

@@ -156,9 +156,10 @@ class GreedyAgent(_Base):
     """Minutes of travel worth one rupee of the session's energy bill."""
     stress_min = 5.0
     """Penalty, minutes, for a station whose zone has no headroom for the session."""
-    kwh_to_min = 2.0
-    """Minutes worth one (weighted) kWh the walk-up would leave without (grader weights: one
-    kWh of a walk-up ≈ 5-10 minutes of mean wait)."""
+    kwh_to_min = 5.0
+    """Minutes worth one (weighted) kWh the walk-up would leave without. v2: 5 (v1: 2). In the
+    grader one kWh of a walk-up is worth ~20 walk-up-minutes of mean wait in v2 (twice the
+    walk-ups, half the kWh each; ~10 in v1); 5 buys energy with drives, not with every drive."""
     balk_min = 3.0
     """Penalty per minute the expected start lies past the short end of the persona's patience."""
     stay_quantile = 0.25
@@ -557,6 +558,7 @@ serves fewer EVs can pay a lower average price or wait less on those it serves).
 __all__ = ["AGENTS", "BOUNDED_COMPONENTS", "DONE", "FUTURE"]
 
 
-PASS_THRESHOLD = 0.80
+PASS_THRESHOLD = 0.83
 """An episode 'passes' at this score (pass^k with ``--trials k``): just below the greedy reference
-on baseline (v1: 0.835 on 30 held-out seeds; v0's 0.85 sat below v0's 0.89)."""
+on baseline (v2: 0.862 on 30 held-out seeds; v1's 0.80 sat below v1's 0.835, v0's 0.85 below
+v0's 0.89)."""

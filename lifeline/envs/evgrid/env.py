@@ -32,7 +32,7 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
     """Route, defer and curtail EV charging over 8-24 h; scored on energy, waits, grid, cost."""
 
     name: ClassVar[str] = "evgrid"
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
 
     def __init__(self, scenario: str = "baseline", params: EVGridParams | None = None) -> None:

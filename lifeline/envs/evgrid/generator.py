@@ -7,7 +7,7 @@ realised stream never depends on what the agent does (paired seeds compare polic
   with a persona, battery, state of charge, hidden patience, hidden stay limit at the charger
   and an origin node;
 * plugged-in EVs (workplace, depot, overnight fleet) with arrival, departure and kWh needed
-  (dwell windows after ACN-Data: workplace arrivals ~08 h, stays ~8-9 h);
+  (dwell windows after ACN-Data: workplace arrivals ~08 h, stays ~6 h in v2);
 * public slots used by EVs outside our fleet and the zones' non-EV load (both with noise);
 * random feeder faults (storm scenario only).
 """
@@ -124,7 +124,7 @@ def _dwellers(ctx: Context, rng: np.random.Generator) -> dict[str, np.ndarray]:
         for _ in range(int(rng.poisson(count))):
             arr_h = float(rng.normal(mean_a, sd_a))
             stay_h = max(1.5, float(rng.normal(mean_s, sd_s)))
-            soc0 = float(rng.uniform(0.15, 0.5))
+            soc0 = float(rng.uniform(*p.dwell_soc[j]))
             site0 = int(sites[j][int(rng.integers(len(sites[j])))])
             for day in (-1.0, 0.0):
                 a_min = ((arr_h - p.start_hour) % 24.0 + 24.0 * day) * 60.0

@@ -62,8 +62,9 @@ WALKUP, DWELL = 0, 1
 N_WALKUP_PERSONAS = 5
 BATTERY_KWH = (40.0, 30.0, 50.0, 45.0, 60.0, 45.0, 60.0, 40.0)
 """Usable battery capacity by persona, kWh."""
-MAX_KW = (60.0, 30.0, 100.0, 50.0, 100.0, 7.4, 30.0, 11.0)
-"""Highest power the vehicle accepts, kW (walk-ups: DC limit; dwell: the site charger)."""
+MAX_KW = (60.0, 30.0, 100.0, 50.0, 100.0, 6.6, 30.0, 11.0)
+"""Highest power the vehicle accepts, kW (walk-ups: DC limit; dwell: the site charger). v2: the
+workplace site charger is 6.6 kW, as Caltech's L2 EVSEs (v1: 7.4 kW)."""
 WEIGHT = (1.5, 1.5, 1.0, 1.0, 3.0, 1.0, 1.5, 1.0)
 """Grader weight of a persona's energy (emergency and high-urgency fleets weighted up)."""
 MAX_WAIT_MIN = ((20.0, 45.0), (15.0, 35.0), (30.0, 60.0), (30.0, 75.0), (5.0, 15.0))
@@ -74,11 +75,12 @@ a taxi or delivery driver goes back on the road then, charged or not (the rest i
 So *where* (charger power, derating) and *how fast* (``charge_rate``) decide its energy. v1."""
 PRICE_SENSITIVITY = (0.6, 0.8, 0.2, 1.0, 0.0)
 """Displayed price sensitivity of walk-up personas (0 = indifferent, 1 = very sensitive)."""
-DWELL_WINDOW_H = ((8.0, 1.0, 8.5, 1.0), (12.5, 1.0, 3.5, 0.5), (18.5, 0.75, 11.0, 0.7))
+DWELL_WINDOW_H = ((8.0, 1.0, 6.0, 1.5), (12.5, 1.0, 3.5, 0.5), (18.5, 0.75, 11.0, 0.7))
 """Dwell personas (workplace, depot, overnight): (arrival mean, sd, stay mean, sd), hours.
 v1: the overnight fleet returns at the end of the evening shift (~18:30, v0 ~21 h) and leaves
 ~05:30, so uncontrolled charging lands in the 18-22 h price and feeder peak while a scheduled
-fleet can wait for the night tariff: *when* to charge is the decision the spec asks for."""
+fleet can wait for the night tariff: *when* to charge is the decision the spec asks for.
+v2: workplace stays ~6 h (sd 1.5; Caltech pre-COVID mean 5.6 h, ACN 6.9 h; v1: 8.5 h)."""
 
 
 @dataclass(frozen=True)
@@ -97,14 +99,24 @@ class EVGridParams:
     visible_evs: int = 10
     """K: pending EVs shown (and addressable) at once, emergency first, then oldest."""
     # --- demand --------------------------------------------------------------------------------
-    walkups_per_hour: float = 8.0
-    """Mean walk-up requests per hour over the day (the daily profile has mean 1)."""
+    walkups_per_hour: float = 16.0
+    """Mean walk-up requests per hour over the day (the daily profile has mean 1). v2: 16 (~15
+    sessions per station a day, as Brisbane CA's DCFC's 15.3; v1: 8 asking ~2x the energy)."""
     persona_mix: tuple[float, float, float, float, float] = (0.30, 0.20, 0.15, 0.30, 0.05)
     """Shares of taxi, delivery, corporate, private, emergency among walk-ups."""
-    dwell_counts: tuple[int, int, int] = (60, 15, 40)
-    """Mean number of workplace, depot and overnight plugged-in EVs per day (Poisson)."""
-    soc_walkup: tuple[float, float] = (0.08, 0.40)
-    """State of charge of walk-ups at request (uniform range, fraction)."""
+    dwell_counts: tuple[int, int, int] = (100, 15, 40)
+    """Mean number of workplace, depot and overnight plugged-in EVs per day (Poisson).
+    v2: 100 workplace sessions over the 8 workplace sites (~12 per site a day; Caltech's garage
+    had ~26 a day); v1: 60 sessions asking ~2x the energy each."""
+    dwell_soc: tuple[tuple[float, float], tuple[float, float], tuple[float, float]] = (
+        (0.4, 0.8), (0.15, 0.5), (0.15, 0.5))
+    """State of charge at plug-in of workplace, depot and overnight EVs (uniform range,
+    fraction; they charge towards 90%). v2: workplace 0.4-0.8, i.e. 4.5-22.5 kWh, mean ~13.5
+    kWh, between the Caltech (8.2) and all-ACN (14.7) session means; v1: 0.15-0.5 (~25 kWh)."""
+    soc_walkup: tuple[float, float] = (0.4, 0.7)
+    """State of charge of walk-ups at request (uniform range, fraction). v2: 0.4-0.7, i.e. public
+    DCFC-like top-ups of ~11 kWh in ~30 min (Brisbane CA: 12.9 kWh in 29.5 min on average;
+    Lafayette IN: median 28-36 min); v1: 0.08-0.40 (~24 kWh, ~43 min)."""
     target_soc: float = 0.8
     """Walk-ups charge to this state of charge, then leave."""
     origin_boost: tuple[tuple[int, float], ...] = ()
@@ -187,26 +199,26 @@ SCENARIOS: dict[str, EVGridParams] = {
     # the afternoon/evening peak leaves little headroom. 14:00-22:00.
     "heatwave_peak": EVGridParams(start_hour=14.0, base_scale=1.06,
                                   cap_scale=(0.95, 0.95, 0.95, 0.95, 0.95), kwh_per_km=0.18,
-                                  walkups_per_hour=11.0, **SHORT),  # type: ignore[arg-type]
+                                  walkups_per_hour=22.0, **SHORT),  # type: ignore[arg-type]
     # Festival evening: walk-up demand 1.9x, mostly private cars. 16:00-24:00.
-    "festival_surge": EVGridParams(start_hour=16.0, walkups_per_hour=13.0,
+    "festival_surge": EVGridParams(start_hour=16.0, walkups_per_hour=26.0,
                                    persona_mix=(0.22, 0.13, 0.1, 0.5, 0.05),
                                    demand_spike=(17.0, 22.0, 1.9), **SHORT),  # type: ignore[arg-type]
     # The east (Whitefield) transformer runs at 55% of its limit all day.
     "transformer_derate": EVGridParams(cap_scale=(1.0, 0.55, 1.0, 1.0, 1.0)),
     # Three stations (two ultra) are down for maintenance 08:00-14:00 (announced). 06:00-14:00.
-    "station_outage": EVGridParams(start_hour=6.0, walkups_per_hour=14.0,
+    "station_outage": EVGridParams(start_hour=6.0, walkups_per_hour=28.0,
                                    outages=((10, 8.0, 14.0), (8, 8.0, 14.0), (0, 9.0, 13.0)),
                                    **SHORT),  # type: ignore[arg-type]
     # Evening peak price 1.9x and solar discount 0.55x: time-shifting pays twice as much.
     "tariff_shock": EVGridParams(peak_mult=1.9, solar_mult=0.55),
     # Clouds cut solar to 30%, flooding slows roads 1.4x, random feeder faults. 12:00-20:00.
     "monsoon_storm": EVGridParams(start_hour=12.0, renewable_scale=0.3, traffic_scale=1.4,
-                                  fault_rate_per_h=0.02, walkups_per_hour=13.0,
+                                  fault_rate_per_h=0.02, walkups_per_hour=26.0,
                                   **SHORT),  # type: ignore[arg-type]
     # Match night at Chinnaswamy (near MG Road / Cunningham Road): central demand spikes before
     # the match and after it ends. 16:00-24:00.
-    "cricket_final": EVGridParams(start_hour=16.0, walkups_per_hour=12.0,
+    "cricket_final": EVGridParams(start_hour=16.0, walkups_per_hour=24.0,
                                   origin_boost=((10, 6.0), (16, 4.0), (24, 2.0)),
                                   demand_spike=(22.0, 24.0, 2.2), **SHORT),  # type: ignore[arg-type]
     # Early-morning airport taxis arriving low on charge. 04:00-12:00.
@@ -215,18 +227,20 @@ SCENARIOS: dict[str, EVGridParams] = {
                                  origin_boost=((25, 10.0), (17, 2.0), (8, 2.0)),
                                  soc_walkup=(0.08, 0.3), **SHORT),  # type: ignore[arg-type]
     # Silk Board junction gridlocked 08:00-11:00 (roads there 4x slower). 06:00-14:00.
-    "silk_board_jam": EVGridParams(start_hour=6.0, walkups_per_hour=13.0,
+    "silk_board_jam": EVGridParams(start_hour=6.0, walkups_per_hour=26.0,
                                    jam=(22, 8.0, 11.0, 4.0),
                                    origin_boost=((22, 3.0), (2, 2.0), (15, 2.0)),
                                    **SHORT),  # type: ignore[arg-type]
     # Overnight depots in the east: many fleet EVs plug in at night on a tight east feeder,
     # cheap night tariff, no sun. 20:00-08:00.
     "whitefield_night": EVGridParams(start_hour=20.0, horizon_h=12.0, tick_min=10.0,
-                                     walkups_per_hour=5.0, dwell_counts=(0, 0, 40),
+                                     walkups_per_hour=10.0, dwell_counts=(0, 0, 40),
                                      cap_scale=(1.0, 0.7, 1.0, 1.0, 1.0),
                                      origin_boost=((1, 4.0), (5, 3.0), (21, 3.0))),
 }
-"""The seed project's eleven scenarios, each with a real effect (see README)."""
+"""The seed project's eleven scenarios, each with a real effect (see README). v2: walk-up rates
+doubled where walk-ups use the v2 state of charge (half the energy each; airport_rush keeps its
+low-charge taxis and its rate)."""
 
 EAST_DEPOTS = (1, 5, 21)
 """Stations hosting the east depots (whitefield_night puts its overnight fleet there)."""

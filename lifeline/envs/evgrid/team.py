@@ -1,4 +1,4 @@
-"""The two roles in one session: ``evgrid_team`` (``lifeline/EVGridTeam-v1``).
+"""The two roles in one session: ``evgrid_team`` (``lifeline/EVGridTeam-v2``).
 
 The served face of the multi-agent variant: one episode, one OpenEnv session, two roles whose
 actions are distinct tools. The grid **operator** issues directives — ``set_cap(zone, level)``
