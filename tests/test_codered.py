@@ -6,10 +6,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import pytest
 
 from lifeline.adapters.tools import LegalView, openai_tools, parse_tool_call
 from lifeline.agents import make_agent
+from lifeline.envs.codered.dynamics import workup_minutes
 from lifeline.envs.codered.env import CodeRedEnv
 from lifeline.envs.codered.params import SCENARIOS, STROKE, TRAUMA, CodeRedParams
 from lifeline.envs.codered.reward import grade
@@ -73,7 +75,7 @@ def test_own_ambulance_pipeline_end_to_end() -> None:
     statuses = [x for x, _ in seen]
     for st in (3, 4, 5, 6, 7):  # assigned, on scene, transporting, handover, awaiting treatment
         assert st in statuses or st in (6, 7), (st, statuses)
-    assert s.patients[0].status == TREATED and s.patients[0].survival > 0.3
+    assert s.patients[0].status == TREATED and s.patients[0].survival > 0.2  # v2: work-up
     assert s.units[0].status == IDLE and s.units[0].node == s.units[0].home
 
 
@@ -146,11 +148,56 @@ def readiness_run(params: CodeRedParams, prealert: bool) -> tuple[float, float, 
 def test_or_prep_and_paging_keep_resources_ready_and_save_time() -> None:
     wait_ready, surv_ready, s = readiness_run(T1, True)
     wait_cold, surv_cold, _ = readiness_run(T1, False)
-    assert wait_ready == pytest.approx(0.0) and s.patients[0].or_ready_arr
+    work = workup_minutes(T1, s.patients[0])
+    assert work > 30.0  # v2: the door-to-balloon work-up
+    assert wait_ready == pytest.approx(work) and s.patients[0].or_ready_arr
     assert s.patients[0].spec_ready_arr
-    assert wait_cold >= 14.9 and surv_cold < surv_ready
+    # unalerted, the hospital activates its team only after the work-up: + the page (15 min)
+    assert wait_cold >= work + 14.9 and surv_cold < surv_ready
     off = replace(T1, mech_readiness=False)
-    assert readiness_run(off, False)[0] == pytest.approx(0.0)
+    assert readiness_run(off, False)[0] == pytest.approx(work)
+    none = replace(T1, workup_factor=0.0)
+    assert readiness_run(none, True)[0] == pytest.approx(0.0)
+    assert readiness_run(none, False)[0] == pytest.approx(15.0)
+
+
+def test_workup_is_drawn_from_the_sourced_distributions() -> None:
+    env = make(T1)
+    work = [workup_minutes(T1, env.reset(seed).patients[0]) for seed in range(400)]
+    assert 58.0 < float(np.median(work)) < 70.0  # Krumholz 2011: median 64
+    assert 0.86 < float(np.mean(np.asarray(work) <= 90.0)) < 0.96  # 91.4 % within 90 min
+    p = env.reset(0).patients[0]
+    p.workup_z = 0.0
+    assert workup_minutes(T1, p) == pytest.approx(64.0)
+    p.cond = STROKE
+    p.workup_z = 0.6745  # upper quartile of the standard normal
+    assert workup_minutes(T1, p) == pytest.approx(87.0, abs=1.0)  # Fonarow 2014: IQR 51-87
+    p.cond = TRAUMA
+    assert workup_minutes(T1, p) == 0.0
+    assert workup_minutes(replace(T1, workup_factor=0.0), env.reset(0).patients[0]) == 0.0
+
+
+def test_prealerted_team_waits_through_a_long_workup() -> None:
+    env = make(replace(T1, elective_prob=0.0))
+    s = env.reset(4)
+    s.patients[0].workup_z = 3.0  # 64 * e^0.75 = 135 min, longer than the 60-min hold
+    deliver(env, s, 0, 0, 0)
+    assert env.step(s, PrepareOR(0, "cardiac")).valid
+    assert env.step(s, PageSpecialist(0, "cardiologist")).valid
+    while not s.done and s.patients[0].status != AT_HOSPITAL:
+        env.step(s, MaintainPlan())
+    work = workup_minutes(T1, s.patients[0])
+    assert work > 130.0 and s.patients[0].workup_until > s.t + 100.0
+    wait_until(env, s, s.patients[0].workup_until - 1.0)
+    assert s.patients[0].status == AT_HOSPITAL  # no treatment before the work-up ends
+    assert any(o.state == OR_READY and o.claimed == 0 for o in s.hospitals[0].ors)
+    assert any(sp.kind == 0 and sp.state == SP_PRESENT for sp in s.hospitals[0].specialists)
+    run_to_end(env, s)
+    p = s.patients[0]
+    if p.status == TREATED:
+        assert p.treated_at == pytest.approx(p.workup_until)
+    g = env.grade(s)
+    assert g.metrics["preps_wasted"] == 0 and g.metrics["pages_wasted"] == 0
 
 
 def test_prepared_or_and_paged_specialist_stay_available() -> None:

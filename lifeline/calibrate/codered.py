@@ -11,6 +11,14 @@ How the model maps onto the published statistics:
   pooled. Patients who die or are never treated are not in these statistics (their count is).
 * The references are programme or registry medians over hundreds of hospitals; a single
   simulated network is compared with their spread (interquartile ranges), not the point value.
+* Since CodeRed-v2 each cardiac / stroke patient has an in-hospital work-up (ED assessment, ECG /
+  CT, decision) drawn log-normal from these same references (Krumholz 2011: median 64, 91.4 %
+  within 90 min; Fonarow 2014: median 67, IQR 51-87), before which treatment cannot start; a
+  hospital that was not pre-alerted activates its OR / specialist only after it. The card
+  therefore checks that the draws survive the whole pipeline (OR and specialist waits, deaths
+  during the work-up) rather than validating the work-up independently. task1 has one patient
+  per episode, so its card pools 100 episodes (the pooled median of 30 has a sampling error of
+  about 4 min, the size of the gap between the reference median and the band's lower edge).
 """
 
 from __future__ import annotations
@@ -23,6 +31,9 @@ import numpy as np
 from lifeline.calibrate import Stat
 
 SUGGESTED = "band suggested in shared/notes/calibration-references.md §3"
+OUTSIDE = ("The work-up is drawn from the reference distribution (median 64 / 67 min); a pooled "
+           "median of a few dozen patients falls a few minutes either side of it by chance, and "
+           "OR / specialist waits add to it.")
 
 STATS: tuple[Stat, ...] = (
     Stat(key="dtn_median", label="Door-to-needle, stroke, median (min)",
@@ -30,9 +41,7 @@ STATS: tuple[Stat, ...] = (
          band=(40.0, 70.0), source="Fonarow GC et al., JAMA 2014;311:1632-1640",
          why="A hospital meeting the AHA goal (<= 60 min for >= 50 %) up to the Target: Stroke "
              "median (" + SUGGESTED + ").", pooled=True, fmt="{:.0f}",
-         if_outside=("Treatment starts the minute the patient reaches a capable hospital whose "
-                     "OR/specialist is ready: the env models no in-hospital door-to-treatment "
-                     "process (ED assessment, imaging, cath-lab activation).")),
+         if_outside=OUTSIDE),
     Stat(key="dtn_le60", label="Door-to-needle <= 60 min (% of stroke patients)",
          reference="41.3 % (2010-13), 26.5 % (2003-09); goal >= 50 % (AHA, 2nd)",
          band=(26.5, 100.0), source="Fonarow 2014; AHA/ASA guideline (2nd)",
@@ -43,9 +52,7 @@ STATS: tuple[Stat, ...] = (
          source="Krumholz HM et al., Circulation 2011;124:1038-1045; Mehta RH et al. (GWTG-CAD)",
          why="From the 2010 national median to the 90-min ACC/AHA target (" + SUGGESTED + ").",
          pooled=True, fmt="{:.0f}",
-         if_outside=("Treatment starts the minute the patient reaches a capable hospital whose "
-                     "OR/specialist is ready: the env models no in-hospital door-to-treatment "
-                     "process (ED assessment, imaging, cath-lab activation).")),
+         if_outside=OUTSIDE),
     Stat(key="d2b_le90", label="Door-to-balloon <= 90 min (% of cardiac patients)",
          reference="91.4 % (2010); 44.2 % (2005); D2B Alliance aim >= 75 %",
          band=(75.0, 100.0), source="Krumholz 2011; D2B Alliance (JACC 2010)",

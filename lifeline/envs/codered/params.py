@@ -31,6 +31,15 @@ PROCEDURES = ("cardiac", "trauma")
 SPECIALISTS = ("cardiologist", "neurologist", "trauma_surgeon")
 SPECIALIST_OF = (0, 1, 2, -1)
 """Specialist each serious condition needs (index into SPECIALISTS, −1 none)."""
+WORKUP_MEDIAN_MIN = (64.0, 67.0, 0.0, 0.0)
+"""Median in-hospital door-to-treatment work-up per serious condition, minutes (v2): cardiac =
+door-to-balloon, US median Jan-Sep 2010 (Krumholz HM et al., Circulation 2011;124:1038-1045);
+stroke = door-to-needle, Target: Stroke 2010-13 median (Fonarow GC et al., JAMA 2014;311:1632-1640).
+Trauma and general: 0 (no sourced interval; trauma's activation is the OR/surgeon/blood model)."""
+WORKUP_SIGMA = (0.25, 0.40, 0.0, 0.0)
+"""Log-normal shape of the work-up per serious condition: cardiac from the same source's share
+within 90 min (91.4 %: ln(90/64)/z(0.914) = 0.25; its share within 75 min, 70.4 %, is then
+matched to 3 points), stroke from the IQR 51-87 (ln(87/51)/1.349 = 0.40)."""
 
 # ----- 911 call categories (phase 2) -----------------------------------------------------------
 CATEGORIES = ("chest_pain", "stroke_symptoms", "injury", "breathing", "collapse")
@@ -95,7 +104,8 @@ class CodeRedParams:
     """One scenario. Minutes are simulated minutes; rates are per minute."""
 
     horizon_min: float = 90.0
-    """Episode length, minutes (ends earlier only by fast-forwarding once all is resolved)."""
+    """Episode length, minutes (ends earlier only by fast-forwarding once all is resolved; the
+    scenarios run 60 min longer since v2 so that the in-hospital work-up plays out)."""
     patients: tuple[tuple[int, float], ...] = ((CARDIAC, 0.0),)
     """Phase-1 patients as (condition, onset minute)."""
     call_rate: float = 0.0
@@ -148,6 +158,9 @@ class CodeRedParams:
     """Cap of the mutual-aid penalty."""
     invalid_penalty: float = 0.01
     """Reward subtracted per invalid action."""
+    workup_factor: float = 1.0
+    """Multiplier of each patient's drawn door-to-treatment work-up (v2; 0: treatment may start
+    the minute the patient arrives, as in v0 — the bound's idealised hospitals and the ablation)."""
     # ----- ablation switches (tests only) -----------------------------------------------------
     mech_deterioration: bool = True
     """Vitals fall after onset (off: vitals stay at their onset value)."""
@@ -163,15 +176,15 @@ class CodeRedParams:
     """Mutual aid arrives after a delay (off: instantly)."""
 
 
-_T1 = CodeRedParams()
-_T2 = replace(_T1, horizon_min=120.0, patients=((CARDIAC, 0.0), (STROKE, 5.0)), mutual_aid=1,
+_T1 = CodeRedParams(horizon_min=150.0)
+_T2 = replace(_T1, horizon_min=180.0, patients=((CARDIAC, 0.0), (STROKE, 5.0)), mutual_aid=1,
               disruption_rate=0.02)
-_T3 = replace(_T1, horizon_min=180.0,
+_T3 = replace(_T1, horizon_min=240.0,
               patients=((CARDIAC, 0.0), (CARDIAC, 3.0), (STROKE, 5.0), (TRAUMA, 8.0),
                         (GENERAL, 12.0)), mutual_aid=2, disruption_rate=0.03)
-_T4 = replace(_T1, horizon_min=120.0, patients=(), call_rate=0.1, call_window_min=90.0,
+_T4 = replace(_T1, horizon_min=180.0, patients=(), call_rate=0.1, call_window_min=90.0,
               max_calls=12, mutual_aid=1, disruption_rate=0.02)
-_T5 = replace(_T1, horizon_min=180.0, patients=((TRAUMA, 0.0), (CARDIAC, 4.0)), call_rate=0.08,
+_T5 = replace(_T1, horizon_min=240.0, patients=((TRAUMA, 0.0), (CARDIAC, 4.0)), call_rate=0.08,
               call_window_min=140.0, max_calls=16, cascade=True, mutual_aid=2,
               disruption_rate=0.03)
 
@@ -196,13 +209,13 @@ def scenario_params(name: str) -> CodeRedParams:
 
 
 SCENARIO_DESCRIPTIONS: dict[str, str] = {
-    'task1': 'One cardiac emergency (STEMI) at minute 0; 90 minutes.',
-    'task2': 'A cardiac and a stroke patient 5 minutes apart, 1 mutual-aid unit; 120 minutes.',
+    'task1': 'One cardiac emergency (STEMI) at minute 0; 150 minutes.',
+    'task2': 'A cardiac and a stroke patient 5 minutes apart, 1 mutual-aid unit; 180 minutes.',
     'task3': ('Five staggered patients (2 cardiac, stroke, trauma, general), 2 mutual-aid units, '
-              'road disruptions; 180 minutes.'),
-    'task4': 'The 911 call queue only: hidden true conditions and escalation; 120 minutes.',
+              'road disruptions; 240 minutes.'),
+    'task4': 'The 911 call queue only: hidden true conditions and escalation; 180 minutes.',
     'task5': ('Trauma and cardiac patients, a 911 call queue and the cascade of secondary '
-              'incidents; 180 minutes.'),
+              'incidents; 240 minutes.'),
     'task3_gridlock': 'task3 with heavy road disruption (0.1/min) and rush-hour traffic x1.6.',
     'task5_surge': 'task5 with a bigger call surge (0.12 calls/min, up to 20 calls).',
 }
