@@ -399,13 +399,15 @@ RELAXATION: dict[str, Any] = {
     "rush_factor": 1.0, "disruption_rate": 0.0,
     "scene_min_als": 0.0, "scene_min_bls": 0.0, "handover_min": 0.0,
     "page_delay_min": 0.0, "prep_min": 0.0, "crossmatch_min": 0.0, "typing_min": 0.0,
-    "auto_blood_min": 0.0, "aid_delay_min": (0.0, 0.0), "workup_factor": 0.0,
+    "auto_blood_min": 0.0, "aid_delay_min": (0.0, 0.0),
 }
 """The idealised city the bound plays: free-flowing roads (no rush hour, no accidents, closures,
 equipment failures, diversions or shift changes), crews that load and go (no on-scene or handover
-time), hospitals that work patients up, prepare, page, type and crossmatch instantly, mutual aid
-on request. Only driving takes time. Patients, calls, blood types and needs, hospitals at 08:00
-are drawn from the same streams as the real episode (none of these fields changes a draw)."""
+time), hospitals that prepare, page, type and crossmatch instantly, mutual aid on request. Only
+driving and each patient's in-hospital work-up (v2: a medical process no coordination shortens,
+drawn per patient, the same in both worlds) take time. Patients, calls, blood types and needs,
+hospitals at 08:00 are drawn from the same streams as the real episode (none of these fields
+changes a draw)."""
 
 
 def relaxed(params: CodeRedParams) -> CodeRedParams:
