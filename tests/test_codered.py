@@ -601,3 +601,15 @@ def test_road_refresh_matches_the_graph_built_step_by_step() -> None:
                 g.recompute()
         for name in ("factor", "removed", "weight", "dist", "pred"):
             assert getattr(s.graph, name).tobytes() == getattr(g, name).tobytes(), name
+
+
+@pytest.mark.slow
+def test_task3_card_door_to_needle_and_balloon_within_band() -> None:
+    """CodeRed-v2's work-up keeps task3's card (docs/calibration/codered_task3.md) within band:
+    door-to-needle and door-to-balloon medians and target shares (30 held-out episodes)."""
+    from lifeline.calibrate import calibrate
+
+    card = calibrate("codered", "task3", 30)
+    for key in ("dtn_median", "dtn_le60", "d2b_median", "d2b_le90"):
+        row = card.row(key)
+        assert row.within, (row.stat.label, row.value, row.stat.band)

@@ -494,6 +494,6 @@ BOUNDED_COMPONENTS: tuple[str, ...] = ()
 """The bound must dominate the score; single components trade off (e.g. efficiency vs speed)."""
 
 
-PASS_THRESHOLD = 0.5
-"""An episode 'passes' at this score (pass^k with ``--trials k``): the heuristic scores 0.42-0.67
-across tasks."""
+PASS_THRESHOLD = 0.3
+"""An episode 'passes' at this score (pass^k with ``--trials k``): v2's heuristic scores 0.27-0.41
+across tasks (it passes 33-73 % of held-out episodes per task, masked random 0-3 %)."""
