@@ -22,6 +22,14 @@ How the model maps onto the published statistics:
   the first 30 held-out seeds alone the door-to-balloon median is 58 min, outside the band, because
   those seeds' work-up draws happen to be low (their median is 0.41 standard deviations below the
   distribution's); on 100 seeds it is 60.
+* **Survival points per 10 in-hospital minutes** (v2 calibration): for each treated cardiac /
+  stroke patient, the survival the env's own formula (``SURVIVAL_SLOPE`` × vitals lost) charges
+  between the door of the capable hospital that treats them (``Patient.vitals_door``, read at
+  arrival) and treatment (``Patient.vitals_at``), pooled as Σ points / Σ minutes × 10. The
+  references are the published time-outcome gradients: Rathore 2009's unadjusted 1-year mortality
+  by door-to-balloon time (+14.4 points from 30 to 180 min) and Saver 2013's in-hospital death OR
+  0.96 per 15 min onset-to-treatment at 8.8 % mortality (+0.22 points per 10 min). They apply to
+  in-hospital minutes only: the env's pre-hospital deterioration is a separate, uncalibrated model.
 """
 
 from __future__ import annotations
@@ -61,6 +69,27 @@ STATS: tuple[Stat, ...] = (
          band=(75.0, 100.0), source="Krumholz 2011; D2B Alliance (JACC 2010)",
          why="The D2B Alliance aim; 2010 US hospitals reached 91 %.", pooled=True,
          fmt="{:.0f}"),
+    Stat(key="inhosp_cardiac", label="Survival lost per 10 in-hospital min before treatment, "
+                                     "cardiac (points)",
+         reference="1-yr mortality by D2B 30/60/90/120/150/180 min: 10.9/13.6/16.5/19.5/22.5/"
+                   "25.3 % (unadjusted): 0.96 points per 10 min",
+         band=(0.90, 1.00), source="Rathore SS et al., Am J Cardiol 2009;104:1198",
+         why="The source's own range of slopes over its five 30-min D2B intervals (0.90-1.00 "
+             "points per 10 min); the relation is unadjusted (sicker patients wait longer), so a "
+             "faithful model should not charge more.", pooled=True, fmt="{:.2f}",
+         if_outside="The env charges 1.5x the sourced rate while a hospital is overcrowded "
+                    "(more than 3 patients in its emergency area; an unsourced mechanic kept from "
+                    "v0)."),
+    Stat(key="inhosp_stroke", label="Survival lost per 10 in-hospital min before treatment, "
+                                    "stroke (points)",
+         reference="in-hospital death OR 0.96 per 15 min earlier onset-to-treatment; mortality "
+                   "8.8 %: 0.22 points per 10 min",
+         band=(0.19, 0.25), source="Saver JL et al., JAMA 2013;309:2480-2488",
+         why="The published OR rounded to two decimals (0.955-0.965) at 8.8 % mortality gives "
+             "0.19-0.25 points per 10 min.", pooled=True, fmt="{:.2f}",
+         if_outside="The env charges 1.5x the sourced rate while a hospital is overcrowded "
+                    "(more than 3 patients in its emergency area; an unsourced mechanic kept from "
+                    "v0)."),
     Stat(key="n_stroke", label="Treated stroke patients (all episodes)",
          reference="-", band=None, source="-", why="Sample size of the stroke rows.",
          checked="-", pooled=True, fmt="{:.0f}"),
@@ -88,6 +117,17 @@ class Probe:
         return [p.treated_at - p.arrived for p in self.final.patients
                 if p.cond == cond and p.status == TREATED and p.arrived >= 0]
 
+    def losses(self, cond: int) -> tuple[float, float]:
+        """(survival points lost, minutes) between the treating hospital's door and treatment,
+        summed over this episode's treated patients of condition ``cond``."""
+        from lifeline.envs.codered.params import SURVIVAL_SLOPE
+        from lifeline.envs.codered.types import TREATED
+
+        pts = [p for p in self.final.patients if p.cond == cond and p.status == TREATED
+               and p.vitals_door >= 0.0]
+        lost = sum(100.0 * SURVIVAL_SLOPE[cond] * (p.vitals_door - p.vitals_at) for p in pts)
+        return lost, sum(p.treated_at - p.arrived for p in pts)
+
     def values(self) -> dict[str, float]:
         from lifeline.envs.codered.params import CARDIAC, STROKE
         from lifeline.envs.codered.types import TREATED
@@ -106,10 +146,14 @@ def pooled(probes: Iterable[Probe]) -> dict[str, float]:
     dtn = np.asarray([x for p in probes for x in p.times(STROKE)])
     d2b = np.asarray([x for p in probes for x in p.times(CARDIAC)])
     nan = float("nan")
+    slope = {}
+    for key, cond in (("inhosp_cardiac", CARDIAC), ("inhosp_stroke", STROKE)):
+        lost, minutes = (sum(x) for x in zip(*(p.losses(cond) for p in probes), strict=True))
+        slope[key] = 10.0 * lost / minutes if minutes > 0 else nan
     return {
         "dtn_median": float(np.median(dtn)) if dtn.size else nan,
         "dtn_le60": 100.0 * float(np.mean(dtn <= 60)) if dtn.size else nan,
         "d2b_median": float(np.median(d2b)) if d2b.size else nan,
         "d2b_le90": 100.0 * float(np.mean(d2b <= 90)) if d2b.size else nan,
-        "n_stroke": float(dtn.size), "n_cardiac": float(d2b.size),
+        "n_stroke": float(dtn.size), "n_cardiac": float(d2b.size), **slope,
     }

@@ -25,6 +25,7 @@ from lifeline.envs.codered.params import (
     CAPABLE,
     CATEGORY_TABLE,
     HOSPITAL_NODE,
+    IN_HOSPITAL_RATE,
     NODES,
     O_NEG,
     PROCEDURE_OF,
@@ -117,7 +118,10 @@ def care_mult(s: CodeRedState, p: Patient) -> float:
     if st in (ON_SCENE, TRANSPORT, HANDOVER):
         return 0.5 if s.units[p.unit].als else 0.8
     if st == AT_HOSPITAL:
-        return 0.75 if s.hospitals[p.at_hosp].crowded_since >= 0 else 0.5
+        crowd = 1.5 if s.hospitals[p.at_hosp].crowded_since >= 0 else 1.0
+        if p.hosp_rate > 0.0 and p.base_rate > 0.0:
+            return crowd * p.hosp_rate / p.base_rate  # sourced in-hospital rate (params)
+        return crowd * 0.5
     return 1.5 if p.escalated else 1.0
 
 
@@ -486,6 +490,7 @@ def arrive_hospital(s: CodeRedState, params: CodeRedParams, i: int, h: int) -> N
     p.spec_ready_arr = spec < 0 or not params.mech_readiness or any(
         sp.kind == spec and sp.state == SP_PRESENT for sp in hosp.specialists)
     p.status = AT_HOSPITAL
+    p.hosp_rate = IN_HOSPITAL_RATE[p.cond] if params.in_hospital_calibrated else 0.0
     w = workup_minutes(params, p)
     p.workup_until = s.t + w
     if w > 0.0:
@@ -494,6 +499,7 @@ def arrive_hospital(s: CodeRedState, params: CodeRedParams, i: int, h: int) -> N
     if p.blood_need > 0 and params.mech_blood:
         push(s, s.t + params.auto_blood_min, EV_AUTOBLOOD, i)
     recare(s, i)
+    p.vitals_door = p.v_ref
     update_crowding(s, h)
     try_start(s, params, h)
 

@@ -40,6 +40,30 @@ WORKUP_SIGMA = (0.25, 0.40, 0.0, 0.0)
 """Log-normal shape of the work-up per serious condition: cardiac from the same source's share
 within 90 min (91.4 %: ln(90/64)/z(0.914) = 0.25; its share within 75 min, 70.4 %, is then
 matched to 3 points), stroke from the IQR 51-87 (ln(87/51)/1.349 = 0.40)."""
+IN_HOSPITAL_LOSS_10MIN = (0.0096, 0.0022, 0.0, 0.0)
+"""Survival lost per 10 minutes a cardiac / stroke patient spends in a capable hospital before
+treatment (the work-up and any wait for an OR / specialist after it), as a probability (v2;
+0: trauma and general keep the generic in-hospital multiplier ``0.5`` of their untreated rate).
+
+* Cardiac: Rathore SS et al., Am J Cardiol 2009;104:1198 — unadjusted 1-year mortality by
+  door-to-balloon time rises from 10.9 % at 30 min to 25.3 % at 180 min: (25.3 − 10.9) / 150 min
+  = 0.096 points per minute = **0.96 points per 10 min** (the least-squares slope over all six
+  points, 0.97, agrees).
+* Stroke: Saver JL et al., JAMA 2013;309:2480-2488 — each 15 min earlier onset-to-treatment,
+  in-hospital death OR 0.96, overall in-hospital mortality 8.8 %. 15 min later multiplies the odds
+  0.088 / 0.912 = 0.0965 by 1 / 0.96 → 0.1005, i.e. mortality 9.13 %: +0.333 points per 15 min =
+  **0.22 points per 10 min**.
+
+Before v2's calibration the env charged its generic rate here (half the untreated rate: cardiac
+0.85 · 0.5 / 75 per min ≈ 5.7 points per 10 min, stroke 0.7 · 0.5 / 125 ≈ 2.8). Pre-hospital and
+untreated deterioration (``TIME_TO_DEATH``) are unchanged: Rathore measures door-to-balloon only,
+and Saver's cohort is patients treated within the tPA window (see the README)."""
+IN_HOSPITAL_RATE = tuple(
+    loss / 10.0 / slope for loss, slope in zip(IN_HOSPITAL_LOSS_10MIN, SURVIVAL_SLOPE, strict=True))
+"""Vitals lost per minute at a capable hospital before treatment, per serious condition: the
+survival loss above divided by ``SURVIVAL_SLOPE`` (cardiac 0.0096 / 10 / 0.85 = 0.00113 per min,
+stroke 0.0022 / 10 / 0.7 = 0.000314 per min; ×1.5 while the hospital is overcrowded, like the
+generic rate). 0: the generic multiplier applies."""
 
 # ----- 911 call categories (phase 2) -----------------------------------------------------------
 CATEGORIES = ("chest_pain", "stroke_symptoms", "injury", "breathing", "collapse")
@@ -158,6 +182,10 @@ class CodeRedParams:
     """Cap of the mutual-aid penalty."""
     invalid_penalty: float = 0.01
     """Reward subtracted per invalid action."""
+    in_hospital_calibrated: bool = True
+    """Cardiac / stroke patients waiting in a capable hospital deteriorate at the sourced
+    ``IN_HOSPITAL_RATE`` (v2; off: half their untreated rate, as before the calibration — the
+    ablation the tests switch back to)."""
     workup_factor: float = 1.0
     """Multiplier of each patient's drawn door-to-treatment work-up (v2; 0: treatment may start
     the minute the patient arrives, as in v0 — the bound's idealised hospitals and the ablation)."""
