@@ -13,7 +13,14 @@ from lifeline.adapters.tools import LegalView, openai_tools, parse_tool_call
 from lifeline.agents import make_agent
 from lifeline.envs.codered.dynamics import workup_minutes
 from lifeline.envs.codered.env import CodeRedEnv
-from lifeline.envs.codered.params import SCENARIOS, STROKE, TRAUMA, CodeRedParams
+from lifeline.envs.codered.params import (
+    CARDIAC,
+    SCENARIOS,
+    STROKE,
+    SURVIVAL_SLOPE,
+    TRAUMA,
+    CodeRedParams,
+)
 from lifeline.envs.codered.reward import grade
 from lifeline.envs.codered.types import (
     AID_INBOUND,
@@ -175,6 +182,41 @@ def test_workup_is_drawn_from_the_sourced_distributions() -> None:
     p.cond = TRAUMA
     assert workup_minutes(T1, p) == 0.0
     assert workup_minutes(replace(T1, workup_factor=0.0), env.reset(0).patients[0]) == 0.0
+
+
+def in_hospital_slope(params: CodeRedParams, cond: int) -> tuple[float, float]:
+    """Survival points the env charges per 10 minutes between the door and treatment of a
+    pre-alerted patient treated at the end of their work-up, and the pre-hospital vitals rate."""
+    env = make(replace(params, elective_prob=0.0))
+    s = env.reset(4)
+    s.patients[0].cond = cond
+    deliver(env, s, 0, 0, 0)
+    if cond == STROKE:
+        assert env.step(s, PageSpecialist(0, "neurologist")).valid
+    else:
+        assert env.step(s, PrepareOR(0, "cardiac")).valid
+        assert env.step(s, PageSpecialist(0, "cardiologist")).valid
+    run_to_end(env, s)
+    p = s.patients[0]
+    assert p.status == TREATED and p.treated_at == pytest.approx(p.workup_until)
+    minutes = p.treated_at - p.arrived
+    assert minutes > 30.0
+    pre = (1.0 - p.vitals_door) / (p.arrived - p.onset)
+    return 100.0 * SURVIVAL_SLOPE[cond] * (p.vitals_door - p.vitals_at) / minutes * 10.0, pre
+
+
+def test_in_hospital_minutes_cost_the_published_survival_gradient() -> None:
+    # Rathore 2009: 1-yr mortality 10.9 % at D2B 30 min, 25.3 % at 180 -> 14.4 / 15 per 10 min
+    cardiac, pre_c = in_hospital_slope(T1, CARDIAC)
+    assert cardiac == pytest.approx((25.3 - 10.9) / 15.0, abs=0.01)
+    # Saver 2013: OR 0.96 per 15 min at 8.8 % in-hospital mortality
+    odds = 0.088 / 0.912 / 0.96
+    stroke, _ = in_hospital_slope(T1, STROKE)
+    assert stroke == pytest.approx((odds / (1 + odds) - 0.088) * 100.0 / 1.5, abs=0.01)
+    # switched back to the generic rate (half the untreated one): ~5 points per 10 min
+    old_c, old_pre = in_hospital_slope(replace(T1, in_hospital_calibrated=False), CARDIAC)
+    assert old_c > 4.0 and old_pre == pytest.approx(pre_c)  # the road is untouched
+    assert in_hospital_slope(replace(T1, in_hospital_calibrated=False), STROKE)[0] > 2.0
 
 
 def test_prealerted_team_waits_through_a_long_workup() -> None:
