@@ -21,7 +21,7 @@ How the model maps onto the published statistics:
   about 4 min, the size of the gap between the reference median and the band's lower edge): on
   the first 30 held-out seeds alone the door-to-balloon median is 58 min, outside the band, because
   those seeds' work-up draws happen to be low (their median is 0.41 standard deviations below the
-  distribution's); on 100 seeds it is 60.
+  distribution's); on 100 seeds it is 61.
 * **Survival points per 10 in-hospital minutes** (v2 calibration): for each treated cardiac /
   stroke patient, the survival the env's own formula (``SURVIVAL_SLOPE`` × vitals lost) charges
   between the door of the capable hospital that treats them (``Patient.vitals_door``, read at
