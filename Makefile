@@ -52,6 +52,7 @@ calibration: setup
 	$(BIN)/lifeline calibrate ed --episodes 40
 	for s in warmup learning advanced expert; do $(BIN)/lifeline calibrate dispatch -s $$s --episodes 30; done
 	for s in metro_warmup metro_advanced; do $(BIN)/lifeline calibrate dispatch_metro -s $$s --episodes 10; done
-	for s in task1 task3; do $(BIN)/lifeline calibrate codered -s $$s --episodes 30; done
+	$(BIN)/lifeline calibrate codered -s task1 --episodes 100
+	$(BIN)/lifeline calibrate codered -s task3 --episodes 30
 	$(BIN)/lifeline calibrate pharmacy --episodes 20
 	$(BIN)/lifeline calibrate evgrid --episodes 10

@@ -26,7 +26,7 @@ IN_BAND: dict[str, tuple[int, tuple[str, ...]]] = {
                 "admit_share", "lwbs_pct", "d2p_median", "los_discharged_median", "esi3_share")),
     "dispatch": (30, ("resp_median", "resp_p90", "scene_median", "transport_median",
                       "handover_median", "non_transport_pct")),
-    "codered": (10, ("d2b_le90",)),
+    "codered": (100, ("d2b_median", "d2b_le90", "inhosp_cardiac")),
     "pharmacy": (10, ("fill_crit", "fill_all", "rbc_days")),
     "evgrid": (2, ("wp_energy", "wp_plugged", "wp_charging", "wp_idle", "wp_peak3h",
                    "fast_minutes", "fast_kwh")),

@@ -404,8 +404,10 @@ RELAXATION: dict[str, Any] = {
 """The idealised city the bound plays: free-flowing roads (no rush hour, no accidents, closures,
 equipment failures, diversions or shift changes), crews that load and go (no on-scene or handover
 time), hospitals that prepare, page, type and crossmatch instantly, mutual aid on request. Only
-driving takes time. Patients, calls, blood types and needs, hospitals at 08:00 are drawn from the
-same streams as the real episode (none of these fields changes a draw)."""
+driving and each patient's in-hospital work-up (v2: a medical process no coordination shortens,
+drawn per patient, the same in both worlds) take time. Patients, calls, blood types and needs,
+hospitals at 08:00 are drawn from the same streams as the real episode (none of these fields
+changes a draw)."""
 
 
 def relaxed(params: CodeRedParams) -> CodeRedParams:
@@ -492,6 +494,7 @@ BOUNDED_COMPONENTS: tuple[str, ...] = ()
 """The bound must dominate the score; single components trade off (e.g. efficiency vs speed)."""
 
 
-PASS_THRESHOLD = 0.5
-"""An episode 'passes' at this score (pass^k with ``--trials k``): the heuristic scores 0.42-0.67
-across tasks."""
+PASS_THRESHOLD = 0.4
+"""An episode 'passes' at this score (pass^k with ``--trials k``): v2's heuristic scores 0.39-0.56
+across tasks (it passes 50-100 % of held-out episodes per task, masked random 0-3 %, clairvoyant
+83-100 %). Before the in-hospital rate was calibrated: 0.3 (heuristic 0.27-0.41); v0: 0.5."""

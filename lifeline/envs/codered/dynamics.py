@@ -25,6 +25,7 @@ from lifeline.envs.codered.params import (
     CAPABLE,
     CATEGORY_TABLE,
     HOSPITAL_NODE,
+    IN_HOSPITAL_RATE,
     NODES,
     O_NEG,
     PROCEDURE_OF,
@@ -38,6 +39,8 @@ from lifeline.envs.codered.params import (
     SURVIVAL_SLOPE,
     TREAT_MIN,
     TRIAGE_DECISIONS,
+    WORKUP_MEDIAN_MIN,
+    WORKUP_SIGMA,
     CodeRedParams,
     compatible,
 )
@@ -80,7 +83,7 @@ from lifeline.envs.codered.types import (
 # ----- event kinds --------------------------------------------------------------------------------
 (EV_ONSET, EV_DEATH, EV_ESCALATE, EV_UNIT, EV_SCENE, EV_HANDOVER, EV_OR, EV_SPEC, EV_BLOOD,
  EV_AUTOBLOOD, EV_TYPE, EV_CALLBACK, EV_SELF, EV_DISRUPT, EV_DISRUPT_END, EV_TRANSFER, EV_RUSH_END,
- EV_STAB, EV_AID) = range(19)
+ EV_STAB, EV_AID, EV_WORKUP) = range(20)
 DECISION = frozenset({EV_ONSET, EV_DEATH, EV_UNIT, EV_SCENE, EV_HANDOVER, EV_CALLBACK,
                       EV_DISRUPT, EV_AID, EV_TYPE})
 """Events after which the agent gets to decide (they end an epoch)."""
@@ -115,7 +118,10 @@ def care_mult(s: CodeRedState, p: Patient) -> float:
     if st in (ON_SCENE, TRANSPORT, HANDOVER):
         return 0.5 if s.units[p.unit].als else 0.8
     if st == AT_HOSPITAL:
-        return 0.75 if s.hospitals[p.at_hosp].crowded_since >= 0 else 0.5
+        crowd = 1.5 if s.hospitals[p.at_hosp].crowded_since >= 0 else 1.0
+        if p.hosp_rate > 0.0 and p.base_rate > 0.0:
+            return crowd * p.hosp_rate / p.base_rate  # sourced in-hospital rate (params)
+        return crowd * 0.5
     return 1.5 if p.escalated else 1.0
 
 
@@ -335,8 +341,8 @@ def try_start(s: CodeRedState, params: CodeRedParams, h: int) -> None:
     order what is missing (OR preparation, a page) on their behalf."""
     hosp = s.hospitals[h]
     for i, p in enumerate(s.patients):
-        if p.status != AT_HOSPITAL or p.at_hosp != h:
-            continue
+        if p.status != AT_HOSPITAL or p.at_hosp != h or p.workup_until > s.t:
+            continue  # in work-up: the hospital activates its team only once it is over
         ok = True
         proc = PROCEDURE_OF[p.cond] if params.mech_readiness else -1
         spec = SPECIALIST_OF[p.cond] if params.mech_readiness else -1
@@ -431,6 +437,37 @@ def start_treatment(s: CodeRedState, params: CodeRedParams, i: int, h: int, room
     update_crowding(s, h)
 
 
+def workup_minutes(params: CodeRedParams, p: Patient) -> float:
+    """In-hospital door-to-treatment work-up of ``p`` (ED assessment, ECG / CT, decision),
+    log-normal with the sourced median and spread of its condition (0 for trauma and general)."""
+    med = WORKUP_MEDIAN_MIN[p.cond]
+    if med <= 0.0 or params.workup_factor <= 0.0:
+        return 0.0
+    return params.workup_factor * med * float(np.exp(WORKUP_SIGMA[p.cond] * p.workup_z))
+
+
+def _hold_for_workup(s: CodeRedState, params: CodeRedParams, i: int, h: int) -> None:
+    """A patient in work-up claims a ready (or preparing) unclaimed OR of its procedure, so the
+    pre-alerted room waits for them instead of being released."""
+    p = s.patients[i]
+    proc = PROCEDURE_OF[p.cond] if params.mech_readiness else -1
+    if proc < 0:
+        return
+    ors = s.hospitals[h].ors
+    if any(o.claimed == i and o.state in (OR_PREP, OR_READY) for o in ors):
+        return
+    for state in (OR_READY, OR_PREP):
+        for o in ors:
+            if o.state == state and o.proc == proc and o.claimed == -1:
+                o.claimed = i
+                return
+
+
+def _awaited(s: CodeRedState, h: int, i: int) -> bool:
+    """Whether patient ``i`` is at hospital ``h`` waiting for treatment (work-up or not)."""
+    return i >= 0 and s.patients[i].status == AT_HOSPITAL and s.patients[i].at_hosp == h
+
+
 def arrive_hospital(s: CodeRedState, params: CodeRedParams, i: int, h: int) -> None:
     """Patient ``i`` is handed over at ``h`` (by a crew or on their own)."""
     p = s.patients[i]
@@ -453,9 +490,16 @@ def arrive_hospital(s: CodeRedState, params: CodeRedParams, i: int, h: int) -> N
     p.spec_ready_arr = spec < 0 or not params.mech_readiness or any(
         sp.kind == spec and sp.state == SP_PRESENT for sp in hosp.specialists)
     p.status = AT_HOSPITAL
+    p.hosp_rate = IN_HOSPITAL_RATE[p.cond] if params.in_hospital_calibrated else 0.0
+    w = workup_minutes(params, p)
+    p.workup_until = s.t + w
+    if w > 0.0:
+        push(s, p.workup_until, EV_WORKUP, i)
+        _hold_for_workup(s, params, i, h)
     if p.blood_need > 0 and params.mech_blood:
         push(s, s.t + params.auto_blood_min, EV_AUTOBLOOD, i)
     recare(s, i)
+    p.vitals_door = p.v_ref
     update_crowding(s, h)
     try_start(s, params, h)
 
@@ -567,6 +611,11 @@ def on_or(s: CodeRedState, params: CodeRedParams, h: int, k: int) -> None:
         o.token += 1
         push(s, o.until, EV_OR, h, k, o.token)
     elif o.state == OR_READY:
+        if _awaited(s, h, o.claimed):  # the pre-alerted room waits for its patient's work-up
+            o.until = s.t + params.hold_min
+            o.token += 1
+            push(s, o.until, EV_OR, h, k, o.token)
+            return
         if o.agent_prep and o.claimed < 0:
             tl.preps_wasted += 1
         if o.preempted:
@@ -589,11 +638,28 @@ def on_spec(s: CodeRedState, params: CodeRedParams, h: int, k: int) -> None:
         sp.state, sp.until = SP_PRESENT, s.t + params.hold_min
         sp.token += 1
         push(s, sp.until, EV_SPEC, h, k, sp.token)
+    elif sp.state == SP_PRESENT and _specialist_awaited(s, h, k):
+        sp.until = s.t + params.hold_min  # stays for a patient still in work-up
+        sp.token += 1
+        push(s, sp.until, EV_SPEC, h, k, sp.token)
+        return
     else:
         if sp.state == SP_PRESENT and sp.agent_paged:
             s.tally.pages_wasted += 1
         sp.state, sp.agent_paged = SP_OFF, False
     try_start(s, params, h)
+
+
+def _specialist_awaited(s: CodeRedState, h: int, k: int) -> bool:
+    """Whether present specialist ``k`` at ``h`` is needed by a patient there still in work-up
+    (more such patients than other present specialists of the kind)."""
+    specs = s.hospitals[h].specialists
+    kind = specs[k].kind
+    waiting = sum(1 for p in s.patients if p.status == AT_HOSPITAL and p.at_hosp == h
+                  and p.workup_until > s.t and SPECIALIST_OF[p.cond] == kind)
+    others = sum(1 for j, sp in enumerate(specs) if j != k and sp.kind == kind
+                 and sp.state == SP_PRESENT)
+    return waiting > others
 
 
 def on_disrupt(s: CodeRedState, params: CodeRedParams, d: int, start: bool) -> None:
@@ -659,7 +725,13 @@ def handle(s: CodeRedState, params: CodeRedParams, ev: tuple[float, int, int, in
             on_spec(s, params, a, b)
         return False
     p: Patient | None = s.patients[a] if kind in (
-        EV_ESCALATE, EV_BLOOD, EV_AUTOBLOOD, EV_TYPE, EV_CALLBACK, EV_SELF, EV_STAB) else None
+        EV_ESCALATE, EV_BLOOD, EV_AUTOBLOOD, EV_TYPE, EV_CALLBACK, EV_SELF, EV_STAB,
+        EV_WORKUP) else None
+    if kind == EV_WORKUP:
+        assert p is not None
+        if p.status == AT_HOSPITAL and p.workup_until <= s.t:
+            try_start(s, params, p.at_hosp)
+        return False
     if kind == EV_ESCALATE:
         assert p is not None
         if p.status in (CALL, CALLBACK) and not p.escalated:

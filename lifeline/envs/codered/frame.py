@@ -14,7 +14,14 @@ from lifeline.envs.codered.params import (
     ROADS,
     CodeRedParams,
 )
-from lifeline.envs.codered.types import FUTURE, OR_STATES, P_STATUS, U_STATUS, CodeRedState
+from lifeline.envs.codered.types import (
+    AT_HOSPITAL,
+    FUTURE,
+    OR_STATES,
+    P_STATUS,
+    U_STATUS,
+    CodeRedState,
+)
 
 
 def frame(s: CodeRedState, params: CodeRedParams) -> dict[str, Any]:
@@ -30,7 +37,8 @@ def frame(s: CodeRedState, params: CodeRedParams) -> dict[str, Any]:
                       "condition": CONDITIONS[p.cond] if p.known else None,
                       "call": p.is_call, "secondary": p.secondary,
                       "vitals": float(p.vitals_at if p.status == 8 else vitals(p, t)),
-                      "hospital": p.hosp, "survival": float(p.survival)}
+                      "hospital": p.hosp, "survival": float(p.survival),
+                      "in_workup": bool(p.status == AT_HOSPITAL and p.workup_until > t)}
                      for i, p in enumerate(s.patients) if p.status != FUTURE and not p.void],
         "ambulances": [{"index": u, "als": un.als, "status": U_STATUS[un.status],
                         "node": un.node, "dest": un.dest, "patient": un.patient,

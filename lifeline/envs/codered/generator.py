@@ -56,7 +56,7 @@ from lifeline.envs.codered.types import (
 )
 
 STREAMS = ("patients", "calls", "blood", "hospitals", "disruptions", "aid", "callback",
-           "cascade")
+           "cascade", "workup")
 """One stream per stochastic process (order is part of the determinism contract)."""
 MAX_SECONDARY = 4
 """Secondary-patient slots in cascade scenarios."""
@@ -142,6 +142,9 @@ def generate(p: CodeRedParams, rng: dict[str, np.random.Generator]) -> CodeRedSt
             sec = _patient(p, CARDIAC, float("inf"), 0, pr, blood, casc)
             sec.secondary = True
             s.patients.append(sec)
+    wr = rng["workup"]
+    for pt in s.patients:  # one draw per row, whatever the condition (rows stay aligned)
+        pt.workup_z = float(wr.standard_normal())
     for i, pt in enumerate(s.patients):
         if pt.onset != float("inf"):
             push(s, pt.onset, EV_ONSET, i)

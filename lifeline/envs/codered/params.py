@@ -31,6 +31,39 @@ PROCEDURES = ("cardiac", "trauma")
 SPECIALISTS = ("cardiologist", "neurologist", "trauma_surgeon")
 SPECIALIST_OF = (0, 1, 2, -1)
 """Specialist each serious condition needs (index into SPECIALISTS, −1 none)."""
+WORKUP_MEDIAN_MIN = (64.0, 67.0, 0.0, 0.0)
+"""Median in-hospital door-to-treatment work-up per serious condition, minutes (v2): cardiac =
+door-to-balloon, US median Jan-Sep 2010 (Krumholz HM et al., Circulation 2011;124:1038-1045);
+stroke = door-to-needle, Target: Stroke 2010-13 median (Fonarow GC et al., JAMA 2014;311:1632-1640).
+Trauma and general: 0 (no sourced interval; trauma's activation is the OR/surgeon/blood model)."""
+WORKUP_SIGMA = (0.25, 0.40, 0.0, 0.0)
+"""Log-normal shape of the work-up per serious condition: cardiac from the same source's share
+within 90 min (91.4 %: ln(90/64)/z(0.914) = 0.25; its share within 75 min, 70.4 %, is then
+matched to 3 points), stroke from the IQR 51-87 (ln(87/51)/1.349 = 0.40)."""
+IN_HOSPITAL_LOSS_10MIN = (0.0096, 0.0022, 0.0, 0.0)
+"""Survival lost per 10 minutes a cardiac / stroke patient spends in a capable hospital before
+treatment (the work-up and any wait for an OR / specialist after it), as a probability (v2;
+0: trauma and general keep the generic in-hospital multiplier ``0.5`` of their untreated rate).
+
+* Cardiac: Rathore SS et al., Am J Cardiol 2009;104:1198 — unadjusted 1-year mortality by
+  door-to-balloon time rises from 10.9 % at 30 min to 25.3 % at 180 min: (25.3 − 10.9) / 150 min
+  = 0.096 points per minute = **0.96 points per 10 min** (the least-squares slope over all six
+  points, 0.97, agrees).
+* Stroke: Saver JL et al., JAMA 2013;309:2480-2488 — each 15 min earlier onset-to-treatment,
+  in-hospital death OR 0.96, overall in-hospital mortality 8.8 %. 15 min later multiplies the odds
+  0.088 / 0.912 = 0.0965 by 1 / 0.96 → 0.1005, i.e. mortality 9.13 %: +0.333 points per 15 min =
+  **0.22 points per 10 min**.
+
+Before v2's calibration the env charged its generic rate here (half the untreated rate: cardiac
+0.85 · 0.5 / 75 per min ≈ 5.7 points per 10 min, stroke 0.7 · 0.5 / 125 ≈ 2.8). Pre-hospital and
+untreated deterioration (``TIME_TO_DEATH``) are unchanged: Rathore measures door-to-balloon only,
+and Saver's cohort is patients treated within the tPA window (see the README)."""
+IN_HOSPITAL_RATE = tuple(
+    loss / 10.0 / slope for loss, slope in zip(IN_HOSPITAL_LOSS_10MIN, SURVIVAL_SLOPE, strict=True))
+"""Vitals lost per minute at a capable hospital before treatment, per serious condition: the
+survival loss above divided by ``SURVIVAL_SLOPE`` (cardiac 0.0096 / 10 / 0.85 = 0.00113 per min,
+stroke 0.0022 / 10 / 0.7 = 0.000314 per min; ×1.5 while the hospital is overcrowded, like the
+generic rate). 0: the generic multiplier applies."""
 
 # ----- 911 call categories (phase 2) -----------------------------------------------------------
 CATEGORIES = ("chest_pain", "stroke_symptoms", "injury", "breathing", "collapse")
@@ -95,7 +128,8 @@ class CodeRedParams:
     """One scenario. Minutes are simulated minutes; rates are per minute."""
 
     horizon_min: float = 90.0
-    """Episode length, minutes (ends earlier only by fast-forwarding once all is resolved)."""
+    """Episode length, minutes (ends earlier only by fast-forwarding once all is resolved; the
+    scenarios run 60 min longer since v2 so that the in-hospital work-up plays out)."""
     patients: tuple[tuple[int, float], ...] = ((CARDIAC, 0.0),)
     """Phase-1 patients as (condition, onset minute)."""
     call_rate: float = 0.0
@@ -148,6 +182,13 @@ class CodeRedParams:
     """Cap of the mutual-aid penalty."""
     invalid_penalty: float = 0.01
     """Reward subtracted per invalid action."""
+    in_hospital_calibrated: bool = True
+    """Cardiac / stroke patients waiting in a capable hospital deteriorate at the sourced
+    ``IN_HOSPITAL_RATE`` (v2; off: half their untreated rate, as before the calibration — the
+    ablation the tests switch back to)."""
+    workup_factor: float = 1.0
+    """Multiplier of each patient's drawn door-to-treatment work-up (v2; 0: treatment may start
+    the minute the patient arrives, as in v0 — the bound's idealised hospitals and the ablation)."""
     # ----- ablation switches (tests only) -----------------------------------------------------
     mech_deterioration: bool = True
     """Vitals fall after onset (off: vitals stay at their onset value)."""
@@ -163,15 +204,15 @@ class CodeRedParams:
     """Mutual aid arrives after a delay (off: instantly)."""
 
 
-_T1 = CodeRedParams()
-_T2 = replace(_T1, horizon_min=120.0, patients=((CARDIAC, 0.0), (STROKE, 5.0)), mutual_aid=1,
+_T1 = CodeRedParams(horizon_min=150.0)
+_T2 = replace(_T1, horizon_min=180.0, patients=((CARDIAC, 0.0), (STROKE, 5.0)), mutual_aid=1,
               disruption_rate=0.02)
-_T3 = replace(_T1, horizon_min=180.0,
+_T3 = replace(_T1, horizon_min=240.0,
               patients=((CARDIAC, 0.0), (CARDIAC, 3.0), (STROKE, 5.0), (TRAUMA, 8.0),
                         (GENERAL, 12.0)), mutual_aid=2, disruption_rate=0.03)
-_T4 = replace(_T1, horizon_min=120.0, patients=(), call_rate=0.1, call_window_min=90.0,
+_T4 = replace(_T1, horizon_min=180.0, patients=(), call_rate=0.1, call_window_min=90.0,
               max_calls=12, mutual_aid=1, disruption_rate=0.02)
-_T5 = replace(_T1, horizon_min=180.0, patients=((TRAUMA, 0.0), (CARDIAC, 4.0)), call_rate=0.08,
+_T5 = replace(_T1, horizon_min=240.0, patients=((TRAUMA, 0.0), (CARDIAC, 4.0)), call_rate=0.08,
               call_window_min=140.0, max_calls=16, cascade=True, mutual_aid=2,
               disruption_rate=0.03)
 
@@ -196,13 +237,13 @@ def scenario_params(name: str) -> CodeRedParams:
 
 
 SCENARIO_DESCRIPTIONS: dict[str, str] = {
-    'task1': 'One cardiac emergency (STEMI) at minute 0; 90 minutes.',
-    'task2': 'A cardiac and a stroke patient 5 minutes apart, 1 mutual-aid unit; 120 minutes.',
+    'task1': 'One cardiac emergency (STEMI) at minute 0; 150 minutes.',
+    'task2': 'A cardiac and a stroke patient 5 minutes apart, 1 mutual-aid unit; 180 minutes.',
     'task3': ('Five staggered patients (2 cardiac, stroke, trauma, general), 2 mutual-aid units, '
-              'road disruptions; 180 minutes.'),
-    'task4': 'The 911 call queue only: hidden true conditions and escalation; 120 minutes.',
+              'road disruptions; 240 minutes.'),
+    'task4': 'The 911 call queue only: hidden true conditions and escalation; 180 minutes.',
     'task5': ('Trauma and cardiac patients, a 911 call queue and the cascade of secondary '
-              'incidents; 180 minutes.'),
+              'incidents; 240 minutes.'),
     'task3_gridlock': 'task3 with heavy road disruption (0.1/min) and rush-hour traffic x1.6.',
     'task5_surge': 'task5 with a bigger call surge (0.12 calls/min, up to 20 calls).',
 }

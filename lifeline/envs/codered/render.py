@@ -16,6 +16,7 @@ from lifeline.envs.codered.params import (
     CodeRedParams,
 )
 from lifeline.envs.codered.types import (
+    AT_HOSPITAL,
     FUTURE,
     INACTIVE,
     OR_STATES,
@@ -59,6 +60,8 @@ def render_text(s: CodeRedState, params: CodeRedParams) -> str:
             extra.append(f"ambulance {p.unit}")
         if p.hosp >= 0:
             extra.append(f"hospital {p.hosp}")
+        if p.status == AT_HOSPITAL and p.workup_until > t:
+            extra.append("in work-up")  # v2: ED assessment / ECG / CT before treatment can start
         if p.type_known:
             extra.append(f"blood {BLOOD_TYPES[p.blood_type]}")
         elif p.type_pending:

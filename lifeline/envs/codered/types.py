@@ -87,6 +87,17 @@ class Patient:
     self_transported: bool = False
     arrived: float = -1.0
     """Minute of arrival at the current hospital."""
+    workup_z: float = 0.0
+    """Standard-normal draw of this patient's in-hospital work-up (v2, pre-drawn; the minutes
+    follow from the condition: ``params.WORKUP_MEDIAN_MIN · exp(WORKUP_SIGMA · z)``)."""
+    workup_until: float = -1.0
+    """Minute the work-up at the current hospital ends (treatment cannot start before it)."""
+    hosp_rate: float = 0.0
+    """Vitals lost per minute while waiting for treatment in a capable hospital (v2 calibration:
+    ``params.IN_HOSPITAL_RATE`` of the condition; 0: half the untreated rate)."""
+    vitals_door: float = -1.0
+    """Vitals when the patient reached the capable hospital that treats them (−1: not yet); the
+    calibration card's in-hospital survival slope reads it."""
     at_hosp: int = -1
     """Hospital the patient is physically at (−1: not in a hospital)."""
     void: bool = False
