@@ -20,6 +20,7 @@ from lifeline.envs.dispatch.baselines import ClosestIdleAgent
 from lifeline.envs.dispatch.env import DispatchEnv, DispatchMetroEnv
 from lifeline.envs.dispatch.params import SCENARIO_NAMES
 from lifeline.envs.dispatch.types import DispatchState
+from lifeline.testing.play import play_checked
 
 SMALL = [s for s in SCENARIO_NAMES if not s.startswith("metro_")]
 
@@ -38,18 +39,8 @@ def _same(env: DispatchEnv, state: DispatchState, where: str) -> None:
 
 
 def _random_episode(env: DispatchEnv, seed: int, hold_p: float, max_steps: int) -> int:
-    rng = np.random.default_rng(seed + 1000)
-    state = env.reset(seed)
-    hold = env.layout.hold
-    steps = 0
-    _same(env, state, f"seed {seed} reset")
-    while not state.done and steps < max_steps:
-        legal = np.flatnonzero(env.action_mask(state))
-        action = hold if rng.random() < hold_p else int(legal[rng.integers(legal.size)])
-        env.step(state, action)
-        steps += 1
-        _same(env, state, f"seed {seed} step {steps} t={state.t:.2f}")
-    return steps
+    return play_checked(env, seed, env.layout.hold, hold_p, max_steps,
+                        lambda state, where: _same(env, state, where), rng_offset=1000)
 
 
 @pytest.mark.parametrize("scenario", SMALL)

@@ -22,6 +22,7 @@ from lifeline.envs.dispatch.baselines import AGENTS
 from lifeline.envs.dispatch.env import DispatchEnv, DispatchMetroEnv
 from lifeline.envs.dispatch.params import SCENARIO_NAMES
 from lifeline.envs.dispatch.types import DispatchState
+from lifeline.testing.play import play_checked
 
 pytest.importorskip("numba")
 
@@ -48,17 +49,8 @@ def _same(env: DispatchEnv, state: DispatchState, where: str) -> None:
 
 
 def _random_play(env: DispatchEnv, seed: int, hold_p: float, max_steps: int) -> int:
-    rng = np.random.default_rng(seed + 7000)
-    state = env.reset(seed)
-    _same(env, state, f"seed {seed} reset")
-    steps = 0
-    while not state.done and steps < max_steps:
-        legal = np.flatnonzero(env.action_mask(state))
-        action = env.layout.hold if rng.random() < hold_p else int(legal[rng.integers(legal.size)])
-        env.step(state, action)
-        steps += 1
-        _same(env, state, f"seed {seed} step {steps} t={state.t:.2f}")
-    return steps
+    return play_checked(env, seed, env.layout.hold, hold_p, max_steps,
+                        lambda state, where: _same(env, state, where), rng_offset=7000)
 
 
 @pytest.mark.parametrize("scenario", SCENARIO_NAMES)

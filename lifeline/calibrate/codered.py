@@ -46,6 +46,11 @@ OUTSIDE = ("The work-up is drawn from the reference distribution (median 64 / 67
            "median of a few dozen patients falls a few minutes either side of it by chance, and "
            "OR / specialist waits add to it.")
 
+OVERCROWDED_FACTOR = ("The env charges 1.5x the sourced rate while a hospital is overcrowded "
+                      "(more than 3 patients in its emergency area; an unsourced mechanic kept "
+                      "from v0).")
+"""Why an in-hospital slope can leave its band (both slopes)."""
+
 STATS: tuple[Stat, ...] = (
     Stat(key="dtn_median", label="Door-to-needle, stroke, median (min)",
          reference="67 (IQR 51-87) in 2010-13; 77 (60-98) in 2003-09",
@@ -77,9 +82,7 @@ STATS: tuple[Stat, ...] = (
          why="The source's own range of slopes over its five 30-min D2B intervals (0.90-1.00 "
              "points per 10 min); the relation is unadjusted (sicker patients wait longer), so a "
              "faithful model should not charge more.", pooled=True, fmt="{:.2f}",
-         if_outside="The env charges 1.5x the sourced rate while a hospital is overcrowded "
-                    "(more than 3 patients in its emergency area; an unsourced mechanic kept from "
-                    "v0)."),
+         if_outside=OVERCROWDED_FACTOR),
     Stat(key="inhosp_stroke", label="Survival lost per 10 in-hospital min before treatment, "
                                     "stroke (points)",
          reference="in-hospital death OR 0.96 per 15 min earlier onset-to-treatment; mortality "
@@ -87,9 +90,7 @@ STATS: tuple[Stat, ...] = (
          band=(0.19, 0.25), source="Saver JL et al., JAMA 2013;309:2480-2488",
          why="The published OR rounded to two decimals (0.955-0.965) at 8.8 % mortality gives "
              "0.19-0.25 points per 10 min.", pooled=True, fmt="{:.2f}",
-         if_outside="The env charges 1.5x the sourced rate while a hospital is overcrowded "
-                    "(more than 3 patients in its emergency area; an unsourced mechanic kept from "
-                    "v0)."),
+         if_outside=OVERCROWDED_FACTOR),
     Stat(key="n_stroke", label="Treated stroke patients (all episodes)",
          reference="-", band=None, source="-", why="Sample size of the stroke rows.",
          checked="-", pooled=True, fmt="{:.0f}"),
