@@ -23,8 +23,20 @@ import lifeline
 from lifeline.adapters.gymnasium import LifelineGymEnv
 
 
+def _warm_up(env_name: str, scenario: str) -> None:
+    """A few steps outside the clock: compiled kernels (numba, ``cache=True``) load on first use."""
+    env = lifeline.make(env_name, scenario)
+    state = env.reset(0)
+    for _ in range(5):
+        if state.done:
+            break
+        env.step(state, int(np.flatnonzero(env.action_mask(state))[0]))
+        env.observe(state)
+
+
 def core_steps_per_s(env_name: str, scenario: str, steps: int) -> float:
     env = lifeline.make(env_name, scenario)
+    _warm_up(env_name, scenario)
     rng = np.random.default_rng(0)
     seed = 0
     state = env.reset(seed)
@@ -39,6 +51,7 @@ def core_steps_per_s(env_name: str, scenario: str, steps: int) -> float:
 
 
 def gym_steps_per_s(env_name: str, scenario: str, steps: int) -> float:
+    _warm_up(env_name, scenario)
     env = LifelineGymEnv(env_name, scenario)
     rng = np.random.default_rng(0)
     obs, _ = env.reset(seed=0)
