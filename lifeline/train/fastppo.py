@@ -74,6 +74,15 @@ class FastPPOConfig:
     bc_coef: float = 0.0
     """During PPO: weight of a cross-entropy term toward the heuristic's labels on a minibatch of
     the cloning/DAgger data (keeps PPO from drifting away from the clone); 0 disables it."""
+    arch: str = "mlp"
+    """Policy: ``mlp`` (one MLP over the flat ``log1p`` observation, one output per action) or
+    ``pointer`` (:mod:`lifeline.train.pointer`: one shared scorer over each action's own
+    features, given a context embedding of the observation)."""
+    scorer_hidden: int = 64
+    """Width of the pointer policy's per-action scorer (``arch=pointer`` only)."""
+    batch_collect: bool = False
+    """Collect cloning/DAgger episodes side by side on the batch kernel
+    (:func:`lifeline.train.ed_clone.collect_batch`) instead of one by one on the scalar env."""
 
 
 @dataclass
@@ -136,7 +145,8 @@ class Featurizer:
 
 
 def collect_heuristic(scenario: str, episodes: int, seeds: Any, cfg: FastPPOConfig,
-                      featurize: Featurizer, driver: Any = None) -> tuple[np.ndarray, ...]:
+                      featurize: Callable[[dict[str, np.ndarray]], np.ndarray],
+                      driver: Any = None) -> tuple[np.ndarray, ...]:
     """Features, masks, heuristic actions and discounted scaled returns of ``episodes`` episodes
     driven by the heuristic (or by ``driver``, the learner's greedy policy: DAgger)."""
     from lifeline.agents import make_agent as make_baseline
@@ -194,7 +204,8 @@ def behaviour_clone(agent: Any, data: tuple[np.ndarray, ...], cfg: FastPPOConfig
         return float((agent.logits(x, m).argmax(-1) == a).float().mean())
 
 
-def evaluate(agent: Any, scenario: str, episodes: int, featurize: Featurizer) -> float:
+def evaluate(agent: Any, scenario: str, episodes: int,
+             featurize: Callable[[dict[str, np.ndarray]], np.ndarray]) -> float:
     """Mean grader score of the greedy policy on the first ``episodes`` held-out seeds."""
     from lifeline.envs.ed.batch import EDVectorEnv
 
@@ -231,10 +242,19 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
     venv = EDVectorEnv(cfg.num_envs, scenario, autoreset_mode="SameStep", copy=False,
                        episode_seeds=rng_seeds)
     obs, _ = venv.reset(seed=[next(rng_seeds) for _ in range(cfg.num_envs)])
-    featurize = Featurizer(list(obs))
+    featurize: Callable[[dict[str, np.ndarray]], np.ndarray]
     n_act = venv.single_action_space.n  # type: ignore[attr-defined]
+    if cfg.arch == "pointer":
+        from lifeline.train.pointer import RawFeaturizer, make_pointer_agent
+
+        featurize = RawFeaturizer(list(obs))
+        agent = make_pointer_agent(venv.batch.params, cfg.hidden, cfg.scorer_hidden)
+    elif cfg.arch == "mlp":
+        featurize = Featurizer(list(obs))
+        agent = make_agent(featurize(obs).shape[1], int(n_act), cfg.hidden)
+    else:
+        raise ValueError(f"unknown arch {cfg.arch!r} (mlp or pointer)")
     x0 = featurize(obs)
-    agent = make_agent(x0.shape[1], int(n_act), cfg.hidden)
     opt = torch.optim.Adam(agent.parameters(), lr=cfg.learning_rate, eps=1e-5)
     n, t_len = cfg.num_envs, cfg.num_steps
     buf_x = torch.zeros((t_len, n, x0.shape[1]))
@@ -257,7 +277,13 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
 
     if cfg.bc_episodes > 0:
         t0 = time.process_time()
-        data = collect_heuristic(scenario, cfg.bc_episodes, rng_seeds, cfg, featurize)
+        if cfg.batch_collect:
+            from lifeline.train.ed_clone import collect_batch, greedy_driver
+
+            data = collect_batch(scenario, cfg.bc_episodes, rng_seeds, cfg.gamma,
+                                 cfg.reward_scale, featurize)
+        else:
+            data = collect_heuristic(scenario, cfg.bc_episodes, rng_seeds, cfg, featurize)
         accuracy = behaviour_clone(agent, data, cfg, opt)
 
         def greedy(xf: np.ndarray, mf: np.ndarray) -> int:
@@ -266,8 +292,12 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
                                         torch.from_numpy(mf[None])).argmax(-1)[0])
 
         for _ in range(cfg.dagger_rounds):
-            more = collect_heuristic(scenario, cfg.dagger_episodes, rng_seeds, cfg, featurize,
-                                     driver=greedy)
+            if cfg.batch_collect:
+                more = collect_batch(scenario, cfg.dagger_episodes, rng_seeds, cfg.gamma,
+                                     cfg.reward_scale, featurize, driver=greedy_driver(agent))
+            else:
+                more = collect_heuristic(scenario, cfg.dagger_episodes, rng_seeds, cfg,
+                                         featurize, driver=greedy)
             data = tuple(np.concatenate([a, b]) for a, b in zip(data, more, strict=True))
             accuracy = behaviour_clone(agent, data, cfg, opt, cfg.dagger_epochs)
         train_cpu += time.process_time() - t0
