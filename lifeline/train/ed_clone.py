@@ -82,10 +82,10 @@ def collect_batch(scenario: str, episodes: int, seeds: Iterator[int], gamma: flo
         returns[t] = ret
     on = np.stack(alive)  # (steps, episodes)
     order = np.argwhere(on.T)  # episode-major: (episode, step)
-    e, t = order[:, 0], order[:, 1]
+    ep, st = order[:, 0], order[:, 1]
     x_all, m_all = np.stack(xs), np.stack(ms)
-    return (x_all[t, e].astype(np.float32), m_all[t, e], np.stack(labels)[t, e],
-            returns[t, e])
+    return (x_all[st, ep].astype(np.float32), m_all[st, ep], np.stack(labels)[st, ep],
+            returns[st, ep])
 
 
 def greedy_driver(agent: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -98,3 +98,23 @@ def greedy_driver(agent: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
                               .argmax(-1).numpy())
 
     return drive
+
+
+def heuristic_scores(scenario: str, seeds: list[int]) -> np.ndarray:
+    """Grader scores of the reference heuristic on ``seeds`` (one episode each), played on the
+    batch kernel with :func:`heuristic_labels` (the scalar ``lifeline compare`` gives the same)."""
+    from lifeline.envs.ed.batch import EDVectorEnv
+
+    venv = EDVectorEnv(len(seeds), scenario, copy=False)
+    obs, _ = venv.reset(seed=[int(s) for s in seeds])
+    agent = EDHeuristicAgent()
+    layout = Layout(venv.batch.params)
+    scores = np.full(len(seeds), np.nan)
+    rows = np.arange(len(seeds))
+    while np.isnan(scores).any():
+        obs, _, terminated, truncated, info = venv.step(
+            heuristic_labels(agent, obs, layout, rows))
+        ended = (terminated | truncated) & np.isnan(scores)
+        if ended.any():
+            scores[ended] = info["score"][ended]
+    return scores

@@ -80,6 +80,10 @@ class FastPPOConfig:
     features, given a context embedding of the observation)."""
     scorer_hidden: int = 64
     """Width of the pointer policy's per-action scorer (``arch=pointer`` only)."""
+    paired: bool = False
+    """Keep every evaluation's per-seed scores in ``curve.json`` and write ``paired.json``: the
+    greedy policy minus the reference heuristic on the same held-out seeds (bootstrap CI) at
+    the final point and at the first point that reached the target."""
     batch_collect: bool = False
     """Collect cloning/DAgger episodes side by side on the batch kernel
     (:func:`lifeline.train.ed_clone.collect_batch`) instead of one by one on the scalar env."""
@@ -207,6 +211,12 @@ def behaviour_clone(agent: Any, data: tuple[np.ndarray, ...], cfg: FastPPOConfig
 def evaluate(agent: Any, scenario: str, episodes: int,
              featurize: Callable[[dict[str, np.ndarray]], np.ndarray]) -> float:
     """Mean grader score of the greedy policy on the first ``episodes`` held-out seeds."""
+    return float(evaluate_scores(agent, scenario, episodes, featurize).mean())
+
+
+def evaluate_scores(agent: Any, scenario: str, episodes: int,
+                    featurize: Callable[[dict[str, np.ndarray]], np.ndarray]) -> np.ndarray:
+    """Per-seed grader scores of the greedy policy on the first ``episodes`` held-out seeds."""
     from lifeline.envs.ed.batch import EDVectorEnv
 
     torch = _torch()
@@ -222,7 +232,7 @@ def evaluate(agent: Any, scenario: str, episodes: int,
             ended = (terminated | truncated) & np.isnan(scores)
             if ended.any():
                 scores[ended] = info["score"][ended]
-    return float(scores.mean())
+    return scores
 
 
 def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
@@ -306,11 +316,14 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
 
     def checkpoint() -> bool:
         t0 = time.process_time()
-        score = evaluate(agent, scenario, cfg.eval_episodes, featurize)
+        per_seed = evaluate_scores(agent, scenario, cfg.eval_episodes, featurize)
+        score = float(per_seed.mean())
         recent = float(np.mean(train_scores[-200:])) if train_scores else None
         point = {"train_cpu_s": round(train_cpu, 2), "env_steps": env_steps,
                  "eval_score": score, "train_score": recent,
                  "eval_cpu_s": round(time.process_time() - t0, 2)}
+        if cfg.paired:
+            point["eval_scores"] = per_seed.tolist()
         result.points.append(point)
         say(json.dumps(point))
         if target is not None and result.reached_at_cpu_s is None and score >= target:
@@ -395,8 +408,37 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
                    "eval_seeds": f"eval_seeds({cfg.eval_episodes})",
                    "clock": "time.process_time (training only; evaluations excluded)"}
         (out / "curve.json").write_text(json.dumps(payload, indent=2) + "\n")
+        if cfg.paired and result.points:
+            write_paired(result, out, scenario, cfg.eval_episodes)
         plot_curve(result, out / "curve.png", scenario)
     return result
+
+
+def write_paired(result: FastPPOResult, out: Path, scenario: str, episodes: int) -> None:
+    """``heuristic.json`` (the reference heuristic's per-seed scores on the held-out seeds) and
+    ``paired.json`` (greedy policy minus heuristic, per seed, at the final point and at the first
+    point that reached the target; bootstrap 95 % CI over seeds)."""
+    from lifeline.eval.stats import paired_compare
+    from lifeline.train.ed_clone import heuristic_scores
+
+    seeds = [int(s) for s in eval_seeds(episodes)]
+    ref = heuristic_scores(scenario, seeds)
+    (out / "heuristic.json").write_text(json.dumps({
+        "scores": ref.tolist(), "mean": float(ref.mean()), "seeds": seeds,
+        "what": f"heuristic (reference) on ed {scenario}, eval_seeds({episodes}), the same seeds "
+                "as the fast-PPO evaluations"}, indent=1) + "\n")
+    ref_by_seed = dict(zip(seeds, ref.tolist(), strict=True))
+    chosen = {"final": result.points[-1]}
+    reached = [p for p in result.points
+               if result.target is not None and p["eval_score"] >= result.target]
+    if reached:
+        chosen["first_reached"] = reached[0]
+    report: dict[str, Any] = {"what": "greedy policy minus heuristic, per held-out seed"}
+    for name, point in chosen.items():
+        mine = dict(zip(seeds, point["eval_scores"], strict=True))
+        report[name] = {"train_cpu_s": point["train_cpu_s"],
+                        **paired_compare(mine, ref_by_seed).to_dict()}
+    (out / "paired.json").write_text(json.dumps(report, indent=1) + "\n")
 
 
 def plot_curve(result: FastPPOResult, path: Path, scenario: str) -> bool:

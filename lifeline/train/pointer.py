@@ -86,7 +86,14 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
     summary_dim = 3 + 3 * 5 + 2
     ctx_in = obs_dim + summary_dim
     kind_np, target_np = action_targets(params)
-    n_actions = len(kind_np)
+    groups = []  # (kind, first entity row, last row + 1) of each action kind, in action order
+    for a in range(len(kind_np)):
+        if a == 0 or kind_np[a] != kind_np[a - 1]:
+            groups.append([int(kind_np[a]), int(target_np[a]), int(target_np[a]) + 1])
+        else:
+            if target_np[a] != groups[-1][2]:
+                raise AssertionError("an action kind must point at consecutive entity rows")
+            groups[-1][2] += 1
 
     def layer(n_in: int, n_out: int, std: float = 2 ** 0.5) -> Any:
         lin = nn.Linear(n_in, n_out)
@@ -102,18 +109,19 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
                           (hours / 4.0).unsqueeze(-1), torch.log1p(hours).unsqueeze(-1),
                           flags, pos.unsqueeze(-1)], dim=-1)
 
-    class PointerAgent(nn.Module):  # type: ignore[name-defined]
+    class PointerAgent(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.register_buffer("kind_onehot",
-                                 functional.one_hot(torch.from_numpy(kind_np), len(KINDS)).float())
+            self.register_buffer("kind", torch.from_numpy(kind_np))
             self.register_buffer("target", torch.from_numpy(target_np))
+            self.kind_embed = nn.Parameter(torch.zeros(len(KINDS), scorer_hidden))
             self.context = nn.Sequential(layer(ctx_in, hidden), nn.Tanh(),
                                          layer(hidden, hidden), nn.Tanh())
             self.ctx_proj = layer(hidden, scorer_hidden)
-            self.act_proj = layer(len(KINDS) + ENTITY_FEATURES, scorer_hidden)
-            self.scorer = nn.Sequential(nn.Tanh(), layer(scorer_hidden, scorer_hidden), nn.Tanh(),
-                                        layer(scorer_hidden, 1, 0.01))
+            self.entity_proj = layer(ENTITY_FEATURES, scorer_hidden)
+            half = max(scorer_hidden // 2, 4)
+            self.scorer = nn.Sequential(nn.Tanh(), layer(scorer_hidden, half), nn.Tanh(),
+                                        layer(half, 1, 0.01))
             self.critic = nn.Sequential(layer(ctx_in, hidden), nn.Tanh(),
                                         layer(hidden, hidden), nn.Tanh(), layer(hidden, 1, 1.0))
 
@@ -147,16 +155,17 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
                 rows(queue[:, :, 0], queue[:, :, 1], queue[:, :, 2], zeros, q),
                 rows(gen[:, :, 0], gen[:, :, 1], gen[:, :, 2], gen[:, :, 3:6], g),
                 rows(icu[:, :, 0], icu[:, :, 1], icu[:, :, 2], icu[:, :, 3:6], i)], dim=1)
-            return table[:, self.target]  # (batch, actions, ENTITY_FEATURES)
+            return table  # (batch, entities, ENTITY_FEATURES)
 
         def value(self, x: Any) -> Any:
             return self.critic(self._context_input(x)).squeeze(-1)
 
         def logits(self, x: Any, mask: Any) -> Any:
             ctx = self.ctx_proj(self.context(self._context_input(x)))  # (batch, scorer_hidden)
-            feats = torch.cat([self.kind_onehot.expand(x.shape[0], n_actions, len(KINDS)),
-                               self._entities(x)], dim=-1)
-            pre = self.act_proj(feats) + ctx.unsqueeze(1)
+            # first scorer layer on [kind one-hot, entity row, context], split by part: each
+            # entity is projected once and gathered for every action that points at it
+            base = self.entity_proj(self._entities(x)) + ctx.unsqueeze(1)  # (batch, entities, h)
+            pre = torch.cat([base[:, lo:hi] + self.kind_embed[k] for k, lo, hi in groups], dim=1)
             return masked_logits(self.scorer(pre).squeeze(-1), mask)
 
     return PointerAgent()
