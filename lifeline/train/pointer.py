@@ -30,9 +30,13 @@ from lifeline.train.ppo_loss import masked_logits
 
 KINDS = ("wait", "admit_general", "admit_icu", "ventilate", "transfer_to_icu", "step_down",
          "discharge_general", "discharge_icu")
-ENTITY_FEATURES = 6 + 7 + 2 + 3 + 1
+HOUR_STEPS = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0, 8.0, 12.0, 24.0)
+"""Thermometer encoding of hours waited / in bed: half-hour steps over the first three hours (the
+span of the waiting room's patience and of the clock's 15-minute ticks), coarser after; a sharp
+rule on waiting time is then one weight, not a steep slope to learn from a continuous input."""
+ENTITY_FEATURES = 6 + 7 + 2 + len(HOUR_STEPS) + 3 + 1
 """ESI one-hot (0 = empty .. 5), condition one-hot (0 = empty, 1..6), hours / 4 and log1p(hours),
-ready / ventilated / boarding flags, position / size."""
+the hour thermometer, ready / ventilated / boarding flags, position / size."""
 
 
 class RawFeaturizer:
@@ -83,7 +87,7 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
         offsets[name] = (start, start + size)
         start += size
     obs_dim = start
-    summary_dim = 3 + 3 * 5 + 2
+    summary_dim = 3 + 4 * 5 + 2 + 4
     ctx_in = obs_dim + summary_dim
     kind_np, target_np = action_targets(params)
     groups = []  # (kind, first entity row, last row + 1) of each action kind, in action order
@@ -101,13 +105,16 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
         nn.init.constant_(lin.bias, 0.0)
         return lin
 
+    steps = torch.tensor(HOUR_STEPS) - 1e-3  # hours are multiples of the tick (float32)
+
     def rows(esi: Any, cond: Any, hours: Any, flags: Any, size: int) -> Any:
         b, m = esi.shape
         pos = (torch.arange(m, dtype=torch.float32) / size).expand(b, m)
         return torch.cat([functional.one_hot(esi.round().long().clamp(0, 5), 6).float(),
                           functional.one_hot(cond.round().long().clamp(0, 6), 7).float(),
                           (hours / 4.0).unsqueeze(-1), torch.log1p(hours).unsqueeze(-1),
-                          flags, pos.unsqueeze(-1)], dim=-1)
+                          (hours.unsqueeze(-1) >= steps).float(), flags, pos.unsqueeze(-1)],
+                         dim=-1)
 
     class PointerAgent(nn.Module):
         def __init__(self) -> None:
@@ -143,7 +150,9 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
                 (icu[:, :, 0] == 0).float().mean(1, keepdim=True),
                 (queue[:, :, 0] > 0).float().mean(1, keepdim=True),
                 hist(queue[:, :, 0], q), hist(gen[:, :, 0], g), hist(icu[:, :, 0], i),
-                x[:, lo:hi] / vents], dim=1)
+                hist(icu[:, :, 0] * (icu[:, :, 4] == 0), i),  # unventilated ICU patients
+                x[:, lo:hi] / vents,
+                functional.one_hot(x[:, lo].round().long().clamp(0, 3), 4).float()], dim=1)
             return torch.cat([torch.log1p(torch.clamp(x, min=0.0)), summary], dim=1)
 
         def _entities(self, x: Any) -> Any:
