@@ -36,7 +36,8 @@ span of the waiting room's patience and of the clock's 15-minute ticks), coarser
 rule on waiting time is then one weight, not a steep slope to learn from a continuous input."""
 ENTITY_FEATURES = 6 + 7 + 2 + len(HOUR_STEPS) + 3 + 1
 """ESI one-hot (0 = empty .. 5), condition one-hot (0 = empty, 1..6), hours / 4 and log1p(hours),
-the hour thermometer, ready / ventilated / boarding flags, position / size."""
+the hour thermometer, ready / ventilated / boarding flags, position in the queue or ward / 4 (so "the first such
+row" is a steep enough preference to learn)."""
 
 
 class RawFeaturizer:
@@ -109,7 +110,7 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
 
     def rows(esi: Any, cond: Any, hours: Any, flags: Any, size: int) -> Any:
         b, m = esi.shape
-        pos = (torch.arange(m, dtype=torch.float32) / size).expand(b, m)
+        pos = (torch.arange(m, dtype=torch.float32) / 4.0).expand(b, m)  # index, not / size
         return torch.cat([functional.one_hot(esi.round().long().clamp(0, 5), 6).float(),
                           functional.one_hot(cond.round().long().clamp(0, 6), 7).float(),
                           (hours / 4.0).unsqueeze(-1), torch.log1p(hours).unsqueeze(-1),
