@@ -36,8 +36,8 @@ span of the waiting room's patience and of the clock's 15-minute ticks), coarser
 rule on waiting time is then one weight, not a steep slope to learn from a continuous input."""
 ENTITY_FEATURES = 6 + 7 + 2 + len(HOUR_STEPS) + 3 + 1
 """ESI one-hot (0 = empty .. 5), condition one-hot (0 = empty, 1..6), hours / 4 and log1p(hours),
-the hour thermometer, ready / ventilated / boarding flags, position in the queue or ward / 4 (so "the first such
-row" is a steep enough preference to learn)."""
+the hour thermometer, ready / ventilated / boarding flags, position in the queue or ward / 4
+(unnormalised, so that "the first such row" is a steep enough preference to learn)."""
 
 
 class RawFeaturizer:
