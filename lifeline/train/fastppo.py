@@ -80,6 +80,9 @@ class FastPPOConfig:
     features, given a context embedding of the observation)."""
     scorer_hidden: int = 64
     """Width of the pointer policy's per-action scorer (``arch=pointer`` only)."""
+    bc_balance: float = 0.0
+    """Cloning loss weight of a label ``∝ (share of its action kind in the data) ** -bc_balance``
+    (0: plain cross-entropy; 0.5: rare moves such as step-down or ventilate count more)."""
     paired: bool = False
     """Keep every evaluation's per-seed scores in ``curve.json`` and write ``paired.json``: the
     greedy policy minus the reference heuristic on the same held-out seeds (bootstrap CI) at
@@ -187,10 +190,17 @@ def collect_heuristic(scenario: str, episodes: int, seeds: Any, cfg: FastPPOConf
 
 
 def behaviour_clone(agent: Any, data: tuple[np.ndarray, ...], cfg: FastPPOConfig,
-                    opt: Any, epochs: int | None = None) -> float:
-    """Fit the actor to the heuristic's actions and the critic to its returns; accuracy."""
+                    opt: Any, epochs: int | None = None, kinds: np.ndarray | None = None) -> float:
+    """Fit the actor to the heuristic's actions and the critic to its returns; accuracy.
+    ``kinds`` (the action kind of every action index) enables ``cfg.bc_balance``."""
     torch = _torch()
     x, m, a, ret = (torch.from_numpy(d) for d in data)
+    weight = None
+    if kinds is not None and cfg.bc_balance > 0:
+        label_kind = kinds[data[2]]
+        share = np.bincount(label_kind, minlength=int(kinds.max()) + 1) / len(label_kind)
+        w = share[label_kind] ** -cfg.bc_balance
+        weight = torch.from_numpy((w / w.mean()).astype(np.float32))
     size = len(a)
     opt.param_groups[0]["lr"] = cfg.bc_lr
     for _ in range(cfg.bc_epochs if epochs is None else epochs):
@@ -198,8 +208,9 @@ def behaviour_clone(agent: Any, data: tuple[np.ndarray, ...], cfg: FastPPOConfig
         for start in range(0, size, cfg.bc_batch):
             idx = perm[start:start + cfg.bc_batch]
             logits = agent.logits(x[idx], m[idx])
-            loss = (torch.nn.functional.cross_entropy(logits, a[idx])
-                    + 0.5 * ((agent.value(x[idx]) - ret[idx]) ** 2).mean())
+            ce = torch.nn.functional.cross_entropy(logits, a[idx], reduction="none")
+            ce = (ce * weight[idx]).mean() if weight is not None else ce.mean()
+            loss = ce + 0.5 * ((agent.value(x[idx]) - ret[idx]) ** 2).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -294,7 +305,12 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
                                  cfg.reward_scale, featurize)
         else:
             data = collect_heuristic(scenario, cfg.bc_episodes, rng_seeds, cfg, featurize)
-        accuracy = behaviour_clone(agent, data, cfg, opt)
+        kinds = None
+        if cfg.bc_balance > 0:
+            from lifeline.train.pointer import action_targets
+
+            kinds = action_targets(venv.batch.params)[0]
+        accuracy = behaviour_clone(agent, data, cfg, opt, kinds=kinds)
 
         def greedy(xf: np.ndarray, mf: np.ndarray) -> int:
             with torch.no_grad():
@@ -309,7 +325,7 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
                 more = collect_heuristic(scenario, cfg.dagger_episodes, rng_seeds, cfg,
                                          featurize, driver=greedy)
             data = tuple(np.concatenate([a, b]) for a, b in zip(data, more, strict=True))
-            accuracy = behaviour_clone(agent, data, cfg, opt, cfg.dagger_epochs)
+            accuracy = behaviour_clone(agent, data, cfg, opt, cfg.dagger_epochs, kinds)
         train_cpu += time.process_time() - t0
         say(json.dumps({"bc_samples": len(data[2]), "bc_accuracy": round(accuracy, 4),
                         "train_cpu_s": round(train_cpu, 2)}))
