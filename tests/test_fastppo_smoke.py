@@ -84,13 +84,15 @@ def test_pointer_head_tiny_run(tmp_path: Path) -> None:
     import dataclasses
 
     cfg = dataclasses.replace(TINY, arch="pointer", batch_collect=True, hidden=16,
-                              scorer_hidden=8, bc_episodes=4, bc_epochs=2, paired=True)
+                              scorer_hidden=8, bc_episodes=4, bc_epochs=2, paired=True,
+                              bc_balance=0.5, eval_during_cloning=True)
     result = train_fast_ppo("night_shift", cpu_seconds=1.0, out_dir=tmp_path, config=cfg,
                             target=0.0)
     payload = json.loads((tmp_path / "curve.json").read_text())
     assert payload["config"]["arch"] == "pointer" and payload["points"] == result.points
     assert all(0.0 <= p["eval_score"] <= 1.0 for p in result.points)
     assert all(len(p["eval_scores"]) == 2 for p in result.points)
+    assert [p["phase"] for p in result.points[:2]] == ["clone", "dagger 1"]
     paired = json.loads((tmp_path / "paired.json").read_text())
     heuristic = json.loads((tmp_path / "heuristic.json").read_text())
     assert paired["final"]["n"] == 2 and "first_reached" in paired

@@ -80,6 +80,9 @@ class FastPPOConfig:
     features, given a context embedding of the observation)."""
     scorer_hidden: int = 64
     """Width of the pointer policy's per-action scorer (``arch=pointer`` only)."""
+    eval_during_cloning: bool = False
+    """Also evaluate after the cloning fit and after every DAgger round (the time-to-score curve
+    then shows the cloning phase too; evaluations stay off the training clock)."""
     bc_balance: float = 0.0
     """Cloning loss weight of a label ``∝ (share of its action kind in the data) ** -bc_balance``
     (0: plain cross-entropy; 0.5: rare moves such as step-down or ventilate count more)."""
@@ -296,6 +299,23 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
     done = torch.zeros(n)
     data: tuple[np.ndarray, ...] | None = None
 
+    def checkpoint(phase: str = "ppo") -> bool:
+        t0 = time.process_time()
+        per_seed = evaluate_scores(agent, scenario, cfg.eval_episodes, featurize)
+        score = float(per_seed.mean())
+        recent = float(np.mean(train_scores[-200:])) if train_scores else None
+        point = {"train_cpu_s": round(train_cpu, 2), "env_steps": env_steps,
+                 "phase": phase, "eval_score": score, "train_score": recent,
+                 "eval_cpu_s": round(time.process_time() - t0, 2)}
+        if cfg.paired:
+            point["eval_scores"] = per_seed.tolist()
+        result.points.append(point)
+        say(json.dumps(point))
+        if target is not None and result.reached_at_cpu_s is None and score >= target:
+            result.reached_at_cpu_s = train_cpu
+        return target is not None and stop_at_target and score >= target
+
+    stopped = False
     if cfg.bc_episodes > 0:
         t0 = time.process_time()
         if cfg.batch_collect:
@@ -311,13 +331,19 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
 
             kinds = action_targets(venv.batch.params)[0]
         accuracy = behaviour_clone(agent, data, cfg, opt, kinds=kinds)
+        if cfg.eval_during_cloning:
+            train_cpu += time.process_time() - t0
+            stopped = checkpoint("clone")
+            t0 = time.process_time()
 
         def greedy(xf: np.ndarray, mf: np.ndarray) -> int:
             with torch.no_grad():
                 return int(agent.logits(torch.from_numpy(xf[None]),
                                         torch.from_numpy(mf[None])).argmax(-1)[0])
 
-        for _ in range(cfg.dagger_rounds):
+        for round_ in range(cfg.dagger_rounds):
+            if stopped:
+                break
             if cfg.batch_collect:
                 more = collect_batch(scenario, cfg.dagger_episodes, rng_seeds, cfg.gamma,
                                      cfg.reward_scale, featurize, driver=greedy_driver(agent))
@@ -326,29 +352,19 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
                                          featurize, driver=greedy)
             data = tuple(np.concatenate([a, b]) for a, b in zip(data, more, strict=True))
             accuracy = behaviour_clone(agent, data, cfg, opt, cfg.dagger_epochs, kinds)
+            if cfg.eval_during_cloning:
+                train_cpu += time.process_time() - t0
+                stopped = checkpoint(f"dagger {round_ + 1}")
+                t0 = time.process_time()
         train_cpu += time.process_time() - t0
+        if cfg.eval_during_cloning:
+            next_eval = train_cpu + cfg.eval_every_s
         say(json.dumps({"bc_samples": len(data[2]), "bc_accuracy": round(accuracy, 4),
                         "train_cpu_s": round(train_cpu, 2)}))
 
-    def checkpoint() -> bool:
-        t0 = time.process_time()
-        per_seed = evaluate_scores(agent, scenario, cfg.eval_episodes, featurize)
-        score = float(per_seed.mean())
-        recent = float(np.mean(train_scores[-200:])) if train_scores else None
-        point = {"train_cpu_s": round(train_cpu, 2), "env_steps": env_steps,
-                 "eval_score": score, "train_score": recent,
-                 "eval_cpu_s": round(time.process_time() - t0, 2)}
-        if cfg.paired:
-            point["eval_scores"] = per_seed.tolist()
-        result.points.append(point)
-        say(json.dumps(point))
-        if target is not None and result.reached_at_cpu_s is None and score >= target:
-            result.reached_at_cpu_s = train_cpu
-        return target is not None and stop_at_target and score >= target
-
     bc_data = (tuple(torch.from_numpy(d) for d in data)
                if data is not None and cfg.bc_coef > 0 else None)
-    while train_cpu < cpu_seconds:
+    while not stopped and train_cpu < cpu_seconds:
         if train_cpu >= next_eval:
             if checkpoint():
                 break
@@ -412,7 +428,8 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
                 opt.step()
         train_cpu += time.process_time() - t0
     else:
-        checkpoint()
+        if not stopped:
+            checkpoint()
     if out_dir is not None:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
