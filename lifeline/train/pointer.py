@@ -8,7 +8,11 @@ patient it points at (the queue slot or bed: observed ESI and condition one-hot,
 in bed, the ready / ventilated / boarding flags, and its position in the queue or ward), and one
 small MLP shared by all actions turns ``[action row, context]`` into the action's logit; the
 context is an embedding of the whole observation (the same ``log1p`` features as the flat MLP
-plus plain occupancy counts: free beds, ESI histograms of the queue and the wards). The head is
+plus plain counts: free beds, ESI histograms of the queue, the wards and the unventilated ICU
+patients, free ventilators). The scorer's first layer is split by part (a projection of each
+patient row, computed once per row and shared by every action pointing at it, plus a learned
+vector per action kind, plus a projection of the context), then tanh, a half-width tanh layer
+and one output; the critic is a separate MLP on the context input. The head is
 permutation-equivariant over beds and slots except through the position feature, so a rule such
 as "the first ready bed" or "the most urgent waiting patient" is one function of a row, not one
 output unit per bed. Nothing of the heuristic's *decision* is built in: the policy learns it.
@@ -108,7 +112,7 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
 
     steps = torch.tensor(HOUR_STEPS) - 1e-3  # hours are multiples of the tick (float32)
 
-    def rows(esi: Any, cond: Any, hours: Any, flags: Any, size: int) -> Any:
+    def rows(esi: Any, cond: Any, hours: Any, flags: Any) -> Any:
         b, m = esi.shape
         pos = (torch.arange(m, dtype=torch.float32) / 4.0).expand(b, m)  # index, not / size
         return torch.cat([functional.one_hot(esi.round().long().clamp(0, 5), 6).float(),
@@ -162,9 +166,9 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
             zeros = torch.zeros(x.shape[0], q, 3)
             table = torch.cat([
                 torch.zeros(x.shape[0], 1, ENTITY_FEATURES),
-                rows(queue[:, :, 0], queue[:, :, 1], queue[:, :, 2], zeros, q),
-                rows(gen[:, :, 0], gen[:, :, 1], gen[:, :, 2], gen[:, :, 3:6], g),
-                rows(icu[:, :, 0], icu[:, :, 1], icu[:, :, 2], icu[:, :, 3:6], i)], dim=1)
+                rows(queue[:, :, 0], queue[:, :, 1], queue[:, :, 2], zeros),
+                rows(gen[:, :, 0], gen[:, :, 1], gen[:, :, 2], gen[:, :, 3:6]),
+                rows(icu[:, :, 0], icu[:, :, 1], icu[:, :, 2], icu[:, :, 3:6])], dim=1)
             return table  # (batch, entities, ENTITY_FEATURES)
 
         def value(self, x: Any) -> Any:
