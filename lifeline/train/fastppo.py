@@ -11,6 +11,10 @@ env's ``episode_seeds``); the greedy policy is scored on the held-out evaluation
 the time-to-score curve. CPU time is ``time.process_time`` (all threads of this process), with the
 evaluations' own CPU time excluded from the training clock.
 
+``arch="pointer"`` swaps the flat MLP for :mod:`lifeline.train.pointer` (one shared scorer over
+each action's own patient row), ``batch_collect`` collects the cloning data on the batch kernel
+(:mod:`lifeline.train.ed_clone`), ``paired`` adds the per-seed comparison with the heuristic.
+
 ``train_fast_ppo("surge", cpu_seconds=120, out_dir="results/ed/fastppo")`` writes
 ``curve.json`` (config, points ``(train_cpu_s, env_steps, eval_score, train_score)``, the target
 and when it was first reached), ``curve.png`` (with the ``viz`` extra) and ``model.pt``.
