@@ -11,6 +11,10 @@ env's ``episode_seeds``); the greedy policy is scored on the held-out evaluation
 the time-to-score curve. CPU time is ``time.process_time`` (all threads of this process), with the
 evaluations' own CPU time excluded from the training clock.
 
+``arch="pointer"`` swaps the flat MLP for :mod:`lifeline.train.pointer` (one shared scorer over
+each action's own patient row), ``batch_collect`` collects the cloning data on the batch kernel
+(:mod:`lifeline.train.ed_clone`), ``paired`` adds the per-seed comparison with the heuristic.
+
 ``train_fast_ppo("surge", cpu_seconds=120, out_dir="results/ed/fastppo")`` writes
 ``curve.json`` (config, points ``(train_cpu_s, env_steps, eval_score, train_score)``, the target
 and when it was first reached), ``curve.png`` (with the ``viz`` extra) and ``model.pt``.
@@ -74,6 +78,25 @@ class FastPPOConfig:
     bc_coef: float = 0.0
     """During PPO: weight of a cross-entropy term toward the heuristic's labels on a minibatch of
     the cloning/DAgger data (keeps PPO from drifting away from the clone); 0 disables it."""
+    arch: str = "mlp"
+    """Policy: ``mlp`` (one MLP over the flat ``log1p`` observation, one output per action) or
+    ``pointer`` (:mod:`lifeline.train.pointer`: one shared scorer over each action's own
+    features, given a context embedding of the observation)."""
+    scorer_hidden: int = 64
+    """Width of the pointer policy's per-action scorer (``arch=pointer`` only)."""
+    eval_during_cloning: bool = False
+    """Also evaluate after the cloning fit and after every DAgger round (the time-to-score curve
+    then shows the cloning phase too; evaluations stay off the training clock)."""
+    bc_balance: float = 0.0
+    """Cloning loss weight of a label ``∝ (share of its action kind in the data) ** -bc_balance``
+    (0: plain cross-entropy; 0.5: rare moves such as step-down or ventilate count more)."""
+    paired: bool = False
+    """Keep every evaluation's per-seed scores in ``curve.json`` and write ``paired.json``: the
+    greedy policy minus the reference heuristic on the same held-out seeds (bootstrap CI) at
+    the final point and at the first point that reached the target."""
+    batch_collect: bool = False
+    """Collect cloning/DAgger episodes side by side on the batch kernel
+    (:func:`lifeline.train.ed_clone.collect_batch`) instead of one by one on the scalar env."""
 
 
 @dataclass
@@ -136,7 +159,8 @@ class Featurizer:
 
 
 def collect_heuristic(scenario: str, episodes: int, seeds: Any, cfg: FastPPOConfig,
-                      featurize: Featurizer, driver: Any = None) -> tuple[np.ndarray, ...]:
+                      featurize: Callable[[dict[str, np.ndarray]], np.ndarray],
+                      driver: Any = None) -> tuple[np.ndarray, ...]:
     """Features, masks, heuristic actions and discounted scaled returns of ``episodes`` episodes
     driven by the heuristic (or by ``driver``, the learner's greedy policy: DAgger)."""
     from lifeline.agents import make_agent as make_baseline
@@ -173,10 +197,17 @@ def collect_heuristic(scenario: str, episodes: int, seeds: Any, cfg: FastPPOConf
 
 
 def behaviour_clone(agent: Any, data: tuple[np.ndarray, ...], cfg: FastPPOConfig,
-                    opt: Any, epochs: int | None = None) -> float:
-    """Fit the actor to the heuristic's actions and the critic to its returns; accuracy."""
+                    opt: Any, epochs: int | None = None, kinds: np.ndarray | None = None) -> float:
+    """Fit the actor to the heuristic's actions and the critic to its returns; accuracy.
+    ``kinds`` (the action kind of every action index) enables ``cfg.bc_balance``."""
     torch = _torch()
     x, m, a, ret = (torch.from_numpy(d) for d in data)
+    weight = None
+    if kinds is not None and cfg.bc_balance > 0:
+        label_kind = kinds[data[2]]
+        share = np.bincount(label_kind, minlength=int(kinds.max()) + 1) / len(label_kind)
+        w = share[label_kind] ** -cfg.bc_balance
+        weight = torch.from_numpy((w / w.mean()).astype(np.float32))
     size = len(a)
     opt.param_groups[0]["lr"] = cfg.bc_lr
     for _ in range(cfg.bc_epochs if epochs is None else epochs):
@@ -184,8 +215,9 @@ def behaviour_clone(agent: Any, data: tuple[np.ndarray, ...], cfg: FastPPOConfig
         for start in range(0, size, cfg.bc_batch):
             idx = perm[start:start + cfg.bc_batch]
             logits = agent.logits(x[idx], m[idx])
-            loss = (torch.nn.functional.cross_entropy(logits, a[idx])
-                    + 0.5 * ((agent.value(x[idx]) - ret[idx]) ** 2).mean())
+            ce = torch.nn.functional.cross_entropy(logits, a[idx], reduction="none")
+            ce = (ce * weight[idx]).mean() if weight is not None else ce.mean()
+            loss = ce + 0.5 * ((agent.value(x[idx]) - ret[idx]) ** 2).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -194,8 +226,15 @@ def behaviour_clone(agent: Any, data: tuple[np.ndarray, ...], cfg: FastPPOConfig
         return float((agent.logits(x, m).argmax(-1) == a).float().mean())
 
 
-def evaluate(agent: Any, scenario: str, episodes: int, featurize: Featurizer) -> float:
+def evaluate(agent: Any, scenario: str, episodes: int,
+             featurize: Callable[[dict[str, np.ndarray]], np.ndarray]) -> float:
     """Mean grader score of the greedy policy on the first ``episodes`` held-out seeds."""
+    return float(evaluate_scores(agent, scenario, episodes, featurize).mean())
+
+
+def evaluate_scores(agent: Any, scenario: str, episodes: int,
+                    featurize: Callable[[dict[str, np.ndarray]], np.ndarray]) -> np.ndarray:
+    """Per-seed grader scores of the greedy policy on the first ``episodes`` held-out seeds."""
     from lifeline.envs.ed.batch import EDVectorEnv
 
     torch = _torch()
@@ -211,7 +250,7 @@ def evaluate(agent: Any, scenario: str, episodes: int, featurize: Featurizer) ->
             ended = (terminated | truncated) & np.isnan(scores)
             if ended.any():
                 scores[ended] = info["score"][ended]
-    return float(scores.mean())
+    return scores
 
 
 def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
@@ -231,10 +270,19 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
     venv = EDVectorEnv(cfg.num_envs, scenario, autoreset_mode="SameStep", copy=False,
                        episode_seeds=rng_seeds)
     obs, _ = venv.reset(seed=[next(rng_seeds) for _ in range(cfg.num_envs)])
-    featurize = Featurizer(list(obs))
+    featurize: Callable[[dict[str, np.ndarray]], np.ndarray]
     n_act = venv.single_action_space.n  # type: ignore[attr-defined]
+    if cfg.arch == "pointer":
+        from lifeline.train.pointer import RawFeaturizer, make_pointer_agent
+
+        featurize = RawFeaturizer(list(obs))
+        agent = make_pointer_agent(venv.batch.params, cfg.hidden, cfg.scorer_hidden)
+    elif cfg.arch == "mlp":
+        featurize = Featurizer(list(obs))
+        agent = make_agent(featurize(obs).shape[1], int(n_act), cfg.hidden)
+    else:
+        raise ValueError(f"unknown arch {cfg.arch!r} (mlp or pointer)")
     x0 = featurize(obs)
-    agent = make_agent(x0.shape[1], int(n_act), cfg.hidden)
     opt = torch.optim.Adam(agent.parameters(), lr=cfg.learning_rate, eps=1e-5)
     n, t_len = cfg.num_envs, cfg.num_steps
     buf_x = torch.zeros((t_len, n, x0.shape[1]))
@@ -255,41 +303,72 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
     done = torch.zeros(n)
     data: tuple[np.ndarray, ...] | None = None
 
-    if cfg.bc_episodes > 0:
+    def checkpoint(phase: str = "ppo") -> bool:
         t0 = time.process_time()
-        data = collect_heuristic(scenario, cfg.bc_episodes, rng_seeds, cfg, featurize)
-        accuracy = behaviour_clone(agent, data, cfg, opt)
-
-        def greedy(xf: np.ndarray, mf: np.ndarray) -> int:
-            with torch.no_grad():
-                return int(agent.logits(torch.from_numpy(xf[None]),
-                                        torch.from_numpy(mf[None])).argmax(-1)[0])
-
-        for _ in range(cfg.dagger_rounds):
-            more = collect_heuristic(scenario, cfg.dagger_episodes, rng_seeds, cfg, featurize,
-                                     driver=greedy)
-            data = tuple(np.concatenate([a, b]) for a, b in zip(data, more, strict=True))
-            accuracy = behaviour_clone(agent, data, cfg, opt, cfg.dagger_epochs)
-        train_cpu += time.process_time() - t0
-        say(json.dumps({"bc_samples": len(data[2]), "bc_accuracy": round(accuracy, 4),
-                        "train_cpu_s": round(train_cpu, 2)}))
-
-    def checkpoint() -> bool:
-        t0 = time.process_time()
-        score = evaluate(agent, scenario, cfg.eval_episodes, featurize)
+        per_seed = evaluate_scores(agent, scenario, cfg.eval_episodes, featurize)
+        score = float(per_seed.mean())
         recent = float(np.mean(train_scores[-200:])) if train_scores else None
         point = {"train_cpu_s": round(train_cpu, 2), "env_steps": env_steps,
-                 "eval_score": score, "train_score": recent,
+                 "phase": phase, "eval_score": score, "train_score": recent,
                  "eval_cpu_s": round(time.process_time() - t0, 2)}
+        if cfg.paired:
+            point["eval_scores"] = per_seed.tolist()
         result.points.append(point)
         say(json.dumps(point))
         if target is not None and result.reached_at_cpu_s is None and score >= target:
             result.reached_at_cpu_s = train_cpu
         return target is not None and stop_at_target and score >= target
 
+    stopped = False
+    if cfg.bc_episodes > 0:
+        t0 = time.process_time()
+        if cfg.batch_collect:
+            from lifeline.train.ed_clone import collect_batch, greedy_driver
+
+            data = collect_batch(scenario, cfg.bc_episodes, rng_seeds, cfg.gamma,
+                                 cfg.reward_scale, featurize)
+        else:
+            data = collect_heuristic(scenario, cfg.bc_episodes, rng_seeds, cfg, featurize)
+        kinds = None
+        if cfg.bc_balance > 0:
+            from lifeline.train.pointer import action_targets
+
+            kinds = action_targets(venv.batch.params)[0]
+        accuracy = behaviour_clone(agent, data, cfg, opt, kinds=kinds)
+        if cfg.eval_during_cloning:
+            train_cpu += time.process_time() - t0
+            stopped = checkpoint("clone")
+            t0 = time.process_time()
+
+        def greedy(xf: np.ndarray, mf: np.ndarray) -> int:
+            with torch.no_grad():
+                return int(agent.logits(torch.from_numpy(xf[None]),
+                                        torch.from_numpy(mf[None])).argmax(-1)[0])
+
+        for round_ in range(cfg.dagger_rounds):
+            if stopped:
+                break
+            if cfg.batch_collect:
+                more = collect_batch(scenario, cfg.dagger_episodes, rng_seeds, cfg.gamma,
+                                     cfg.reward_scale, featurize, driver=greedy_driver(agent))
+            else:
+                more = collect_heuristic(scenario, cfg.dagger_episodes, rng_seeds, cfg,
+                                         featurize, driver=greedy)
+            data = tuple(np.concatenate([a, b]) for a, b in zip(data, more, strict=True))
+            accuracy = behaviour_clone(agent, data, cfg, opt, cfg.dagger_epochs, kinds)
+            if cfg.eval_during_cloning:
+                train_cpu += time.process_time() - t0
+                stopped = checkpoint(f"dagger {round_ + 1}")
+                t0 = time.process_time()
+        train_cpu += time.process_time() - t0
+        if cfg.eval_during_cloning:
+            next_eval = train_cpu + cfg.eval_every_s
+        say(json.dumps({"bc_samples": len(data[2]), "bc_accuracy": round(accuracy, 4),
+                        "train_cpu_s": round(train_cpu, 2)}))
+
     bc_data = (tuple(torch.from_numpy(d) for d in data)
                if data is not None and cfg.bc_coef > 0 else None)
-    while train_cpu < cpu_seconds:
+    while not stopped and train_cpu < cpu_seconds:
         if train_cpu >= next_eval:
             if checkpoint():
                 break
@@ -353,7 +432,8 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
                 opt.step()
         train_cpu += time.process_time() - t0
     else:
-        checkpoint()
+        if not stopped:
+            checkpoint()
     if out_dir is not None:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -365,8 +445,37 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
                    "eval_seeds": f"eval_seeds({cfg.eval_episodes})",
                    "clock": "time.process_time (training only; evaluations excluded)"}
         (out / "curve.json").write_text(json.dumps(payload, indent=2) + "\n")
+        if cfg.paired and result.points:
+            write_paired(result, out, scenario, cfg.eval_episodes)
         plot_curve(result, out / "curve.png", scenario)
     return result
+
+
+def write_paired(result: FastPPOResult, out: Path, scenario: str, episodes: int) -> None:
+    """``heuristic.json`` (the reference heuristic's per-seed scores on the held-out seeds) and
+    ``paired.json`` (greedy policy minus heuristic, per seed, at the final point and at the first
+    point that reached the target; bootstrap 95 % CI over seeds)."""
+    from lifeline.eval.stats import paired_compare
+    from lifeline.train.ed_clone import heuristic_scores
+
+    seeds = [int(s) for s in eval_seeds(episodes)]
+    ref = heuristic_scores(scenario, seeds)
+    (out / "heuristic.json").write_text(json.dumps({
+        "scores": ref.tolist(), "mean": float(ref.mean()), "seeds": seeds,
+        "what": f"heuristic (reference) on ed {scenario}, eval_seeds({episodes}), the same seeds "
+                "as the fast-PPO evaluations"}, indent=1) + "\n")
+    ref_by_seed = dict(zip(seeds, ref.tolist(), strict=True))
+    chosen = {"final": result.points[-1]}
+    reached = [p for p in result.points
+               if result.target is not None and p["eval_score"] >= result.target]
+    if reached:
+        chosen["first_reached"] = reached[0]
+    report: dict[str, Any] = {"what": "greedy policy minus heuristic, per held-out seed"}
+    for name, point in chosen.items():
+        mine = dict(zip(seeds, point["eval_scores"], strict=True))
+        report[name] = {"train_cpu_s": point["train_cpu_s"],
+                        **paired_compare(mine, ref_by_seed).to_dict()}
+    (out / "paired.json").write_text(json.dumps(report, indent=1) + "\n")
 
 
 def plot_curve(result: FastPPOResult, path: Path, scenario: str) -> bool:

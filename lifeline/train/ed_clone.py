@@ -1,0 +1,120 @@
+"""Cloning data for the ED collected on the batch kernel instead of the scalar core.
+
+``fastppo.collect_heuristic`` steps the scalar ``EDEnv`` (observation, mask and step in Python)
+for every labelled decision; here ``episodes`` episodes run side by side in one
+:class:`~lifeline.envs.ed.batch.EDVectorEnv` (the same environment, trajectory-identical per
+seed) and only the heuristic's label is computed per env in Python, by the reference heuristic's
+own rule methods (:func:`heuristic_labels`) on that env's observation, which is the scalar
+observation (``tests/test_ed_batch.py``). A test checks the labels equal ``act`` of the agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from lifeline.envs.ed.baselines import EDHeuristicAgent
+from lifeline.envs.ed.rules import Layout
+from lifeline.envs.ed.types import Wait
+from lifeline.train.features import MASK_KEY
+
+
+def heuristic_label(agent: EDHeuristicAgent, obs: dict[str, np.ndarray], layout: Layout) -> int:
+    """``agent.act`` of the ED heuristic for one observation (its rule methods, same order)."""
+    gen, icu, queue = obs["general_beds"], obs["icu_beds"], obs["queue"]
+    for action in (agent.discharge(gen, icu), agent.ventilate(icu, obs),
+                   agent.transfer(gen, icu), agent.make_room(gen, icu, queue),
+                   agent.admit(gen, icu, queue)):
+        if action is not None:
+            return layout.encode(action)  # type: ignore[arg-type]
+    return layout.encode(Wait())
+
+
+def heuristic_labels(agent: EDHeuristicAgent, obs: dict[str, np.ndarray], layout: Layout,
+                     rows: np.ndarray) -> np.ndarray:
+    """:func:`heuristic_label` of the batch observation's ``rows``."""
+    keys = ("general_beds", "icu_beds", "queue", "ventilators")
+    return np.array([heuristic_label(agent, {k: obs[k][r] for k in keys}, layout)
+                     for r in rows], dtype=np.int64)
+
+
+def collect_batch(scenario: str, episodes: int, seeds: Iterator[int], gamma: float,
+                  reward_scale: float, featurize: Callable[[dict[str, np.ndarray]], np.ndarray],
+                  driver: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+                  ) -> tuple[np.ndarray, ...]:
+    """Features, masks, heuristic labels and discounted scaled returns of ``episodes`` whole
+    episodes (seeds from ``seeds``), driven by the heuristic or by ``driver(features, masks)``
+    (the learner: DAgger), in the order episode by episode."""
+    from lifeline.envs.ed.batch import EDVectorEnv
+
+    venv = EDVectorEnv(episodes, scenario, copy=False)
+    obs, _ = venv.reset(seed=[int(next(seeds)) for _ in range(episodes)])
+    agent = EDHeuristicAgent()
+    layout = Layout(venv.batch.params)
+    live = np.ones(episodes, dtype=bool)
+    xs: list[np.ndarray] = []
+    ms: list[np.ndarray] = []
+    labels: list[np.ndarray] = []
+    rewards: list[np.ndarray] = []
+    alive: list[np.ndarray] = []
+    all_rows = np.arange(episodes)
+    while live.any():
+        rows = all_rows[live]
+        x = featurize(obs)
+        mask = obs[MASK_KEY].astype(bool)
+        label = np.zeros(episodes, dtype=np.int64)
+        label[rows] = heuristic_labels(agent, obs, layout, rows)
+        xs.append(x)
+        ms.append(mask)
+        labels.append(label)
+        alive.append(live.copy())
+        action = label if driver is None else driver(x, mask)
+        obs, reward, terminated, truncated, _ = venv.step(action)
+        rewards.append(np.where(live, reward * reward_scale, 0.0))
+        live &= ~(terminated | truncated)
+    steps = len(xs)
+    ret = np.zeros(episodes)
+    returns = np.zeros((steps, episodes), dtype=np.float32)
+    for t in reversed(range(steps)):
+        ret = rewards[t] + gamma * ret
+        returns[t] = ret
+    on = np.stack(alive)  # (steps, episodes)
+    order = np.argwhere(on.T)  # episode-major: (episode, step)
+    ep, st = order[:, 0], order[:, 1]
+    x_all, m_all = np.stack(xs), np.stack(ms)
+    return (x_all[st, ep].astype(np.float32), m_all[st, ep], np.stack(labels)[st, ep],
+            returns[st, ep])
+
+
+def greedy_driver(agent: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The learner's greedy policy on a batch (for DAgger)."""
+    import torch
+
+    def drive(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return np.asarray(agent.logits(torch.from_numpy(x), torch.from_numpy(mask))
+                              .argmax(-1).numpy())
+
+    return drive
+
+
+def heuristic_scores(scenario: str, seeds: list[int]) -> np.ndarray:
+    """Grader scores of the reference heuristic on ``seeds`` (one episode each), played on the
+    batch kernel with :func:`heuristic_labels` (the scalar ``lifeline compare`` gives the same)."""
+    from lifeline.envs.ed.batch import EDVectorEnv
+
+    venv = EDVectorEnv(len(seeds), scenario, copy=False)
+    obs, _ = venv.reset(seed=[int(s) for s in seeds])
+    agent = EDHeuristicAgent()
+    layout = Layout(venv.batch.params)
+    scores = np.full(len(seeds), np.nan)
+    rows = np.arange(len(seeds))
+    while np.isnan(scores).any():
+        obs, _, terminated, truncated, info = venv.step(
+            heuristic_labels(agent, obs, layout, rows))
+        ended = (terminated | truncated) & np.isnan(scores)
+        if ended.any():
+            scores[ended] = info["score"][ended]
+    return scores

@@ -1,0 +1,185 @@
+"""A pointer-style policy for the ED: one shared scorer rates every action from its own features.
+
+The flat MLP of :mod:`lifeline.train.fastppo` sees the observation as one vector and must learn
+a separate output unit per (action kind, bed or slot); it clones the heuristic on 98.8-99.4 % of
+decisions but never exactly, and its remaining mistakes cost score. Here every encoded action
+``a`` gets a feature row: its kind (one-hot of the 8 kinds) and the observation row of the
+patient it points at (the queue slot or bed: observed ESI and condition one-hot, hours waited or
+in bed, the ready / ventilated / boarding flags, and its position in the queue or ward), and one
+small MLP shared by all actions turns ``[action row, context]`` into the action's logit; the
+context is an embedding of the whole observation (the same ``log1p`` features as the flat MLP
+plus plain counts: free beds, ESI histograms of the queue, the wards and the unventilated ICU
+patients, free ventilators). The scorer's first layer is split by part (a projection of each
+patient row, computed once per row and shared by every action pointing at it, plus a learned
+vector per action kind, plus a projection of the context), then tanh, a half-width tanh layer
+and one output; the critic is a separate MLP on the context input. The head is
+permutation-equivariant over beds and slots except through the position feature, so a rule such
+as "the first ready bed" or "the most urgent waiting patient" is one function of a row, not one
+output unit per bed. Nothing of the heuristic's *decision* is built in: the policy learns it.
+
+The input is the *raw* observation flattened in sorted key order (:class:`RawFeaturizer`), so
+the trainer's buffers stay one float tensor per step whatever the architecture.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lifeline.envs.ed.params import EDParams
+from lifeline.envs.ed.rules import Layout
+from lifeline.train.features import feature_keys
+from lifeline.train.ppo_loss import masked_logits
+
+KINDS = ("wait", "admit_general", "admit_icu", "ventilate", "transfer_to_icu", "step_down",
+         "discharge_general", "discharge_icu")
+HOUR_STEPS = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0, 8.0, 12.0, 24.0)
+"""Thermometer encoding of hours waited / in bed: half-hour steps over the first three hours (the
+span of the waiting room's patience and of the clock's 15-minute ticks), coarser after; a sharp
+rule on waiting time is then one weight, not a steep slope to learn from a continuous input."""
+ENTITY_FEATURES = 6 + 7 + 2 + len(HOUR_STEPS) + 3 + 1
+"""ESI one-hot (0 = empty .. 5), condition one-hot (0 = empty, 1..6), hours / 4 and log1p(hours),
+the hour thermometer, ready / ventilated / boarding flags, position in the queue or ward / 4
+(unnormalised, so that "the first such row" is a steep enough preference to learn)."""
+
+
+class RawFeaturizer:
+    """The raw observation arrays in sorted key order (``action_mask`` excluded), flattened per
+    env; the pointer policy slices them back by shape."""
+
+    def __init__(self, keys: list[str]) -> None:
+        self.keys = feature_keys(keys)
+
+    def __call__(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        n = next(iter(obs.values())).shape[0]
+        return np.concatenate([np.asarray(obs[k], dtype=np.float32).reshape(n, -1)
+                               for k in self.keys], axis=1)
+
+
+def action_targets(params: EDParams) -> tuple[np.ndarray, np.ndarray]:
+    """For every encoded action: its kind (index into ``KINDS``) and the row of the entity table
+    ``[nothing, queue slots, general beds, ICU beds]`` it points at (0 for ``wait``)."""
+    layout = Layout(params)
+    q, g = params.queue_slots, params.general_beds
+    base = {"wait": 0, "admit_general": 1, "admit_icu": 1, "ventilate": 1 + q + g,
+            "transfer_to_icu": 1 + q, "step_down": 1 + q + g, "discharge_general": 1 + q,
+            "discharge_icu": 1 + q + g}
+    kind = np.zeros(layout.total, dtype=np.int64)
+    target = np.zeros(layout.total, dtype=np.int64)
+    for k, name in enumerate(KINDS):
+        off, size = layout.offsets[name], layout.sizes[name]
+        kind[off:off + size] = k
+        target[off:off + size] = base[name] + np.arange(size) * (name != "wait")
+    return kind, target
+
+
+def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any:
+    """Actor (context MLP + shared per-action scorer) and critic over :class:`RawFeaturizer`'s
+    vector for the ED with ``params``."""
+    import torch
+
+    nn = torch.nn
+    functional = torch.nn.functional
+    q, g, i = params.queue_slots, params.general_beds, params.icu_beds
+    vents = max(params.ventilators, 1)
+    # sorted keys: general_beds, icu_beds, queue, time, totals, ventilators
+    sizes = [("general_beds", g * 6), ("icu_beds", i * 6), ("queue", q * 3), ("time", 2),
+             ("totals", 4), ("ventilators", 2)]
+    offsets: dict[str, tuple[int, int]] = {}
+    start = 0
+    for name, size in sizes:
+        offsets[name] = (start, start + size)
+        start += size
+    obs_dim = start
+    summary_dim = 3 + 4 * 5 + 2 + 4
+    ctx_in = obs_dim + summary_dim
+    kind_np, target_np = action_targets(params)
+    groups = []  # (kind, first entity row, last row + 1) of each action kind, in action order
+    for a in range(len(kind_np)):
+        if a == 0 or kind_np[a] != kind_np[a - 1]:
+            groups.append([int(kind_np[a]), int(target_np[a]), int(target_np[a]) + 1])
+        else:
+            if target_np[a] != groups[-1][2]:
+                raise AssertionError("an action kind must point at consecutive entity rows")
+            groups[-1][2] += 1
+
+    def layer(n_in: int, n_out: int, std: float = 2 ** 0.5) -> Any:
+        lin = nn.Linear(n_in, n_out)
+        nn.init.orthogonal_(lin.weight, std)
+        nn.init.constant_(lin.bias, 0.0)
+        return lin
+
+    steps = torch.tensor(HOUR_STEPS) - 1e-3  # hours are multiples of the tick (float32)
+
+    def rows(esi: Any, cond: Any, hours: Any, flags: Any) -> Any:
+        b, m = esi.shape
+        pos = (torch.arange(m, dtype=torch.float32) / 4.0).expand(b, m)  # index, not / size
+        return torch.cat([functional.one_hot(esi.round().long().clamp(0, 5), 6).float(),
+                          functional.one_hot(cond.round().long().clamp(0, 6), 7).float(),
+                          (hours / 4.0).unsqueeze(-1), torch.log1p(hours).unsqueeze(-1),
+                          (hours.unsqueeze(-1) >= steps).float(), flags, pos.unsqueeze(-1)],
+                         dim=-1)
+
+    class PointerAgent(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("kind", torch.from_numpy(kind_np))
+            self.register_buffer("target", torch.from_numpy(target_np))
+            self.kind_embed = nn.Parameter(torch.zeros(len(KINDS), scorer_hidden))
+            self.context = nn.Sequential(layer(ctx_in, hidden), nn.Tanh(),
+                                         layer(hidden, hidden), nn.Tanh())
+            self.ctx_proj = layer(hidden, scorer_hidden)
+            self.entity_proj = layer(ENTITY_FEATURES, scorer_hidden)
+            half = max(scorer_hidden // 2, 4)
+            self.scorer = nn.Sequential(nn.Tanh(), layer(scorer_hidden, half), nn.Tanh(),
+                                        layer(half, 1, 0.01))
+            self.critic = nn.Sequential(layer(ctx_in, hidden), nn.Tanh(),
+                                        layer(hidden, hidden), nn.Tanh(), layer(hidden, 1, 1.0))
+
+        def _part(self, x: Any, name: str, width: int) -> Any:
+            lo, hi = offsets[name]
+            return x[:, lo:hi].reshape(x.shape[0], -1, width)
+
+        def _context_input(self, x: Any) -> Any:
+            gen, icu = self._part(x, "general_beds", 6), self._part(x, "icu_beds", 6)
+            queue = self._part(x, "queue", 3)
+            lo, hi = offsets["ventilators"]
+            levels = torch.arange(1, 6, dtype=torch.float32)
+
+            def hist(esi: Any, size: int) -> Any:
+                return (esi.round().unsqueeze(-1) == levels).float().sum(1) / size
+
+            summary = torch.cat([
+                (gen[:, :, 0] == 0).float().mean(1, keepdim=True),
+                (icu[:, :, 0] == 0).float().mean(1, keepdim=True),
+                (queue[:, :, 0] > 0).float().mean(1, keepdim=True),
+                hist(queue[:, :, 0], q), hist(gen[:, :, 0], g), hist(icu[:, :, 0], i),
+                hist(icu[:, :, 0] * (icu[:, :, 4] == 0), i),  # unventilated ICU patients
+                x[:, lo:hi] / vents,
+                functional.one_hot(x[:, lo].round().long().clamp(0, 3), 4).float()], dim=1)
+            return torch.cat([torch.log1p(torch.clamp(x, min=0.0)), summary], dim=1)
+
+        def _entities(self, x: Any) -> Any:
+            gen, icu = self._part(x, "general_beds", 6), self._part(x, "icu_beds", 6)
+            queue = self._part(x, "queue", 3)
+            zeros = torch.zeros(x.shape[0], q, 3)
+            table = torch.cat([
+                torch.zeros(x.shape[0], 1, ENTITY_FEATURES),
+                rows(queue[:, :, 0], queue[:, :, 1], queue[:, :, 2], zeros),
+                rows(gen[:, :, 0], gen[:, :, 1], gen[:, :, 2], gen[:, :, 3:6]),
+                rows(icu[:, :, 0], icu[:, :, 1], icu[:, :, 2], icu[:, :, 3:6])], dim=1)
+            return table  # (batch, entities, ENTITY_FEATURES)
+
+        def value(self, x: Any) -> Any:
+            return self.critic(self._context_input(x)).squeeze(-1)
+
+        def logits(self, x: Any, mask: Any) -> Any:
+            ctx = self.ctx_proj(self.context(self._context_input(x)))  # (batch, scorer_hidden)
+            # first scorer layer on [kind one-hot, entity row, context], split by part: each
+            # entity is projected once and gathered for every action that points at it
+            base = self.entity_proj(self._entities(x)) + ctx.unsqueeze(1)  # (batch, entities, h)
+            pre = torch.cat([base[:, lo:hi] + self.kind_embed[k] for k, lo, hi in groups], dim=1)
+            return masked_logits(self.scorer(pre).squeeze(-1), mask)
+
+    return PointerAgent()
