@@ -88,7 +88,7 @@ register(EnvSpec(
           "partial-observability"),
     description="Central-pharmacy coordination (MedChain): FEFO lots, suppliers, a real budget, "
                 "padding ward actors and 21 enterprise tools over 8 rounds x 2 days.",
-    agents=("rubber_stamp", "escalate_all", "discount_general", "base_stock", "bound"),
+    agents=("rubber_stamp", "discount_general", "escalate_all", "base_stock", "bound"),
     baselines="lifeline.envs.pharmacy.baselines",
     reference="base_stock",
     bound="bound",
