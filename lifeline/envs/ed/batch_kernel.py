@@ -27,8 +27,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import llvmlite.ir as ir
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 jit: Any = njit
 """``numba.njit``, untyped here: the kernel functions take numba-typed arrays, no annotations."""
@@ -696,6 +699,56 @@ def observe(e, S, PT, GB, IB, WL, pi, pf, o_gen, o_icu, o_vent, o_queue, o_time,
     o_totals[e, 3] = S[e, C_LWBS]
 
 
+# ================================ prefetching =====================================================
+PREFETCH_AHEAD = 4
+"""``step_all`` prefetches the state of env ``e + PREFETCH_AHEAD`` while it steps env ``e``."""
+PREFETCH_MIN_ENVS = 256
+"""... only for batches at least this large (smaller ones stay in cache, where the prefetch
+instructions are pure overhead: -13 % at N = 64; +14 % at N = 1,024 and 4,096)."""
+
+
+@intrinsic
+def _prefetch(typingctx, arr, offset):
+    """``llvm.prefetch`` of the byte ``offset`` of ``arr``'s data (a hint: never faults)."""
+    sig = types.void(arr, offset)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        i8p = ir.IntType(8).as_pointer()
+        ptr = builder.gep(builder.bitcast(ary.data, i8p), [args[1]])
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@jit(cache=True, _nrt=False, inline="always")
+def _prefetch_rows(f, ward, size, PT, HZ, hz_t):
+    row_end = PT.strides[1] - 1
+    for b in range(size):
+        q = ward[f, b]
+        if q >= 0:
+            at = f * PT.strides[0] + q * PT.strides[1]
+            _prefetch(PT, at)
+            _prefetch(PT, at + row_end)
+            _prefetch(HZ, hz_t + q)
+
+
+@jit(cache=True, _nrt=False)
+def prefetch_env(f, S, PT, GB, IB, WL, HZ, pi):
+    """Ask the CPU to fetch the patient rows (and this tick's hazard ranks) that env ``f``'s
+    next step will read, a few envs ahead of the step loop: at large N every env's state has
+    left the cache since its last step, and these gathers are independent, so fetching them
+    together overlaps their memory latency (no effect on any value)."""
+    hz_t = f * HZ.strides[0] + S[f, S_TICK] * HZ.strides[1]
+    _prefetch_rows(f, GB, pi[PI_G], PT, HZ, hz_t)
+    _prefetch_rows(f, IB, pi[PI_I], PT, HZ, hz_t)
+    _prefetch_rows(f, WL, min(S[f, S_NWAIT], pi[PI_Q]), PT, HZ, hz_t)
+
+
 # ================================ env.py / core step =============================================
 @jit(cache=True, _nrt=False)
 def survival(e, S, return_harm):
@@ -719,6 +772,8 @@ def step_all(actions, skip, S, PT, GB, IB, WL, PR, HZ, RD, sched, ret, pi, pf, o
     ev = scr
     T = pi[PI_T]
     for e in range(N):
+        if N >= PREFETCH_MIN_ENVS and e + PREFETCH_AHEAD < N:
+            prefetch_env(e + PREFETCH_AHEAD, S, PT, GB, IB, WL, HZ, pi)
         if not skip[e]:
             ev[:N_E] = 0
             a = actions[e]
