@@ -209,3 +209,31 @@ def test_next_step_autoreset_ignores_the_action_after_the_end() -> None:
     assert (reward == 0).all() and not terminated.any() and not truncated.any()
     assert not info["_valid"].any()
     assert (obs["time"][:, 0] == 0).all()  # back at 00:00 of a new shift
+
+
+def test_large_batch_prefetch_path_same_as_small_batch() -> None:
+    """From ``PREFETCH_MIN_ENVS`` envs on, ``step_all`` prefetches the next envs' state: a hint
+    that must not change any value. Envs of a large batch step exactly like the same seeds in a
+    small batch (which the parity tests above tie to the scalar core)."""
+    k = pytest.importorskip("lifeline.envs.ed.batch_kernel")
+    n, m = k.PREFETCH_MIN_ENVS, 6
+    big, small = EDBatch(n, "surge"), EDBatch(m, "surge")
+    for i in range(n):
+        big.reset_env(i, 1000 + i)
+    for j in range(m):
+        small.reset_env(j, 1000 + j)
+    rng = np.random.default_rng(7)
+    for _ in range(400):
+        done = np.array([big.done(i) for i in range(n)])
+        if done[:m].all():
+            break
+        counts = big.mask.cumsum(axis=1)
+        actions = (counts <= (rng.random(n) * counts[:, -1]).astype(np.int64)[:, None]).sum(1)
+        big.step(actions, done)
+        small.step(actions[:m], done[:m])
+        for name in ("reward", "terminated", "truncated", "valid", "info_ev", "mask", "S"):
+            np.testing.assert_array_equal(getattr(big, name)[:m], getattr(small, name),
+                                          err_msg=name)
+        for key, value in small.obs.items():
+            np.testing.assert_array_equal(big.obs[key][:m], value, err_msg=key)
+    assert all(small.done(j) for j in range(m))
