@@ -746,7 +746,8 @@ def prefetch_env(f, S, PT, GB, IB, WL, HZ, pi):
     hz_t = f * HZ.strides[0] + S[f, S_TICK] * HZ.strides[1]
     _prefetch_rows(f, GB, pi[PI_G], PT, HZ, hz_t)
     _prefetch_rows(f, IB, pi[PI_I], PT, HZ, hz_t)
-    _prefetch_rows(f, WL, min(S[f, S_NWAIT], pi[PI_Q]), PT, HZ, hz_t)
+    n = S[f, S_NWAIT]  # all waiting patients when this step may end the tick (sort, hazards)
+    _prefetch_rows(f, WL, n if S[f, S_ACT] + 1 >= pi[PI_K] else min(n, pi[PI_Q]), PT, HZ, hz_t)
 
 
 # ================================ env.py / core step =============================================
