@@ -707,8 +707,7 @@ PREFETCH_MIN_ENVS = 256
 instructions are pure overhead: -13 % at N = 64; +14 % at N = 1,024 and 4,096)."""
 
 
-@intrinsic
-def _prefetch(typingctx, arr, offset):
+def _prefetch_intrinsic(typingctx, arr, offset):
     """``llvm.prefetch`` of the byte ``offset`` of ``arr``'s data (a hint: never faults)."""
     sig = types.void(arr, offset)
 
@@ -723,6 +722,10 @@ def _prefetch(typingctx, arr, offset):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+_prefetch: Any = intrinsic(_prefetch_intrinsic)
+"""``_prefetch(array, byte_offset)`` inside jitted code (untyped here, like ``jit``)."""
 
 
 @jit(cache=True, _nrt=False, inline="always")
