@@ -4,8 +4,9 @@
 for every labelled decision; here ``episodes`` episodes run side by side in one
 :class:`~lifeline.envs.ed.batch.EDVectorEnv` (the same environment, trajectory-identical per
 seed) and only the heuristic's label is computed per env in Python, by the reference heuristic's
-own rule methods (:func:`heuristic_labels`) on that env's observation, which is the scalar
-observation (``tests/test_ed_batch.py``). A test checks the labels equal ``act`` of the agent.
+own recipe (``EDHeuristicAgent.decide``, via :func:`heuristic_labels`) on that env's observation,
+which is the scalar observation (``tests/test_ed_batch.py``). A test checks the labels equal
+``act`` of the agent.
 """
 
 from __future__ import annotations
@@ -17,19 +18,12 @@ import numpy as np
 
 from lifeline.envs.ed.baselines import EDHeuristicAgent
 from lifeline.envs.ed.rules import Layout
-from lifeline.envs.ed.types import Wait
 from lifeline.train.features import MASK_KEY
 
 
 def heuristic_label(agent: EDHeuristicAgent, obs: dict[str, np.ndarray], layout: Layout) -> int:
-    """``agent.act`` of the ED heuristic for one observation (its rule methods, same order)."""
-    gen, icu, queue = obs["general_beds"], obs["icu_beds"], obs["queue"]
-    for action in (agent.discharge(gen, icu), agent.ventilate(icu, obs),
-                   agent.transfer(gen, icu), agent.make_room(gen, icu, queue),
-                   agent.admit(gen, icu, queue)):
-        if action is not None:
-            return layout.encode(action)  # type: ignore[arg-type]
-    return layout.encode(Wait())
+    """``agent.act`` of the ED heuristic for one observation, as an action index."""
+    return layout.encode(agent.decide(obs))  # type: ignore[arg-type]
 
 
 def heuristic_labels(agent: EDHeuristicAgent, obs: dict[str, np.ndarray], layout: Layout,

@@ -58,8 +58,10 @@ class EDHeuristicAgent(Agent):
         return env.observe(state)
 
     def act(self, env: Environment, state: Any) -> Action | int:
-        ed = _ed(env)
-        obs = self.view(ed, state)
+        return self.decide(self.view(_ed(env), state))
+
+    def decide(self, obs: dict[str, np.ndarray]) -> Action:
+        """The recipe's first applicable step for one observation (else ``Wait``)."""
         gen, icu, queue = obs["general_beds"], obs["icu_beds"], obs["queue"]
         for action in (self.discharge(gen, icu), self.ventilate(icu, obs),
                        self.transfer(gen, icu), self.make_room(gen, icu, queue),
