@@ -1,7 +1,7 @@
 """CodeRed core throughput (JSON): masked-random core steps/s per scenario, against the original.
 
 Each step is ``action_mask`` + uniform sampling among the legal actions + ``step`` (exactly
-:func:`lifeline.bench.throughput.core_steps_per_s`). On a shared machine one measurement is noise,
+:func:`lifeline.eval.throughput.core_steps_per_s`). On a shared machine one measurement is noise,
 so each scenario is measured ``--repeats`` times in slices (fresh processes) and the best slice is
 reported (the least-disturbed one), both per wall-clock second (``core``, the number other
 benchmarks report) and per CPU second of the process (``core_cpu``: on a machine whose cores are
@@ -44,7 +44,7 @@ def _slice(root: str, scenario: str, steps: int, gym: bool) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=root)
     code = (
         "import json, time\n"
-        "from lifeline.bench.throughput import core_steps_per_s, gym_steps_per_s\n"
+        "from lifeline.eval.throughput import core_steps_per_s, gym_steps_per_s\n"
         f"core_steps_per_s('codered', {scenario!r}, 500)\n"  # imports and first-use caches
         f"gym_steps_per_s('codered', {scenario!r}, 100)\n"
         "c = time.process_time()\n"

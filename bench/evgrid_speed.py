@@ -29,7 +29,7 @@ from collections.abc import Callable
 import numpy as np
 
 import lifeline
-from lifeline.bench.throughput import core_steps_per_s
+from lifeline.eval.throughput import core_steps_per_s
 from lifeline.envs.evgrid import dynamics, reward
 
 ORIGINAL_STEPS_PER_S = (2400.0, 2900.0)
@@ -70,7 +70,7 @@ def pieces(scenario: str, n: int = 2000) -> dict[str, float]:
 
 
 def _subprocess_steps(tree: str, env: str, scenario: str, steps: int) -> float:
-    code = ("import sys; from lifeline.bench.throughput import core_steps_per_s; "
+    code = ("import sys; from lifeline.eval.throughput import core_steps_per_s; "
             f"print(core_steps_per_s({env!r}, {scenario!r}, {steps}))")
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": tree},
                          capture_output=True, text=True, check=True, cwd=tree)

@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from lifeline.adapters.tools import ToolCallError, openai_tools, parse_tool_call, text_observation
 from lifeline.agents import make_agent
 from lifeline.agents.toolcall import extract_calls
 from lifeline.core.registry import make, spec
 from lifeline.eval.seeds import EVAL_SEED_BASE
 from lifeline.eval.stats import mean_ci
+from lifeline.faces.tools import ToolCallError, openai_tools, parse_tool_call, text_observation
 from lifeline.train.grpo import TASK_PROMPT, GRPOSettings, train
 from lifeline.train.tiny_lm import build_tiny_qwen, sft_tool_calls, transcripts
 

@@ -19,7 +19,7 @@ def __getattr__(name: str) -> Any:
     if name != "app":
         raise AttributeError(f"module 'lifeline.asgi' has no attribute {name!r}")
     if _APP is None:
-        from lifeline.extras import require
+        from lifeline.core.extras import require
 
         require("server", "lifeline.asgi:app")
         from lifeline.adapters.server import build_app

@@ -24,7 +24,6 @@ from typing import Any
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
 
-from lifeline.adapters.tools import action_to_call
 from lifeline.adapters.wire import (
     LifelineAction,
     LifelineObservation,
@@ -32,6 +31,7 @@ from lifeline.adapters.wire import (
     LifelineToolsObservation,
 )
 from lifeline.core.env import Action
+from lifeline.faces.tools import action_to_call
 
 __all__ = ["LifelineAction", "LifelineClient", "LifelineObservation", "LifelineState",
            "StepResult"]

@@ -122,7 +122,7 @@ def test_dispatch_probe_reads_the_env_intervals() -> None:
     handovers respect the env's 10-min floor; responses are non-negative."""
     from lifeline.calibrate.dispatch import Probe
     from lifeline.envs.dispatch.params import SCENE_MIN
-    from lifeline.eval.harness import Task, run_episode
+    from lifeline.eval.episode import Task, run_episode
 
     probe = Probe()
     run_episode(Task("dispatch", "advanced", "closest_idle", 1_000_000), on_step=probe.on_step)

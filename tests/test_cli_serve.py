@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from typer.testing import CliRunner
 
-from lifeline.cli_serve import register
+from lifeline.cli.serve import register
 
 
 def _app() -> typer.Typer:

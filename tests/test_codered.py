@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from lifeline.adapters.tools import LegalView, openai_tools, parse_tool_call
 from lifeline.agents import make_agent
 from lifeline.envs.codered.dynamics import workup_minutes
 from lifeline.envs.codered.env import CodeRedEnv
@@ -45,6 +44,7 @@ from lifeline.envs.codered.types import (
     RequestMutualAid,
     TransferBlood,
 )
+from lifeline.faces.tools import LegalView, openai_tools, parse_tool_call
 
 T1 = SCENARIOS["task1"]
 

@@ -10,7 +10,7 @@ from conftest import ENV_SCENARIOS
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
 import lifeline
-from lifeline.adapters.gymnasium import FlattenMasked
+from lifeline.faces.gymnasium import FlattenMasked
 from lifeline.testing import check_env
 
 

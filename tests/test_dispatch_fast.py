@@ -1,6 +1,6 @@
 """Dispatch's optimised ``observe``, ``action_mask`` and step path equal the v1 reference exactly.
 
-``lifeline.bench.dispatch_reference`` keeps the pre-optimisation ``observe``/``action_mask``
+``tests/oracles/dispatch_reference.py`` keeps the pre-optimisation ``observe``/``action_mask``
 verbatim. Every step of many episodes (masked-random with frequent holds so that the clock and the
 city events move, plus the closest-idle heuristic, over every small-city scenario and the metro
 city) must produce byte-identical observation arrays (same keys, dtypes, shapes, bytes) and masks.
@@ -15,7 +15,7 @@ import pickle
 import numpy as np
 import pytest
 
-from lifeline.bench.dispatch_reference import action_mask_v1, observe_v1
+from tests.oracles.dispatch_reference import action_mask_v1, observe_v1
 from lifeline.envs.dispatch.baselines import ClosestIdleAgent
 from lifeline.envs.dispatch.env import DispatchEnv, DispatchMetroEnv
 from lifeline.envs.dispatch.params import SCENARIO_NAMES

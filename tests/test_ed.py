@@ -23,7 +23,7 @@ from lifeline.envs.ed.types import (
     Ventilate,
     Wait,
 )
-from lifeline.eval.harness import Task, run_episode
+from lifeline.eval.episode import Task, run_episode
 
 
 def ed(scenario: str = "normal_day") -> EDEnv:

@@ -23,7 +23,7 @@ from lifeline.envs.evgrid.types import (
     LoadShift,
     Route,
 )
-from lifeline.eval.harness import Task, run_episode
+from lifeline.eval.episode import Task, run_episode
 
 
 def _first_walkup(env: EVGridEnv, seed: int = 3):

@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from lifeline.cli import app
 from lifeline.eval.seeds import VALIDATION_SEED_BASE
-from lifeline.train.fastppo import FastPPOConfig, Featurizer, train_fast_ppo
-from lifeline.train.features import features
+from lifeline.faces.features import features
+from lifeline.train.ed.fastppo import FastPPOConfig, Featurizer, train_fast_ppo
 
 TINY = FastPPOConfig(num_envs=8, num_steps=16, epochs=1, minibatches=2, hidden=16,
                      eval_every_s=0.5, eval_episodes=2, bc_episodes=1, bc_epochs=1,
@@ -38,7 +38,7 @@ def test_tiny_run_writes_a_curve_and_a_model(tmp_path: Path) -> None:
 
 
 def test_featurizer_is_the_policy_features_of_ppo() -> None:
-    """The batch featurizer feeds the network exactly what lifeline.train.features does."""
+    """The batch featurizer feeds the network exactly what lifeline.faces.features does."""
     import lifeline
 
     env = lifeline.make("ed", "surge")
@@ -108,7 +108,7 @@ def test_pointer_head_scores_each_action_from_its_own_row() -> None:
 
     from lifeline.envs.ed.params import SCENARIOS
     from lifeline.envs.ed.rules import Layout
-    from lifeline.train.pointer import action_targets, make_pointer_agent
+    from lifeline.train.ed.pointer import action_targets, make_pointer_agent
 
     params = SCENARIOS["surge"]
     torch.manual_seed(0)
@@ -140,8 +140,8 @@ def test_batch_labels_are_the_heuristics_actions() -> None:
     from lifeline.agents import make_agent as make_baseline
     from lifeline.core.registry import spec
     from lifeline.envs.ed.rules import Layout
-    from lifeline.train.ed_clone import collect_batch
-    from lifeline.train.pointer import RawFeaturizer
+    from lifeline.train.ed.clone import collect_batch
+    from lifeline.train.ed.pointer import RawFeaturizer
 
     env = lifeline.make("ed", "surge")
     heuristic = make_baseline(spec("ed").reference, "ed")

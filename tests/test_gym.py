@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import lifeline
-from lifeline.adapters.gymnasium import FlattenMasked, make_gym
 from lifeline.envs.ed.types import Wait
+from lifeline.faces.gymnasium import FlattenMasked, make_gym
 
 
 def test_make_by_id_with_scenario() -> None:

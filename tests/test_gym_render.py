@@ -48,7 +48,7 @@ def test_ansi_and_human(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_unsupported_or_missing_mode_warns_instead_of_raising() -> None:
     with pytest.warns(UserWarning, match="not supported"):
-        env = lifeline.adapters.gymnasium.LifelineGymEnv("ed", render_mode="rgb_array_list")
+        env = lifeline.faces.gymnasium.LifelineGymEnv("ed", render_mode="rgb_array_list")
     env.reset(seed=0)
     with pytest.warns(UserWarning, match="without specifying any render mode"):
         assert env.render() is None

@@ -13,7 +13,8 @@ from fake_llm import FakeLLM
 from lifeline.agents import make_agent
 from lifeline.agents.llm import LLMUnavailable
 from lifeline.agents.toolcall import extract_calls, parse_call_line
-from lifeline.eval.harness import Task, evaluate, run_episode
+from lifeline.eval.episode import Task, run_episode
+from lifeline.eval.harness import evaluate
 from lifeline.eval.stats import pass_hat_k
 
 CALL = ("admit_icu", {"slot": 0})

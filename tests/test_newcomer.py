@@ -16,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 import lifeline
-from lifeline import extras
 from lifeline.cli import EVAL_SEED_BASE, app
+from lifeline.core import extras
 from lifeline.eval import harness, seeds
 
 runner = CliRunner()

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import lifeline
-from lifeline.adapters.tools import parse_tool_call, tool_specs
 from lifeline.agents import make_agent
 from lifeline.envs.pharmacy import dynamics, inventory, reward, rules
 from lifeline.envs.pharmacy.env import PharmacyEnv
@@ -37,6 +36,7 @@ from lifeline.envs.pharmacy.types import (
     SubmitPo,
     WmsScanInventory,
 )
+from lifeline.faces.tools import parse_tool_call, tool_specs
 from lifeline.testing.checker import after_invalid_turn, world_bytes
 
 SEED = 11
@@ -470,7 +470,7 @@ def test_budget_cover_runs_lean_under_a_squeeze(env: PharmacyEnv) -> None:
 
 def _light_card(seeds: int = 3) -> dict[str, float]:
     from lifeline.calibrate.pharmacy import Probe
-    from lifeline.eval.harness import Task, run_episode
+    from lifeline.eval.episode import Task, run_episode
 
     values = []
     for i in range(seeds):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lifeline.bench.readme_tables import ROOT, main, render_blocks, render_throughput, rewrite
+from bench.readme_tables import ROOT, main, render_blocks, render_throughput, rewrite
 
 
 def test_readme_tables_match_the_committed_benchmarks() -> None:

@@ -14,8 +14,9 @@ from typer.testing import CliRunner
 import lifeline
 from lifeline.cli import app
 from lifeline.core.registry import make
-from lifeline.eval.harness import Task, evaluate, run_episode
-from lifeline.replay import load, record_episode, replay_name, verify
+from lifeline.eval.episode import Task, run_episode
+from lifeline.eval.harness import evaluate
+from lifeline.eval.replay import load, record_episode, replay_name, verify
 
 SPECS = [(s.name, s.default_scenario) for s in lifeline.all_specs()]
 

@@ -151,7 +151,7 @@ def test_cli_report_command(tmp_path: Path) -> None:
     import typer
     from typer.testing import CliRunner
 
-    from lifeline.cli_train import register
+    from lifeline.cli.train import register
 
     app = typer.Typer()
     register(app)
@@ -170,7 +170,7 @@ def test_cli_train_ppo_command(tmp_path: Path) -> None:
     import typer
     from typer.testing import CliRunner
 
-    from lifeline.cli_train import register
+    from lifeline.cli.train import register
 
     app = typer.Typer()
     register(app)

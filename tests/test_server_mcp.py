@@ -19,8 +19,8 @@ from server_helpers import SERVED
 
 from lifeline.adapters.openenv import START_TOOL
 from lifeline.adapters.server import background_server, build_app, served_envs
-from lifeline.adapters.tools import action_to_call
 from lifeline.core.registry import EnvSpec
+from lifeline.faces.tools import action_to_call
 
 NAMES = [s.name for s in SERVED]
 MAX_STEPS = 5000
@@ -40,7 +40,7 @@ def _legal_call(obs: dict[str, Any], rng: np.random.Generator) -> tuple[str, dic
 
 def _reference(spec: EnvSpec, seed: int, calls: list[tuple[str, dict[str, Any]]]) -> float:
     """The score of the same calls played on the core directly."""
-    from lifeline.adapters.tools import parse_tool_call
+    from lifeline.faces.tools import parse_tool_call
 
     core = spec.load()(spec.default_scenario)
     state = core.reset(seed)

@@ -18,9 +18,9 @@ from lifeline.adapters.openenv import (
     NoEpisodeError,
     openenv_env_class,
 )
-from lifeline.adapters.tools import action_to_call
 from lifeline.core import registry
 from lifeline.core.registry import EnvSpec
+from lifeline.faces.tools import action_to_call
 from lifeline.testing.checker import check_env
 from lifeline.testing.counter import COUNTER_SPEC
 

@@ -14,11 +14,11 @@ import pytest
 from openenv.core.generic_client import GenericEnvClient
 from server_helpers import SERVED, masked_random_indices
 
-from lifeline.adapters.gymnasium import LifelineGymEnv
 from lifeline.adapters.openenv import LifelineAction, openenv_env_class
 from lifeline.adapters.server import background_server, build_app
-from lifeline.adapters.tools import action_to_call
 from lifeline.core.registry import EnvSpec
+from lifeline.faces.gymnasium import LifelineGymEnv
+from lifeline.faces.tools import action_to_call
 
 
 @pytest.fixture(scope="module")

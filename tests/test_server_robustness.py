@@ -12,8 +12,8 @@ from server_helpers import SERVED, RawWS
 
 from lifeline.adapters.openenv import START_TOOL
 from lifeline.adapters.server import background_server, build_app
-from lifeline.adapters.tools import tool_specs
 from lifeline.core.registry import EnvSpec
+from lifeline.faces.tools import tool_specs
 
 NAMES = [s.name for s in SERVED]
 

@@ -17,9 +17,9 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from lifeline.adapters.openenv import START_TOOL
 from lifeline.adapters.server import background_server, build_app, served_envs
-from lifeline.adapters.tools import action_to_call
 from lifeline.client import LifelineClient
 from lifeline.core.registry import EnvSpec
+from lifeline.faces.tools import action_to_call
 from lifeline.testing.counter import COUNTER_SPEC
 
 REAL = [s for s in SERVED if s is not COUNTER_SPEC] or [COUNTER_SPEC]

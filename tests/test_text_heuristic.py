@@ -16,13 +16,14 @@ import numpy as np
 import pytest
 
 from lifeline.agents import agent_names, make_agent
-from lifeline.agents.text_heuristic import POLICIES, TextHeuristicAgent
+from lifeline.agents.text_heuristic import TextHeuristicAgent, text_policies
 from lifeline.agents.toolcall import extract_calls
 from lifeline.core.registry import all_specs, make, spec
 from lifeline.eval.harness import evaluate
 from lifeline.eval.seeds import EVAL_SEED_BASE
 from lifeline.eval.stats import bootstrap_ci
 
+POLICIES = text_policies()
 LOCKSTEP = [e for e in POLICIES if e != "pharmacy"]
 """Envs whose text policy is memoryless: it can be asked about any state of another agent's
 episode. Pharmacy's reads its own earlier tool results, so it is compared episode by episode."""
@@ -97,7 +98,7 @@ def test_lockstep_same_actions_as_the_structured_heuristic(env_name: str) -> Non
 
 
 def _play(env: Any, agent: Any, seed: int) -> tuple[float, list[str]]:
-    from lifeline.adapters.tools import format_call
+    from lifeline.faces.tools import format_call
 
     state = env.reset(seed)
     agent.reset(env, seed)

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lifeline.adapters.tools import (
+from lifeline.core.env import Action, Environment
+from lifeline.core.registry import all_specs
+from lifeline.faces.tools import (
     ToolCallError,
     action_to_call,
     legal_calls,
@@ -19,8 +21,6 @@ from lifeline.adapters.tools import (
     text_observation,
     tool_specs,
 )
-from lifeline.core.env import Action, Environment
-from lifeline.core.registry import all_specs
 from lifeline.testing.counter import COUNTER_SPEC, CounterEnv, Increment
 
 SPECS = [COUNTER_SPEC, *all_specs()]

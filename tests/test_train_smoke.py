@@ -19,8 +19,8 @@ pytest.importorskip("sb3_contrib")
 from lifeline.agents import make_agent
 from lifeline.core.registry import make
 from lifeline.eval.seeds import TRAIN_SEED_MAX, eval_seeds, train_seed_stream
+from lifeline.faces.features import feature_keys, features
 from lifeline.train import ppo
-from lifeline.train.features import feature_keys, features
 
 
 @pytest.fixture(scope="module")

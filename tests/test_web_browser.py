@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from lifeline.envs.ed.params import SCENARIOS as ED_SCENARIOS
-from lifeline.eval.harness import Task
-from lifeline.replay import Recorder, load, record_episode
+from lifeline.eval.episode import Task
+from lifeline.eval.replay import Recorder, load, record_episode
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = os.environ.get("LIFELINE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"

@@ -26,13 +26,6 @@ from openenv.core.env_server.interfaces import Environment as OEEnvironment
 from openenv.core.env_server.types import EnvironmentMetadata
 
 from lifeline.adapters.fastlane import wire_dict
-from lifeline.adapters.tools import (
-    LegalView,
-    ToolCallError,
-    parse_tool_call,
-    text_observation,
-    tool_specs,
-)
 from lifeline.adapters.wire import (
     DEFAULT_VIEWS,
     VIEWS,
@@ -47,6 +40,13 @@ from lifeline.adapters.wire import (
 )
 from lifeline.core.env import Action, CoreState, Environment, TimeStep
 from lifeline.core.registry import EnvSpec, resolve_scenario
+from lifeline.faces.tools import (
+    LegalView,
+    ToolCallError,
+    parse_tool_call,
+    text_observation,
+    tool_specs,
+)
 
 __all__ = [
     "DEFAULT_VIEWS", "VIEWS", "LifelineAction", "LifelineObservation", "LifelineOpenEnv",

@@ -15,8 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from lifeline.adapters.tools import tool_specs
 from lifeline.core.registry import EnvSpec
+from lifeline.faces.tools import tool_specs
 
 LEADERBOARD_FILE = Path(__file__).resolve().parents[1] / "data" / "leaderboard.json"
 

@@ -22,10 +22,10 @@ from openenv.core.env_server.types import Observation as OEObservation
 from openenv.core.env_server.types import State as OEState
 from pydantic import Field, create_model
 
-from lifeline.adapters.tools import tool_specs
 from lifeline.core.env import Environment
 from lifeline.core.registry import EnvSpec
 from lifeline.core.registry import spec as registry_spec
+from lifeline.faces.tools import tool_specs
 
 VIEWS = ("text", "structured", "legal")
 """Parts of the observation a session can ask for at reset."""

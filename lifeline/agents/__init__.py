@@ -14,9 +14,13 @@ endpoint and ``hf:PATH`` through a local transformers model (:mod:`lifeline.agen
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from lifeline.agents.base import Agent, AlwaysSameAgent, InvalidSpamAgent, NoopAgent, RandomAgent
 from lifeline.core.registry import spec
+
+if TYPE_CHECKING:
+    from lifeline.agents.llm import LLMAgent
 
 GENERIC_AGENTS: dict[str, type[Agent]] = {
     "noop": NoopAgent,
@@ -35,10 +39,17 @@ def register_agent(env_name: str, agent_name: str, entry_point: str) -> None:
 
 
 def _env_agents(env_name: str) -> dict[str, type[Agent]]:
+    """The env's own agents, plus ``text_heuristic`` when it declares a text policy."""
     try:
-        return spec(env_name).agent_classes()
+        env_spec = spec(env_name)
     except KeyError:
         return {}
+    agents = env_spec.agent_classes()
+    if env_spec.text_policy:
+        from lifeline.agents.text_heuristic import TextHeuristicAgent
+
+        agents["text_heuristic"] = TextHeuristicAgent
+    return agents
 
 
 def agent_names(env_name: str) -> list[str]:
@@ -48,11 +59,30 @@ def agent_names(env_name: str) -> list[str]:
     return sorted(names)
 
 
+def make_llm_agent(spec_text: str) -> LLMAgent:
+    """``llm:MODEL`` (OpenAI-compatible endpoint) or ``hf:PATH`` (local transformers model).
+
+    Here, not in :mod:`lifeline.agents.llm`, so that ``llm`` and ``hf`` (which builds on it)
+    import one way.
+    """
+    from lifeline.agents.llm import LLMAgent, LLMConfig, OpenAIChat
+
+    kind, _, target = spec_text.partition(":")
+    if not target:
+        raise ValueError(f"agent {spec_text!r}: expected {kind}:MODEL")
+    config = LLMConfig.from_env(target)
+    if kind == "llm":
+        return LLMAgent(OpenAIChat(config), config, label=spec_text)
+    if kind == "hf":
+        from lifeline.agents.hf import HFChat
+
+        return LLMAgent(HFChat(target, config), config, label=spec_text)
+    raise ValueError(f"unknown LLM agent kind {kind!r} (use llm:MODEL or hf:PATH)")
+
+
 def make_agent(name: str, env_name: str) -> Agent:
     """Build agent ``name`` for ``env_name``, or raise ``ValueError`` listing the choices."""
     if name.startswith(("llm:", "hf:")):
-        from lifeline.agents.llm import make_llm_agent
-
         return make_llm_agent(name)
     if name.startswith("ppo:"):
         module = importlib.import_module("lifeline.agents.ppo")
@@ -77,10 +107,5 @@ def make_agent(name: str, env_name: str) -> Agent:
 
 
 __all__ = ["Agent", "AlwaysSameAgent", "InvalidSpamAgent", "NoopAgent", "RandomAgent",
-           "agent_names", "make_agent", "register_agent"]
+           "agent_names", "make_agent", "make_llm_agent", "register_agent"]
 
-# ``text_heuristic``: each env's reference heuristic reading only the text observation.
-from lifeline.agents.text_heuristic import POLICIES as _TEXT_POLICIES  # noqa: E402
-
-for _env_name in _TEXT_POLICIES:
-    register_agent(_env_name, "text_heuristic", "lifeline.agents.text_heuristic:TextHeuristicAgent")

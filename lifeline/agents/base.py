@@ -1,45 +1,19 @@
-"""The agent contract and the two environment-agnostic baselines (``noop`` and masked ``random``).
+"""The environment-agnostic baselines (``noop``, masked ``random``, ``invalid_spam``, ``same:K``).
 
-An agent chooses an action for a core ``state`` of a core ``Environment``. Agents that play on a
-*modified* environment (the upper bounds, which relax capacity) override :meth:`Agent.prepare`;
-the harness scores them with the same grader on the same seeds.
-Well-behaved agents only read ``env.observe(state)`` / ``env.action_mask(state)`` — the state
-is passed so that upper bounds may be clairvoyant, which they say in their docstring.
+The contract they implement, :class:`lifeline.core.agent.Agent`, lives in the core (every env's
+``baselines.py`` subclasses it); it is re-exported here for the agents of this package.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 
+from lifeline.core.agent import Agent
 from lifeline.core.env import Action, Environment
 
-
-class Agent(ABC):
-    """A policy. ``reset`` is called at the start of every episode with the episode seed."""
-
-    name: str = "agent"
-
-    def prepare(self, env: Environment) -> Environment:
-        """The environment this agent plays on (default: ``env`` itself)."""
-        return env
-
-    def reset(self, env: Environment, seed: int) -> None:  # noqa: B027 - optional hook
-        """Start of an episode; stochastic agents seed themselves from ``seed`` here."""
-
-    @abstractmethod
-    def act(self, env: Environment, state: Any) -> Action | int:
-        """The action to take in ``state`` (semantic or encoded)."""
-
-    def set_trial(self, trial: int) -> None:  # noqa: B027 - optional hook
-        """Called after :meth:`reset` when a seed is played several times (``--trials``):
-        stochastic agents draw a different stream per trial (trial 0 = the plain seed)."""
-
-    def episode_metrics(self) -> dict[str, float]:
-        """Agent-side metrics of the episode just played (merged into the record's metrics)."""
-        return {}
+__all__ = ["Agent", "AlwaysSameAgent", "InvalidSpamAgent", "NoopAgent", "RandomAgent"]
 
 
 class NoopAgent(Agent):

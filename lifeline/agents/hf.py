@@ -12,15 +12,14 @@ import time
 from typing import Any
 
 from lifeline.agents.llm import ChatBackend, Completion, LLMConfig
+from lifeline.core.extras import require
 
 
 def _require_transformers() -> Any:
-    try:
-        import torch
-        import transformers
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ValueError("the hf: agent needs torch and transformers: "
-                         "pip install 'lifeline-gym[train,llm]'") from exc
+    require("grpo", "an hf:PATH agent")  # MissingExtra (an ImportError) naming the extra
+    import torch
+    import transformers
+
     return torch, transformers
 
 

@@ -22,7 +22,7 @@ The API key is never taken from the command line or a file: only from the variab
 
 **Prompt.** A system message (:data:`SYSTEM_PROMPT`: the environment's description and rules)
 and, each turn, one user message: the text observation (``render_text`` plus the legal actions
-as calls, :func:`lifeline.adapters.tools.text_observation`) and the last few actions with their
+as calls, :func:`lifeline.faces.tools.text_observation`) and the last few actions with their
 results. The env's JSON-schema tools are sent for native tool calling; replies without native
 calls are parsed as text (tags, JSON, or ``name(arg=value)``).
 
@@ -46,17 +46,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lifeline.adapters.tools import (
+from lifeline.agents.toolcall import extract_calls
+from lifeline.core.agent import Agent
+from lifeline.core.env import Action, Environment
+from lifeline.core.registry import spec
+from lifeline.faces.tools import (
     ToolCallError,
     format_call,
     openai_tools,
     parse_tool_call,
     text_observation,
 )
-from lifeline.agents.base import Agent
-from lifeline.agents.toolcall import extract_calls
-from lifeline.core.env import Action, Environment
-from lifeline.core.registry import spec
 
 SYSTEM_PROMPT = """You are the operator of a Lifeline simulation: {name} ({description})
 Scenario: {scenario}.
@@ -378,18 +378,3 @@ class LLMAgent(Agent):
             return [assistant, *({"role": "tool", "tool_call_id": c["id"], "content": problem}
                                  for c in calls)]
         return [assistant, {"role": "user", "content": problem}]
-
-
-def make_llm_agent(spec_text: str) -> LLMAgent:
-    """``llm:MODEL`` (OpenAI-compatible endpoint) or ``hf:PATH`` (local transformers model)."""
-    kind, _, target = spec_text.partition(":")
-    if not target:
-        raise ValueError(f"agent {spec_text!r}: expected {kind}:MODEL")
-    config = LLMConfig.from_env(target)
-    if kind == "llm":
-        return LLMAgent(OpenAIChat(config), config, label=spec_text)
-    if kind == "hf":
-        from lifeline.agents.hf import HFChat
-
-        return LLMAgent(HFChat(target, config), config, label=spec_text)
-    raise ValueError(f"unknown LLM agent kind {kind!r} (use llm:MODEL or hf:PATH)")

@@ -2,7 +2,7 @@
 
 ``PATH`` is a run directory written by :func:`lifeline.train.ppo.train_ppo` (or its
 ``model.zip``). The agent rebuilds the policy input from the *core* observation with the same
-:func:`lifeline.train.features.features` the training wrapper used, masks illegal actions with
+:func:`lifeline.faces.features.features` the training wrapper used, masks illegal actions with
 ``env.action_mask(state)``, and takes the most probable action — deterministic, so evaluations
 are reproducible.
 """
@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from lifeline.agents.base import Agent
+from lifeline.core.agent import Agent
 from lifeline.core.env import Action, Environment
-from lifeline.train.features import feature_keys, features
+from lifeline.faces.features import feature_keys, features
 
 MODEL_FILE = "model.zip"
 METADATA_FILE = "metadata.json"

@@ -2,10 +2,10 @@
 
 The proof that the text an LLM gets is enough to play well (issue 16, item 4). Every turn the
 agent is handed exactly what :class:`lifeline.agents.llm.LLMAgent` sends a model — the string
-:func:`lifeline.adapters.tools.text_observation` (the env's ``render_text`` plus the legal
+:func:`lifeline.faces.tools.text_observation` (the env's ``render_text`` plus the legal
 actions as calls) — and answers with a tool call *as text*, which goes through the same parser an
 LLM's reply goes through (:func:`lifeline.agents.toolcall.extract_calls` then
-:func:`lifeline.adapters.tools.parse_tool_call`).
+:func:`lifeline.faces.tools.parse_tool_call`).
 
 The decision logic is not re-implemented: a per-env :class:`TextPolicy` parses the text back into
 exactly the values the structured heuristic reads and calls the heuristic's own methods, so on
@@ -15,59 +15,38 @@ tables, the same for every episode and documented in the env README — it build
 environment for the scenario and reads those tables; it never receives the episode's state, its
 structured observation or its mask.
 
-Policies are found by env name in :data:`POLICIES` (``module:Class``); ``TextPolicy`` subclasses
-live next to their env (``lifeline/envs/<env>/text_agent.py``).
+Each env names its policy in its ``baselines.TEXT_POLICY`` (``module:Class``, read through
+:attr:`lifeline.core.registry.EnvSpec.text_policy`); :class:`~lifeline.core.agent.TextPolicy`
+subclasses live next to their env (``lifeline/envs/<env>/text_agent.py``).
 """
 
 from __future__ import annotations
 
 import importlib
-import json
-from abc import ABC, abstractmethod
 from typing import Any
 
-from lifeline.adapters.tools import ToolCallError, action_to_call, parse_tool_call, text_observation
-from lifeline.agents.base import Agent
 from lifeline.agents.toolcall import extract_calls
+from lifeline.core.agent import Agent, TextPolicy
 from lifeline.core.env import Action, Environment
-
-POLICIES: dict[str, str] = {
-    "ed": "lifeline.envs.ed.text_agent:EDTextPolicy",
-    "dispatch": "lifeline.envs.dispatch.text_agent:DispatchTextPolicy",
-    "dispatch_metro": "lifeline.envs.dispatch.text_agent:DispatchTextPolicy",
-    "codered": "lifeline.envs.codered.text_agent:CodeRedTextPolicy",
-    "pharmacy": "lifeline.envs.pharmacy.text_agent:PharmacyTextPolicy",
-    "evgrid": "lifeline.envs.evgrid.text_agent:EVGridTextPolicy",
-    "evgrid_team": "lifeline.envs.evgrid.text_agent:EVGridTextPolicy",
-}
-"""Env name -> its :class:`TextPolicy` (``module:Class``)."""
+from lifeline.core.registry import all_specs, spec
+from lifeline.faces.tools import ToolCallError, parse_tool_call, text_observation
 
 
-def as_tool_call(action: Action) -> str:
-    """``<tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call>`` — the Qwen/Hermes form,
-    exactly as the Qwen3 chat template writes an assistant's tool call (so SFT on these replies
-    teaches a model the text it must produce)."""
-    name, args = action_to_call(action)
-    return "<tool_call>\n" + json.dumps({"name": name, "arguments": args}) + "\n</tool_call>"
-
-
-class TextPolicy(ABC):
-    """Text in, tool-call text out. Built once per episode from what an LLM's system prompt
-    holds (the env name and scenario); sees nothing else of the episode but the strings."""
-
-    def __init__(self, env_name: str, scenario: str) -> None:
-        self.env_name, self.scenario = env_name, scenario
-
-    @abstractmethod
-    def reply(self, observation: str) -> str:
-        """The answer to one observation: a tool call written as text."""
+def text_policies() -> dict[str, str]:
+    """Env name -> its :class:`TextPolicy` (``module:Class``), for every env that declares one
+    (``baselines.TEXT_POLICY``, read through :attr:`lifeline.core.registry.EnvSpec.text_policy`)."""
+    return {s.name: s.text_policy for s in all_specs() if s.text_policy}
 
 
 def make_policy(env_name: str, scenario: str) -> TextPolicy:
     """The :class:`TextPolicy` of ``env_name`` or ``ValueError``."""
-    entry = POLICIES.get(env_name)
-    if entry is None:
-        raise ValueError(f"no text_heuristic for {env_name!r} (have: {', '.join(POLICIES)})")
+    try:
+        entry = spec(env_name).text_policy
+    except KeyError:
+        entry = ""
+    if not entry:
+        raise ValueError(f"no text_heuristic for {env_name!r} "
+                         f"(have: {', '.join(text_policies())})")
     module, _, cls = entry.partition(":")
     policy: TextPolicy = getattr(importlib.import_module(module), cls)(env_name, scenario)
     return policy

@@ -2,7 +2,7 @@
 
 LLM agents answer in several shapes; :func:`extract_calls` finds every call in any of them and
 returns ``(name, arguments)`` pairs, leaving the *meaning* (does the tool exist, are the arguments
-right?) to :func:`lifeline.adapters.tools.parse_tool_call`, whose messages say how to fix a call.
+right?) to :func:`lifeline.faces.tools.parse_tool_call`, whose messages say how to fix a call.
 
 Accepted shapes, tried in this order:
 

@@ -3,7 +3,7 @@
 ``calibrate(env, scenario, episodes)`` plays the env's reference policy
 (``lifeline.spec(env).reference``) on held-out seeds with a *probe*: a small object whose
 ``on_step(env, state)`` reads the env's own state during the episode (through
-:func:`lifeline.eval.harness.run_episode`'s ``on_step`` hook) and whose ``values()`` returns the
+:func:`lifeline.eval.episode.run_episode`'s ``on_step`` hook) and whose ``values()`` returns the
 episode's statistics. No second model is involved: every number is what the simulator did.
 
 Each environment has a module here (``ed.py``, ``dispatch.py``, ...) declaring
@@ -149,7 +149,7 @@ def calibrate(env: str, scenario: str | None = None, episodes: int = 10,
     Plots are written to ``out_dir`` when given (needs matplotlib, the ``viz`` extra).
     """
     from lifeline.core.registry import make, resolve_scenario, spec
-    from lifeline.eval.harness import Task, run_episode
+    from lifeline.eval.episode import Task, run_episode
     from lifeline.eval.seeds import EVAL_SEED_BASE
 
     module = card_module(env)

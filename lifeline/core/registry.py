@@ -1,17 +1,20 @@
 """Registry of environments: versioned ids, scenarios and tags, loaded lazily.
 
 Each environment registers an :class:`EnvSpec` naming the class by import path, so listing
-environments imports nothing heavy. ``make(name, scenario)`` builds a core environment.
+environments imports nothing heavy. The registry imports no environment: ``import lifeline``
+imports :mod:`lifeline.envs`, whose ``register`` calls add the built-ins.
+``make(name, scenario)`` builds a core environment.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from lifeline.agents.base import Agent
+    from lifeline.core.agent import Agent
     from lifeline.core.env import Environment
 
 
@@ -32,14 +35,14 @@ class EnvSpec:
     agents: tuple[str, ...] = field(default=())
     """Baseline ladder, weakest first (names resolvable by :func:`lifeline.agents.make_agent`)."""
     baselines: str = ""
-    """Import path of the env's ``baselines`` module: its ``AGENTS`` dict maps names to agent
-    classes (the ladder and the exploit policies live with the environment, not in ``agents/``)."""
+    """Import path of the env's ``baselines`` module, where the env declares its agents once:
+    ``AGENTS`` maps names to agent classes (the ladder and the exploit policies live with the
+    environment, not in ``agents/``), ``EXPLOITS`` names the exploit policies and
+    ``TEXT_POLICY`` its text-only heuristic (see :attr:`exploits`, :attr:`text_policy`)."""
     reference: str = ""
     """The operations-standard baseline every exploit is compared with (e.g. ``"heuristic"``)."""
     bound: str = ""
     """The upper-bound baseline (no policy may beat it on a bounded component), if any."""
-    exploits: tuple[str, ...] = field(default=())
-    """Env-specific exploit policies (in ``AGENTS``) that the exploit suite proves lose."""
     harm_metric: str = "deaths"
     """Grade metric counting harm (deaths, expected deaths, unmet critical need): no policy may
     score significantly higher than ``reference`` while causing significantly more of it."""
@@ -50,6 +53,25 @@ class EnvSpec:
     @property
     def default_scenario(self) -> str:
         return self.scenarios[0]
+
+    @property
+    def exploits(self) -> tuple[str, ...]:
+        """Env-specific exploit policies (in ``AGENTS``) that the exploit suite proves lose:
+        ``baselines.EXPLOITS``, a tuple of names, or a mapping from env name to such a tuple when
+        one ``baselines`` module serves several registered envs (``evgrid``, ``evgrid_team``)."""
+        declared = self.baselines_value("EXPLOITS") or ()
+        if isinstance(declared, Mapping):
+            declared = declared.get(self.name, ())
+        return tuple(declared)
+
+    @property
+    def text_policy(self) -> str:
+        """``"module:Class"`` of the env's :class:`lifeline.core.agent.TextPolicy` (its
+        ``baselines.TEXT_POLICY``; a mapping by env name as for :attr:`exploits`), or ``""``."""
+        declared = self.baselines_value("TEXT_POLICY") or ""
+        if isinstance(declared, Mapping):
+            declared = declared.get(self.name, "")
+        return str(declared)
 
     def agent_classes(self) -> dict[str, type[Agent]]:
         """The env's own agents (ladder and exploits) from its ``baselines`` module."""
@@ -85,13 +107,8 @@ def unregister(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
-def _ensure_builtin() -> None:
-    importlib.import_module("lifeline.envs")
-
-
 def spec(name: str) -> EnvSpec:
     """The spec registered under ``name`` (a short id or a Gymnasium id), or a clear error."""
-    _ensure_builtin()
     if name in _REGISTRY:
         return _REGISTRY[name]
     for candidate in _REGISTRY.values():
@@ -103,7 +120,6 @@ def spec(name: str) -> EnvSpec:
 
 def all_specs() -> list[EnvSpec]:
     """Every registered spec, sorted by name."""
-    _ensure_builtin()
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 
 

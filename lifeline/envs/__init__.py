@@ -1,10 +1,11 @@
-"""Built-in environments. Each registers itself here by import path (nothing heavy is imported)."""
+"""Built-in environments. Each registers itself here by import path (nothing heavy is imported).
+
+A registration names the env's class, scenarios and baselines module; everything else an env
+declares (agents, exploit policies, text policy) is declared once, in its own ``baselines.py``.
+``import lifeline`` imports this module, so the registry itself imports no environment.
+"""
 
 from lifeline.core.registry import EnvSpec, register
-
-DISPATCH_EXPLOITS = ("swarm", "aid_spam", "type_blind", "park_then_answer", "verify_everything",
-                     "ignore_priority", "reroute_churn", "relocate_churn")
-"""dispatch's exploit policies (``lifeline.envs.dispatch.baselines``), shared by both cities."""
 
 register(EnvSpec(
     name="ed",
@@ -18,9 +19,6 @@ register(EnvSpec(
     baselines="lifeline.envs.ed.baselines",
     reference="heuristic",
     bound="bound",
-    exploits=("churn", "instant_discharge", "discharge_sickest", "discharge_when_waiting",
-              "dump_the_dying", "icu_hoarding", "fifo", "lwbs_farming", "never_ventilate",
-              "all_general", "ignore_retriage", "hold_ready", "invalid_instead_of_wait"),
     harm_metric="deaths",
     vector_entry_point="lifeline.envs.ed.batch:make_vector_env",
 ))
@@ -39,7 +37,6 @@ register(EnvSpec(
     baselines="lifeline.envs.dispatch.baselines",
     reference="closest_idle",
     bound="bound",
-    exploits=DISPATCH_EXPLOITS,
     harm_metric="expected_fatalities",
 ))
 
@@ -58,7 +55,6 @@ register(EnvSpec(
     baselines="lifeline.envs.dispatch.baselines",
     reference="closest_idle",
     bound="bound",
-    exploits=DISPATCH_EXPLOITS,
     harm_metric="expected_fatalities",
 ))
 
@@ -75,7 +71,6 @@ register(EnvSpec(
     baselines="lifeline.envs.codered.baselines",
     reference="heuristic",
     bound="bound",
-    exploits=("dispatch_only", "hoarder", "oneg_everything", "close_all_calls", "all_als"),
     harm_metric="harm",
 ))
 
@@ -92,7 +87,6 @@ register(EnvSpec(
     baselines="lifeline.envs.pharmacy.baselines",
     reference="base_stock",
     bound="bound",
-    exploits=("escalate_all", "tool_spam", "hoard_orders", "cut_everything"),
     harm_metric="harm_units",
 ))
 
@@ -111,7 +105,6 @@ register(EnvSpec(
     baselines="lifeline.envs.evgrid.baselines",
     reference="greedy",
     bound="bound",
-    exploits=("always_defer", "always_shift", "ultra_hog", "cheap_hours_only"),
     harm_metric="unmet_critical_kwh",
 ))
 
@@ -127,6 +120,5 @@ register(EnvSpec(
     baselines="lifeline.envs.evgrid.baselines",
     reference="greedy",
     bound="bound",
-    exploits=("always_shift",),
     harm_metric="unmet_critical_kwh",
 ))

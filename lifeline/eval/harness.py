@@ -9,82 +9,19 @@ from __future__ import annotations
 
 import datetime as _dt
 import platform
-import subprocess
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
-from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
-from lifeline.agents import Agent, make_agent
-from lifeline.core.env import TimeStep
+from lifeline.agents import make_agent
+from lifeline.core.provenance import git_commit
 from lifeline.core.registry import make, resolve_scenario, spec
 from lifeline.core.rng import check_seed
+from lifeline.eval.episode import Task
+from lifeline.eval.runner import run_local
 from lifeline.eval.seeds import EVAL_SEED_BASE
 from lifeline.eval.stats import pass_hat_k, summarise
-
-
-@dataclass(frozen=True)
-class Task:
-    """One episode to run."""
-
-    env: str
-    scenario: str
-    agent: str
-    seed: int
-    trial: int = 0
-    """Attempt number on this seed (``--trials k`` plays each seed k times: 0 .. k-1)."""
-
-
-def run_episode(task: Task, agent: Agent | None = None,
-                on_step: Callable[[Any, Any], None] | None = None,
-                on_transition: Callable[[Any, Any, Any, TimeStep], None] | None = None,
-                ) -> dict[str, Any]:
-    """Play one episode and return its record (``on_step(env, state)`` sees every state;
-    ``on_transition(env, state, action, timestep)`` every step, e.g. to record a replay)."""
-    base = make(task.env, task.scenario)
-    agent = agent if agent is not None else make_agent(task.agent, task.env)
-    env = agent.prepare(base)
-    state = env.reset(task.seed)
-    agent.reset(env, task.seed)
-    agent.set_trial(task.trial)
-    total = 0.0
-    if on_step is not None:
-        on_step(env, state)
-    while not state.done:
-        action = agent.act(env, state)
-        ts = env.step(state, action)
-        total += ts.reward
-        if on_transition is not None:
-            on_transition(env, state, action, ts)
-        if on_step is not None:
-            on_step(env, state)
-    grade = env.grade(state)
-    record = {
-        "env": task.env, "scenario": task.scenario, "agent": task.agent, "seed": task.seed,
-        "score": grade.score, "components": dict(grade.components),
-        "metrics": {**grade.metrics, **agent.episode_metrics()}, "steps": state.steps,
-        "return": total, "invalid": state.invalid_actions,
-    }
-    if task.trial:
-        record["trial"] = task.trial
-    return record
-
-
-@lru_cache(maxsize=32)
-def _cached_agent(name: str, env: str) -> Agent:
-    return make_agent(name, env)
-
-
-def _run_task(task: Task, record_dir: str | None = None) -> dict[str, Any]:
-    if record_dir is not None:  # opt-in replay recording (lifeline eval --record DIR)
-        from lifeline.replay import record_episode
-
-        return record_episode(task, Path(record_dir), _cached_agent(task.agent, task.env))
-    return run_episode(task, _cached_agent(task.agent, task.env))
-
 
 BACKENDS = ("process", "ray")
 """Where episodes run: local worker processes (``workers``), or Ray tasks (``dist`` extra)."""
@@ -111,7 +48,7 @@ def run_tasks(tasks: Sequence[Task], workers: int = 1,
               address: str | None = None) -> list[dict[str, Any]]:
     """Run ``tasks``; records come back in task order whatever ``workers`` is.
 
-    ``record_dir`` writes every episode's replay there (:mod:`lifeline.replay`).
+    ``record_dir`` writes every episode's replay there (:mod:`lifeline.eval.replay`).
     ``backend="ray"`` fans the episodes out as Ray tasks instead of local processes
     (:mod:`lifeline.eval.ray_backend`; ``address`` names a running cluster, default: a private
     local one); ``workers`` is then ignored."""
@@ -125,34 +62,7 @@ def run_tasks(tasks: Sequence[Task], workers: int = 1,
         from lifeline.eval.ray_backend import run_tasks_ray
 
         return run_tasks_ray(tasks, address=address, on_record=on_record, record_dir=record_dir)
-    run_one = _run_task if record_dir is None else partial(_run_task, record_dir=record_dir)
-    records: list[dict[str, Any]] = []
-    if workers == 1:
-        for task in tasks:
-            records.append(run_one(task))
-            if on_record:
-                on_record(records[-1])
-        return records
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        # Small chunks (an episode takes >= ~10 ms, far above the per-chunk overhead): records
-        # arrive steadily, so progress is honest and Ctrl-C loses at most a few episodes.
-        chunk = max(1, min(8, len(tasks) // (8 * workers)))
-        for record in pool.map(run_one, tasks, chunksize=chunk):
-            records.append(record)
-            if on_record:
-                on_record(record)
-    return records
-
-
-def git_commit() -> str | None:
-    """The current git commit of the source tree, if it is a git checkout."""
-    root = Path(__file__).resolve().parents[2]
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
-                             text=True, timeout=5, check=True)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None
+    return run_local(tasks, workers=workers, on_record=on_record, record_dir=record_dir)
 
 
 def meta(envs: Sequence[str], wall_s: float | None = None) -> dict[str, Any]:

@@ -51,7 +51,7 @@ def evaluate_masked(model: Any, env: Any, n_eval_episodes: int = 10,
     ``model`` needs ``predict(obs, deterministic=..., action_masks=mask)`` (MaskablePPO) — or a
     plain ``predict(obs, deterministic=...)``, then masked-out choices are counted in
     ``invalid``. ``env`` is a Gymnasium env id (``"lifeline/ED-v2"``) or env built from one
-    (wrappers such as :class:`~lifeline.adapters.gymnasium.FlattenMasked` included, matching
+    (wrappers such as :class:`~lifeline.faces.gymnasium.FlattenMasked` included, matching
     what the model was trained on). ``seeds`` default to the held-out evaluation seeds
     ``1_000_000 + i``.
     """

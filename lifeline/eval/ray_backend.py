@@ -1,8 +1,8 @@
 """Evaluation across a Ray cluster: ``lifeline eval ... --backend ray [--address A]``.
 
 Episodes are independent and each is a pure function of ``(env, scenario, agent, seed, trial)``
-(:class:`lifeline.eval.harness.Task`), so the fan-out is plain Ray tasks: the task list is cut
-into chunks, each chunk runs :func:`lifeline.eval.harness._run_task` on a Ray worker, and the
+(:class:`lifeline.eval.episode.Task`), so the fan-out is plain Ray tasks: the task list is cut
+into chunks, each chunk runs :func:`lifeline.eval.runner.run_task` on a Ray worker, and the
 driver collects the chunks **in task order**. The records are therefore identical to serial
 evaluation (``--workers 1``): same episodes, same floats, same order (a test checks this).
 
@@ -26,14 +26,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from lifeline.extras import require
+from lifeline.core.extras import require
 
 
 def _run_chunk(tasks: Sequence[Any], record_dir: str | None) -> list[dict[str, Any]]:
     """What a Ray worker runs: the episodes of one chunk, in order (serial harness code)."""
-    from lifeline.eval.harness import _run_task
+    from lifeline.eval.runner import run_task
 
-    return [_run_task(task, record_dir) for task in tasks]
+    return [run_task(task, record_dir) for task in tasks]
 
 
 def chunks(n_tasks: int, n_cpus: int, max_chunk: int = 8) -> list[tuple[int, int]]:

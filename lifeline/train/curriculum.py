@@ -15,8 +15,8 @@ from typing import Any, Protocol, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-from lifeline.adapters.gymnasium import LifelineGymEnv
 from lifeline.core.registry import spec
+from lifeline.faces.gymnasium import LifelineGymEnv
 
 
 class LevelSchedule(Protocol):

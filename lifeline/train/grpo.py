@@ -31,7 +31,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lifeline.adapters.tools import (
+from lifeline.core.registry import make, resolve_scenario, spec
+from lifeline.eval.seeds import train_seed_stream
+from lifeline.faces.tools import (
     LegalView,
     ToolSpec,
     format_call,
@@ -39,8 +41,6 @@ from lifeline.adapters.tools import (
     text_observation,
     tool_specs,
 )
-from lifeline.core.registry import make, resolve_scenario, spec
-from lifeline.eval.seeds import train_seed_stream
 
 TASK_PROMPT = ("You operate the Lifeline environment '{env}' ({description}). Call one tool per "
                "turn; each call advances the simulation and returns the new situation. Scores "

@@ -37,7 +37,6 @@ from __future__ import annotations
 import csv
 import json
 import platform
-import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -49,6 +48,7 @@ import gymnasium as gym
 import numpy as np
 
 import lifeline
+from lifeline.core.provenance import git_commit
 from lifeline.core.registry import make as make_core
 from lifeline.core.registry import spec as env_spec
 from lifeline.eval.seeds import (
@@ -59,7 +59,7 @@ from lifeline.eval.seeds import (
     train_seed_stream,
     validation_seeds,
 )
-from lifeline.train.features import MASK_KEY, feature_keys, feature_size, features
+from lifeline.faces.features import MASK_KEY, feature_keys, feature_size, features
 
 MODEL_FILE = "model.zip"
 METADATA_FILE = "metadata.json"
@@ -83,15 +83,23 @@ class PPOConfig:
     n_steps: int = 256
     """Steps per environment per rollout (rollout = ``n_envs * n_steps`` transitions)."""
     batch_size: int = 256
+    """PPO minibatch size (the cloning warm start uses it too)."""
     n_epochs: int = 5
+    """PPO passes over each rollout."""
     learning_rate: float = 3e-4
+    """Adam step size of PPO."""
     gamma: float = 0.995
     """Discount per step; ED episodes are a few hundred steps, so a long horizon."""
     gae_lambda: float = 0.95
+    """GAE lambda of the advantage estimate."""
     clip_range: float = 0.2
+    """PPO ratio clip."""
     ent_coef: float = 0.01
+    """Weight of the entropy bonus."""
     vf_coef: float = 0.5
+    """Weight of the value loss."""
     net_arch: tuple[int, ...] = (256, 256)
+    """Hidden layer widths of the policy and value MLPs (SB3 ``net_arch``)."""
     reward: str = "dense"
     """``"dense"``: the environment's shaping reward. ``"grader"``: the per-step change of the
     episode grader's points (0-100), so the undiscounted return *is* the final score x 100 — PPO
@@ -105,13 +113,16 @@ class PPOConfig:
     bc_episodes: int = 0
     """Heuristic episodes for the behaviour-cloning warm start (0 = plain PPO from scratch)."""
     bc_epochs: int = 10
+    """Passes of the cloning warm start over the heuristic data."""
     bc_learning_rate: float = 1e-3
+    """Adam step size of the cloning warm start."""
     select_every: int = 0
     """Validate the deterministic policy every this many steps (and before the first update) on
     validation seeds and keep the best checkpoint as ``model.zip`` (0 = keep the final policy)."""
     select_episodes: int = 30
     """Validation episodes per check (seeds ``VALIDATION_SEED_BASE + i``, never held-out ones)."""
     torch_threads: int = 1
+    """torch threads (1: the machine is shared; the envs step in this one process)."""
     stats_window: int = 20
     """Training episodes averaged into each logged ``rollout/ep_*_mean`` (SB3's
     ``stats_window_size``; about two rollouts of ed episodes)."""
@@ -138,7 +149,7 @@ class TrainingEnv(gym.Wrapper):
     """The Gymnasium face, seen by PPO: training seeds, flat scaled features, mask, score.
 
     * ``reset`` ignores the caller's seed and takes the next seed of the run's training stream.
-    * Observations become :func:`lifeline.train.features.features` vectors; the mask is served by
+    * Observations become :func:`lifeline.faces.features.features` vectors; the mask is served by
       :meth:`action_masks` (what MaskablePPO calls).
     * The reward is the env's dense reward, or with ``reward="grader"`` the change in grader points;
       either is multiplied by ``reward_scale``. The dense (unscaled) return, length and grader score
@@ -223,7 +234,7 @@ def make_training_env(env_name: str, scenario: str, seeds: Iterator[int],
                       curriculum: Any = None) -> TrainingEnv:
     """The env's Gymnasium face (``Dict`` observation), wrapped in :class:`TrainingEnv`; with a
     ``curriculum``, a :class:`lifeline.train.curriculum.CurriculumFace` following it."""
-    from lifeline.adapters.gymnasium import make_gym
+    from lifeline.faces.gymnasium import make_gym
 
     if curriculum is not None:
         from lifeline.train.curriculum import CurriculumFace
@@ -334,18 +345,6 @@ def _make_selection_callback(out: Path, env_name: str, scenario: str, every: int
                 writer.writerows((t, f"{v:.5f}") for t, v in self.history)
 
     return SelectionCallback()
-
-
-def git_commit() -> str:
-    """The current git commit of the working directory (``"unknown"`` outside a checkout)."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                             check=True, timeout=5)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=5).stdout.strip()
-        return out.stdout.strip() + ("-dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 # ----- behaviour cloning warm start --------------------------------------------------------------
@@ -498,7 +497,8 @@ def train_ppo(
     torch.set_num_threads(cfg.torch_threads)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    commit = git_commit()  # at the start: the code that trains, not whatever is checked in later
+    # At the start: the code that trains, not whatever is checked in later.
+    commit = git_commit(mark_dirty=True) or "unknown"
     part = int(previous.get("parts", 1)) if resume else 0
     # Each resumed part draws from new streams (keys seed*1000 + 100*part + rank), so a resumed
     # run never replays the training seeds it already saw; behaviour cloning uses key 999.

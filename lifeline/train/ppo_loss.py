@@ -1,6 +1,6 @@
 """The two pieces of a masked clipped-PPO update that Lifeline's hand-written trainers share.
 
-:mod:`lifeline.train.fastppo` (the batch ED) and :mod:`lifeline.train.ray_rollouts` (Ray actors)
+:mod:`lifeline.train.ed.fastppo` (the batch ED) and :mod:`lifeline.train.ray_rollouts` (Ray actors)
 each run their own loop (different buffers, GAE conventions and regularisers), but an illegal
 action must get the same probability (zero) and the clipped surrogate must be the same formula in
 both, so those live here once. (SB3/sb3-contrib's MaskablePPO has both, but only inside its own

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from lifeline.extras import require
+from lifeline.core.extras import require
 from lifeline.train.ppo_loss import clipped_policy_loss, masked_logits
 
 

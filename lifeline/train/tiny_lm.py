@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from lifeline.adapters.tools import action_to_call, openai_tools, text_observation
 from lifeline.agents import make_agent
 from lifeline.core.registry import make, spec
 from lifeline.eval.seeds import train_seed_stream
+from lifeline.faces.tools import action_to_call, openai_tools, text_observation
 
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>",
                   "<tool_response>", "</tool_response>", "<think>", "</think>"]

@@ -5,7 +5,8 @@ fetched at run time). The pages draw every environment from its ``frame(state)``
 ``ed`` as a bed board, ``dispatch`` as a city map, any other environment with a generic view
 (its text plus its numeric fields and tables), so a new environment is viewable the day it lands.
 
-* :func:`replay_app` — a FastAPI app serving replay files (:mod:`lifeline.replay`) to the viewer;
+* :func:`replay_app` — a FastAPI app serving replay files (:mod:`lifeline.eval.replay`) to the
+  viewer;
   several replays are shown side by side on one timeline.
 * :func:`mount_web` — adds ``/<env>/web`` (watch any running session, or play one by hand with
   buttons built from the tool schemas and the action mask) to an app made by
@@ -18,37 +19,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lifeline.web.assets import ASSETS, STATIC_DIR, add_assets, page
+
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-STATIC_DIR = Path(__file__).with_name("static")
-ASSETS = ("common.css", "render.js", "viewer.js", "live.js")
-"""Files the pages load (served by name only: nothing else on disk is reachable)."""
-
-
-def page(name: str, **values: str) -> str:
-    """An HTML page from ``static/`` with ``{{KEY}}`` placeholders filled in."""
-    import html
-
-    text = (STATIC_DIR / name).read_text(encoding="utf-8")
-    for key, value in values.items():
-        text = text.replace("{{" + key + "}}", html.escape(value, quote=True))
-    return text
-
-
-def add_assets(app: FastAPI, prefix: str = "/static") -> None:
-    """Serve :data:`ASSETS` under ``prefix`` on ``app``."""
-    from fastapi import HTTPException
-    from fastapi.responses import FileResponse
-
-    media = {"css": "text/css", "js": "text/javascript"}
-
-    @app.get(prefix + "/{name}", include_in_schema=False)
-    async def asset(name: str) -> FileResponse:
-        if name not in ASSETS:
-            raise HTTPException(404, f"no asset {name!r}")
-        return FileResponse(STATIC_DIR / name, media_type=media[name.rsplit(".", 1)[1]],
-                            headers={"Cache-Control": "no-cache"})
+__all__ = ["ASSETS", "STATIC_DIR", "add_assets", "mount_web", "page", "replay_app"]
 
 
 def replay_app(paths: list[Path]) -> FastAPI:
@@ -57,7 +33,7 @@ def replay_app(paths: list[Path]) -> FastAPI:
     from fastapi.responses import HTMLResponse, PlainTextResponse
 
     from lifeline import __version__
-    from lifeline.replay import FORMAT, read_lines, read_text
+    from lifeline.eval.replay import FORMAT, read_lines, read_text
 
     files = [Path(p) for p in paths]
     headers: list[dict[str, Any]] = []

@@ -23,7 +23,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from lifeline.replay import clean
+from lifeline.core.jsonable import clean
 
 MAX_WEB_SESSIONS = 32
 """Hand-played sessions kept per environment (the oldest is dropped beyond this)."""
@@ -42,7 +42,7 @@ class WebSession:
 
 def _snapshot(core: Any, state: Any, seed: Any, sid: str, source: str,
               last: dict[str, Any] | None = None, with_static: bool = False) -> dict[str, Any]:
-    from lifeline.adapters.tools import LegalView
+    from lifeline.faces.tools import LegalView
 
     grade = core.grade(state)
     out: dict[str, Any] = {
@@ -70,10 +70,10 @@ def _mount_env(name: str, env: Any) -> None:
     from fastapi import Body, HTTPException
     from fastapi.responses import HTMLResponse
 
-    from lifeline.adapters.tools import ToolCallError, parse_tool_call, tool_specs
     from lifeline.core.registry import resolve_scenario
     from lifeline.core.rng import check_seed
-    from lifeline.web import add_assets, page
+    from lifeline.faces.tools import ToolCallError, parse_tool_call, tool_specs
+    from lifeline.web.assets import add_assets, page
 
     app = env.app
     spec = env.spec

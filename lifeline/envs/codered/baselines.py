@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from lifeline.agents.base import Agent
+from lifeline.core.agent import Agent
 from lifeline.core.env import Action, Environment
 from lifeline.core.graph import RoadGraph
 from lifeline.envs.codered.dynamics import eta
@@ -489,6 +489,13 @@ AGENTS: dict[str, type[Agent]] = {
     "all_als": AllALSAgent,
 }
 """The codered ladder's own agents (``noop``/``random`` are generic) and its exploit policies."""
+
+EXPLOITS: tuple[str, ...] = ("dispatch_only", "hoarder", "oneg_everything", "close_all_calls",
+                             "all_als")
+"""The codered exploit policies (``EnvSpec.exploits``)."""
+
+TEXT_POLICY = "lifeline.envs.codered.text_agent:CodeRedTextPolicy"
+"""The env's text-only heuristic (``EnvSpec.text_policy``; see ``text_agent.py``)."""
 
 BOUNDED_COMPONENTS: tuple[str, ...] = ()
 """The bound must dominate the score; single components trade off (e.g. efficiency vs speed)."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from lifeline.agents.text_heuristic import TextPolicy, as_tool_call
+from lifeline.core.agent import TextPolicy
 from lifeline.core.graph import RoadGraph
 from lifeline.core.registry import make
 from lifeline.envs.codered.baselines import HeuristicAgent
@@ -37,6 +37,7 @@ from lifeline.envs.codered.params import (
     SPECIALISTS,
 )
 from lifeline.envs.codered.types import OR_STATES, P_STATUS, U_STATUS, MaintainPlan
+from lifeline.faces.tools import as_tool_call
 
 _NODE = {n: i for i, n in enumerate(NODES)}
 _STATUS = {n: i for i, n in enumerate(P_STATUS)}
@@ -197,7 +198,7 @@ class CodeRedTextPolicy(TextPolicy):
         self._agent = HeuristicAgent()
 
     def reply(self, observation: str) -> str:
-        from lifeline.adapters.tools import format_call
+        from lifeline.faces.tools import format_call
 
         e, a = self._env, self._agent
         obs = parse(observation, e.params.rush_factor)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from lifeline.agents.base import Agent
+from lifeline.core.agent import Agent
 from lifeline.core.env import Action, Environment
 from lifeline.envs.dispatch import dynamics
 from lifeline.envs.dispatch.env import DispatchEnv
@@ -575,6 +575,14 @@ AGENTS: dict[str, type[Agent]] = {
     "relocate_churn": RelocateChurnAgent,
 }
 """The dispatch ladder's own agents (``random`` is generic) and its exploit policies."""
+
+EXPLOITS: tuple[str, ...] = ("swarm", "aid_spam", "type_blind", "park_then_answer",
+                             "verify_everything", "ignore_priority", "reroute_churn",
+                             "relocate_churn")
+"""The dispatch exploit policies (``EnvSpec.exploits``), shared by both cities."""
+
+TEXT_POLICY = "lifeline.envs.dispatch.text_agent:DispatchTextPolicy"
+"""The env's text-only heuristic (``EnvSpec.text_policy``; see ``text_agent.py``)."""
 
 BOUNDED_COMPONENTS: tuple[str, ...] = ("response", "survival", "coverage")
 """Components no policy may push above the bound's (exploit suite): all three since v1, where

@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from lifeline.agents.text_heuristic import TextPolicy, as_tool_call
+from lifeline.core.agent import TextPolicy
 from lifeline.core.registry import make
 from lifeline.envs.dispatch.baselines import ClosestIdleAgent
 from lifeline.envs.dispatch.env import DispatchEnv
@@ -23,6 +23,7 @@ from lifeline.envs.dispatch.observation import CALL_COLUMNS, CLOCK_COLUMNS, UNIT
 from lifeline.envs.dispatch.params import CALL_TYPES
 from lifeline.envs.dispatch.render import TONES
 from lifeline.envs.dispatch.types import STATUS_NAMES, Hold
+from lifeline.faces.tools import as_tool_call
 
 _HEAD = re.compile(r"traffic x([\d.]+) \| mutual aid left (\d+)")
 _CALL = re.compile(r"^\s+\[(\d+)\] call #\d+ node (\d+) \(.*\), (\w+), (\w+), ([\d.]+) min, "

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from lifeline.agents.base import Agent
+from lifeline.core.agent import Agent
 from lifeline.core.env import Action, Environment
 from lifeline.envs.ed.env import EDEnv
 from lifeline.envs.ed.params import RESPIRATORY, unconstrained
@@ -417,6 +417,9 @@ AGENTS: dict[str, type[Agent]] = {
     "invalid_instead_of_wait": InvalidInsteadOfWaitAgent,
 }
 """The ed ladder's own agents (``noop``/``random`` are generic) and its exploit policies."""
+
+TEXT_POLICY = "lifeline.envs.ed.text_agent:EDTextPolicy"
+"""The env's text-only heuristic (``EnvSpec.text_policy``; see ``text_agent.py``)."""
 
 
 PASS_THRESHOLD = 0.9

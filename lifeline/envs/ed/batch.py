@@ -12,7 +12,7 @@ grades (``tests/test_ed_batch.py``), because it replays the same pre-drawn rando
 mirrors ``dynamics.py`` function by function. Needs ``numba`` (extra ``fast``); without it,
 :func:`require_numba` raises an ``ImportError`` that says how to install it (there is no slow
 fallback: the Python loop of scalar envs, ``SyncVectorEnv``, is that fallback and
-``lifeline.adapters.gymnasium.make_vector_env(..., batch=False)`` builds it).
+``lifeline.faces.gymnasium.make_vector_env(..., batch=False)`` builds it).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from gymnasium.vector.utils import batch_space
 from gymnasium.vector.vector_env import AutoresetMode
 
 from lifeline.core.env import Grade
+from lifeline.core.extras import MissingExtra
 from lifeline.core.rng import check_seed, make_streams
 from lifeline.envs.ed.env import STREAMS, return_bound
 from lifeline.envs.ed.generator import diurnal_profile
@@ -42,11 +43,11 @@ _KINDS = ("admit_general", "admit_icu", "ventilate", "transfer_to_icu", "step_do
 
 
 def require_numba() -> Any:
-    """The ``batch_kernel`` module, or an ``ImportError`` saying how to get numba."""
+    """The ``batch_kernel`` module, or :class:`MissingExtra` saying how to get numba."""
     try:
         from lifeline.envs.ed import batch_kernel
     except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise ImportError("the batch ED needs numba: pip install 'lifeline-gym[fast]' "
+        raise MissingExtra("the batch ED needs numba: pip install 'lifeline-gym[fast]' "
                           "(or use the Python loop: make_vector_env(..., batch=False))"
                           ) from exc
     return batch_kernel
@@ -322,7 +323,7 @@ class EDVectorEnv(gym.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.nda
     ``action_mask`` as int8, ``Discrete`` actions), batched. Sub-env ``i`` is seeded like
     ``SyncVectorEnv`` seeds its copies: ``reset(seed=s)`` gives env ``i`` the episode seed
     ``s + i`` and a ``np_random`` from which every later (auto-)reset draws its episode seed, as
-    :class:`lifeline.adapters.gymnasium.LifelineGymEnv` does, so the batch env and the Python loop
+    :class:`lifeline.faces.gymnasium.LifelineGymEnv` does, so the batch env and the Python loop
     of scalar envs give the same episodes for the same seed. ``autoreset_mode``: ``NEXT_STEP``
     (Gymnasium's default: the step after an episode ends resets that env, its action is ignored,
     reward 0) or ``SAME_STEP`` (the ending step returns the next episode's first observation;
@@ -341,8 +342,8 @@ class EDVectorEnv(gym.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.nda
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  copy: bool = True, params: EDParams | None = None,
                  episode_seeds: Iterator[int] | None = None) -> None:
-        from lifeline.adapters.gymnasium import observation_space
         from lifeline.envs.ed.env import EDEnv
+        from lifeline.faces.gymnasium import observation_space
 
         mode = AutoresetMode(autoreset_mode)
         if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
@@ -486,9 +487,9 @@ def make_vector_env(num_envs: int = 1, lifeline_env: str = "ed", scenario: str |
     """ed's ``vector_entry_point``: ``gym.make_vec("lifeline/ED-v2", num_envs=N)`` is an
     :class:`EDVectorEnv` (the batch kernel). ``batch=False``, ``asynchronous=True`` or a
     ``render_mode`` build the generic Python loop of scalar envs instead
-    (:func:`lifeline.adapters.gymnasium.make_vector_env`); so does a missing numba, with a
+    (:func:`lifeline.faces.gymnasium.make_vector_env`); so does a missing numba, with a
     warning (same episodes, slower)."""
-    from lifeline.adapters import gymnasium as adapter
+    from lifeline.faces import gymnasium as adapter
 
     if not batch or asynchronous or render_mode is not None:
         return adapter.make_vector_env(num_envs, lifeline_env, scenario, render_mode,

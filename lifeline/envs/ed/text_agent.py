@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from lifeline.agents.text_heuristic import TextPolicy, as_tool_call
+from lifeline.core.agent import TextPolicy
 from lifeline.envs.ed.baselines import EDHeuristicAgent
 from lifeline.envs.ed.env import EDEnv
 from lifeline.envs.ed.params import CONDITIONS
+from lifeline.faces.tools import as_tool_call
 
 _CODE = {name: i + 1 for i, name in enumerate(CONDITIONS)}
 BED_COLUMNS = 6

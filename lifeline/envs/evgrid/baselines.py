@@ -20,7 +20,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
-from lifeline.agents.base import Agent
+from lifeline.core.agent import Agent
 from lifeline.core.env import Action, Environment
 from lifeline.envs.evgrid.dynamics import QUEUE_GRACE_MIN
 from lifeline.envs.evgrid.env import EVGridEnv
@@ -550,6 +550,15 @@ AGENTS: dict[str, type[Agent]] = {
     "cheap_hours_only": CheapHoursOnlyAgent,
 }
 """The evgrid ladder (``random`` is generic) and its exploit policies."""
+
+EXPLOITS: dict[str, tuple[str, ...]] = {
+    "evgrid": ("always_defer", "always_shift", "ultra_hog", "cheap_hours_only"),
+    "evgrid_team": ("always_shift",),
+}
+"""The exploit policies (``EnvSpec.exploits``) of each env this module serves."""
+
+TEXT_POLICY = "lifeline.envs.evgrid.text_agent:EVGridTextPolicy"
+"""The env's text-only heuristic (``EnvSpec.text_policy``; see ``text_agent.py``)."""
 
 BOUNDED_COMPONENTS: tuple[str, ...] = ()
 """The bound must dominate the score; per-component dominance is not claimed (a policy that

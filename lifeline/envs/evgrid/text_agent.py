@@ -17,13 +17,14 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from lifeline.agents.text_heuristic import TextPolicy, as_tool_call
+from lifeline.core.agent import TextPolicy
 from lifeline.core.registry import make
 from lifeline.envs.evgrid.baselines import E_DWELL, GreedyAgent
 from lifeline.envs.evgrid.env import EVGridEnv
 from lifeline.envs.evgrid.observation import EV_COLUMNS, STATION_COLUMNS, ZONE_COLUMNS
 from lifeline.envs.evgrid.params import PERSONAS, STATIONS
 from lifeline.envs.evgrid.types import Hold
+from lifeline.faces.tools import as_tool_call
 
 _NUM = r"(-?[\d.]+)"
 _CLOCK = re.compile(r"\| t=(\d+)/")

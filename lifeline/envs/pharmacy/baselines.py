@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linprog
 
-from lifeline.agents.base import Agent
+from lifeline.core.agent import Agent
 from lifeline.core.env import Action, Environment
 from lifeline.envs.pharmacy import inventory, rules
 from lifeline.envs.pharmacy.env import PharmacyEnv
@@ -600,6 +600,12 @@ AGENTS: dict[str, type[Agent]] = {
     "cut_everything": CutEverythingAgent,
 }
 """The pharmacy ladder (weakest first) and its exploit policies."""
+
+EXPLOITS: tuple[str, ...] = ("escalate_all", "tool_spam", "hoard_orders", "cut_everything")
+"""The pharmacy exploit policies (``EnvSpec.exploits``)."""
+
+TEXT_POLICY = "lifeline.envs.pharmacy.text_agent:PharmacyTextPolicy"
+"""The env's text-only heuristic (``EnvSpec.text_policy``; see ``text_agent.py``)."""
 
 
 PASS_THRESHOLD = 0.8

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lifeline.agents.text_heuristic import TextPolicy, as_tool_call
+from lifeline.core.agent import TextPolicy
 from lifeline.core.env import Action
 from lifeline.core.registry import make
 from lifeline.envs.pharmacy.baselines import (
@@ -48,6 +48,7 @@ from lifeline.envs.pharmacy.types import (
     ViewRequests,
     WmsScanInventory,
 )
+from lifeline.faces.tools import as_tool_call
 
 _SKU = {n: i for i, n in enumerate(SKU_NAMES)}
 _WARD = {n: i for i, n in enumerate(WARDS)}

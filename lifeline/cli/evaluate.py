@@ -1,110 +1,54 @@
-"""The ``lifeline`` command line: list, run, eval, compare, leaderboard, report, check, train,
-serve, bench.
+"""``lifeline run``, ``eval``, ``compare`` and ``leaderboard``: play and evaluate agents.
 
-Bad input (unknown environment, scenario or agent, a negative seed, an unwritable output path,
-a missing optional extra, ...) prints one ``Error:`` line and exits with status 2 — never a
-traceback — and is caught *before* any work starts. Ctrl-C during ``eval``/``compare``/
-``leaderboard`` writes the results finished so far (and says so); exit status 130.
-
-Imports are lazy (scipy, matplotlib, torch, FastAPI load inside the commands that need them), so
-``lifeline --help`` stays fast. Commands living in other modules (``cli_train``, ``cli_serve``,
-...) add themselves through their ``register(app)``.
+Ctrl-C during ``eval``/``compare``/``leaderboard`` writes the results finished so far (and says
+so); exit status 130.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from lifeline import __version__
-from lifeline.cli_common import (
+from lifeline.cli.common import (
+    EVAL_SEED_BASE,
     INTERRUPTED,
-    LifelineGroup,
+    AddressOpt,
+    AgentAlias,
+    AgentsOpt,
+    ApiKeyEnvOpt,
+    BackendOpt,
+    BaseUrlOpt,
+    EnvArg,
+    EpisodesOpt,
+    ExplicitOpt,
+    JsonOutOpt,
+    MaxRepairsOpt,
+    PassThresholdOpt,
+    RateLimitOpt,
+    RecordDirOpt,
+    ScenarioOpt,
+    SeedStartOpt,
+    TranscriptsOpt,
+    TrialsOpt,
     UserError,
+    WorkersOpt,
     check_out_dir,
     check_out_file,
     complete_env,
     env_help,
-    fail,
     friendly_errors,
     note,
+    print_rich,
     progress,
     split_names,
+    write_json,
 )
 
 if TYPE_CHECKING:
     from rich.table import Table
-
-EVAL_SEED_BASE = 1_000_000
-"""The held-out evaluation seeds (``lifeline.eval.seeds.EVAL_SEED_BASE``, asserted in tests);
-repeated here so ``--help`` does not import the evaluation stack."""
-
-app = typer.Typer(
-    cls=LifelineGroup, add_completion=False, no_args_is_help=True,
-    # Plain click formatting: one error style ("Error: ..." lines) for click's own usage errors
-    # and ours, and no rich import on the --help path.
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    help="Lifeline: RL environments for the operations that keep people alive.")
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"lifeline {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(version: Annotated[bool, typer.Option(
-        "--version", "-V", callback=_version, is_eager=True,
-        help="Print the version and exit.")] = False) -> None:
-    """Lifeline: RL environments for the operations that keep people alive."""
-
-
-# Options shared by several commands.
-EnvArg = Annotated[str, typer.Argument(help=env_help(),
-                                       autocompletion=complete_env)]
-ScenarioOpt = Annotated[str, typer.Option(
-    "--scenario", "-s", help="Scenario name or 'all' (scenarios: `lifeline list`).")]
-AgentsOpt = Annotated[str | None, typer.Option(
-    "--agents", "-a", help="Comma-separated agents: a ladder name (`lifeline list`), same:K or "
-                           "ppo:RUN_DIR.")]
-AgentAlias = Annotated[str | None, typer.Option("--agent", hidden=True,
-                                                help="Old name of --agents.")]
-EpisodesOpt = Annotated[int, typer.Option(help="Episodes per scenario and agent (>= 1).")]
-SeedStartOpt = Annotated[int, typer.Option(help="First seed (default: the held-out set).")]
-WorkersOpt = Annotated[int, typer.Option(help="Worker processes (>= 1).")]
-BackendOpt = Annotated[str, typer.Option(
-    help="Where episodes run: 'process' (local --workers) or 'ray' (Ray tasks; 'dist' extra; "
-         "records identical to --workers 1).")]
-AddressOpt = Annotated[str | None, typer.Option(
-    help="--backend ray: cluster to join ('auto', 'HOST:6379', 'ray://HOST:10001'; default: "
-         "$RAY_ADDRESS, else a private local Ray instance).")]
-JsonOutOpt = Annotated[Path | None, typer.Option(
-    "--json", metavar="PATH", help="Write the results JSON to PATH ('-' or no value: stdout).")]
-RecordDirOpt = Annotated[Path | None, typer.Option(
-    "--record", metavar="DIR", help="Write every episode's replay (JSONL) into DIR "
-                                    "(watch with `lifeline view`).")]
-TrialsOpt = Annotated[int, typer.Option(
-    help="Attempts per seed (stochastic agents such as LLMs); adds pass^k to the results.")]
-PassThresholdOpt = Annotated[float | None, typer.Option(
-    help="Score an attempt must reach to pass (pass^k; default: the env's PASS_THRESHOLD).")]
-BaseUrlOpt = Annotated[str | None, typer.Option(
-    help="OpenAI-compatible endpoint for llm:MODEL agents, e.g. http://127.0.0.1:8001/v1.")]
-ApiKeyEnvOpt = Annotated[str | None, typer.Option(
-    help="NAME of the environment variable holding the API key (never the key itself).")]
-MaxRepairsOpt = Annotated[int | None, typer.Option(
-    help="LLM agents: repair prompts per turn after a malformed or illegal call (default 2).")]
-RateLimitOpt = Annotated[float | None, typer.Option(
-    help="LLM agents: total requests per second across workers (default: unlimited).")]
-TranscriptsOpt = Annotated[Path | None, typer.Option(
-    metavar="DIR", help="LLM agents: write one JSONL transcript per episode into DIR.")]
-ExplicitOpt = Annotated[bool, typer.Option(
-    "--explicit-legal", help="LLM agents: list legal calls one per line (no N ranges).")]
 
 
 def _scenarios(scenario: str | None) -> list[str] | None:
@@ -120,7 +64,7 @@ def _agents(agents: str | None, alias: str | None, required: bool = True) -> lis
 
 
 def _check_agents(names: list[str]) -> None:
-    from lifeline.extras import require
+    from lifeline.core.extras import require
 
     if any(n.startswith("ppo:") for n in names):
         require("train", "a ppo:PATH agent")
@@ -131,8 +75,8 @@ def _check_agents(names: list[str]) -> None:
 
 
 def _check_backend(backend: str, address: str | None, agents: list[str]) -> None:
+    from lifeline.core.extras import require
     from lifeline.eval.harness import BACKENDS
-    from lifeline.extras import require
 
     if backend not in BACKENDS:
         raise UserError(f"unknown --backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
@@ -211,7 +155,7 @@ def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
 def _llm_options(base_url: str | None, api_key_env: str | None, max_repairs: int | None,
                  rate_limit: float | None, transcripts: Path | None, explicit: bool,
                  workers: int) -> None:
-    from lifeline.cli_llm import apply_llm_options
+    from lifeline.cli.llm import apply_llm_options
 
     if transcripts is not None:
         check_out_dir(transcripts, "--transcripts")
@@ -235,35 +179,17 @@ def _summary_table(results: dict[str, Any], title: str) -> Table:
     return table
 
 
-def _print(renderable: Any, to_stderr: bool = False) -> None:
-    from rich.console import Console
-
-    Console(stderr=to_stderr).print(renderable)
-
-
-def _write_json(results: Any, path: Path | None) -> None:
-    if path is None:
-        return
-    text = json.dumps(results, indent=1)
-    if str(path) == "-":
-        typer.echo(text)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    note(f"wrote {path}")
-
-
 def _finish(results: dict[str, Any], interrupted: bool, title: str, json_path: Path | None
             ) -> None:
     """Show the table, write the JSON and, after Ctrl-C, say what was kept and exit 130."""
     if results["records"]:
-        _print(_summary_table(results, title), to_stderr=str(json_path) == "-")
+        print_rich(_summary_table(results, title), to_stderr=str(json_path) == "-")
         for row in results.get("pass_k", []):
-            _print(f"pass^{row['k']} {row['scenario']}/{row['agent']}: {row['pass_k']:.3f} "
+            print_rich(f"pass^{row['k']} {row['scenario']}/{row['agent']}: {row['pass_k']:.3f} "
                    f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}] over {row['seeds']} seeds "
                    f"(threshold {row['threshold']:.2f}; pass@1 {row['pass_1']:.3f})",
                    to_stderr=str(json_path) == "-")
-    _write_json(results, json_path)
+    write_json(results, json_path)
     if interrupted:
         m = results["meta"]
         where = f" written to {json_path}" if json_path and str(json_path) != "-" else (
@@ -273,32 +199,6 @@ def _finish(results: dict[str, Any], interrupted: bool, title: str, json_path: P
         raise typer.Exit(INTERRUPTED)
 
 
-@app.command("list")
-@friendly_errors
-def list_envs(json_path: JsonOutOpt = None) -> None:
-    """List registered environments, their scenarios, tags and baseline agents."""
-    from lifeline.core.registry import all_specs
-
-    check_out_file(json_path)
-    rows: list[dict[str, Any]] = [
-        {"name": s.name, "gym_id": s.gym_id, "scenarios": list(s.scenarios),
-         "tags": list(s.tags), "agents": list(s.agents), "description": s.description}
-        for s in all_specs()]
-    if json_path is not None:
-        _write_json(rows, json_path)
-        return
-    from rich.table import Table
-
-    table = Table(title="Lifeline environments")
-    for col in ("name", "gym id", "scenarios", "tags", "ladder"):
-        table.add_column(col)
-    for r in rows:
-        table.add_row(str(r["name"]), str(r["gym_id"]), ", ".join(r["scenarios"]),
-                      ", ".join(r["tags"]), " < ".join(r["agents"]))
-    _print(table)
-
-
-@app.command()
 @friendly_errors
 def run(env: EnvArg,
         scenario: Annotated[str | None, typer.Option(
@@ -317,7 +217,7 @@ def run(env: EnvArg,
         ) -> None:
     """Run one episode and print its grade (and text frames with --render)."""
     from lifeline.core.registry import spec
-    from lifeline.eval.harness import Task, run_episode
+    from lifeline.eval.episode import Task, run_episode
 
     env_spec = spec(env)
     check_out_file(json_path)
@@ -337,7 +237,7 @@ def run(env: EnvArg,
         console.print(core.render_text(state), markup=False, highlight=False, soft_wrap=True)
 
     if record_to is not None:
-        from lifeline.replay import record_episode
+        from lifeline.eval.replay import record_episode
 
         record = record_episode(Task(env_spec.name, scen, name, seed), record_to)
         note(f"replay written: {record['replay']} (watch: lifeline view {record['replay']})")
@@ -345,7 +245,7 @@ def run(env: EnvArg,
         record = run_episode(Task(env_spec.name, scen, name, seed),
                              on_step=show if render else None)
     if json_path is not None:
-        _write_json(record, json_path)
+        write_json(record, json_path)
         if str(json_path) == "-":
             return
     console.print(f"[bold]{env_spec.name}/{scen}[/] agent={name} seed={seed}: "
@@ -355,7 +255,6 @@ def run(env: EnvArg,
         console.print(f"  {key:<20} {value:.3f}")
 
 
-@app.command("eval")
 @friendly_errors
 def eval_cmd(env: EnvArg,
              agents: AgentsOpt = None,
@@ -386,7 +285,6 @@ def eval_cmd(env: EnvArg,
     _finish(results, interrupted, f"{env}: {', '.join(names)}", json_path)
 
 
-@app.command()
 @friendly_errors
 def compare(env: EnvArg,
             agents: AgentsOpt = None,
@@ -417,7 +315,6 @@ def compare(env: EnvArg,
     _finish(results, interrupted, f"{env}: paired comparison", json_path)
 
 
-@app.command()
 @friendly_errors
 def leaderboard(
         episodes: EpisodesOpt = 10,
@@ -433,8 +330,8 @@ def leaderboard(
                  "(lifeline/data/leaderboard.json; commit it).")] = False,
         ) -> None:
     """Run every environment's baseline ladder; write results JSON, a Markdown report and plots."""
+    from lifeline.core.extras import require
     from lifeline.core.registry import all_specs
-    from lifeline.extras import require
 
     require("viz", "lifeline leaderboard")
     check_out_dir(out)
@@ -453,8 +350,8 @@ def leaderboard(
     out.mkdir(parents=True, exist_ok=True)
     for res in results:
         name = res["records"][0]["env"]
-        _print(_summary_table(res, f"{name}: baseline ladder"))
-        _write_json(res, out / f"{name}.json")
+        print_rich(_summary_table(res, f"{name}: baseline ladder"))
+        write_json(res, out / f"{name}.json")
     if results:
         from lifeline.eval.report import write_report
 
@@ -471,82 +368,9 @@ def leaderboard(
         raise typer.Exit(INTERRUPTED)
 
 
-@app.command()
-@friendly_errors
-def check(env: EnvArg,
-          scenario: Annotated[str | None, typer.Option(
-              "--scenario", "-s", help="Scenario or 'all' (default: the env's first).")] = None,
-          seed: Annotated[int, typer.Option(help="Seed of the checked episodes (>= 0).")] = 7,
-          subprocess_check: Annotated[bool, typer.Option(
-              "--subprocess/--no-subprocess",
-              help="Also replay in another process under another PYTHONHASHSEED.")] = True,
-          json_path: JsonOutOpt = None,
-          ) -> None:
-    """Run the conformance checker (determinism, exact mask, invalid actions, ...) on ENV."""
-    from lifeline.core.registry import resolve_scenario, spec
-    from lifeline.testing.checker import check_env
-
-    env_spec = spec(env)
-    check_out_file(json_path)
-    names = list(env_spec.scenarios) if scenario == "all" else [
-        resolve_scenario(env_spec, scenario)]
-    reports = []
-    for name in names:
-        report = check_env(env_spec.name, name, seed, subprocess_check=subprocess_check,
-                           raise_on_failure=False)
-        reports.append(report)
-        if json_path is None or str(json_path) != "-":
-            typer.echo(report.summary())
-    _write_json([r.to_dict() for r in reports], json_path)
-    if not all(r.passed for r in reports):
-        raise typer.Exit(1)
-
-
-@app.command()
-@friendly_errors
-def bench(
-        steps: Annotated[int, typer.Option(help="Steps per measurement.")] = 20_000,
-        env: Annotated[list[str] | None, typer.Option(
-            help="Only this env (repeatable; default: all). " + env_help(),
-            autocompletion=complete_env)] = None,
-        all_scenarios: Annotated[bool, typer.Option(help="Every scenario, not the first.")] = False,
-        json_path: JsonOutOpt = None,
-        ) -> None:
-    """Throughput benchmark (JSON): core/Gymnasium steps/s and reset time under masked random."""
-    from lifeline.bench.throughput import plan as bench_plan
-    from lifeline.bench.throughput import run as run_bench
-
-    check_out_file(json_path)
-    jobs = bench_plan(env, all_scenarios)
-    with progress() as bar:
-        task = bar.add_task("bench", total=len(jobs))
-
-        def advance(env_name: str, scenario: str) -> None:
-            bar.update(task, advance=1, description=f"bench {env_name}/{scenario}")
-
-        result = run_bench(steps, env, all_scenarios, on_done=advance)
-    _write_json(result, json_path or Path("-"))
-
-
-def _register_subcommands() -> None:
-    """Commands that live in their own modules (heavy imports stay inside the commands)."""
-    from lifeline import cli_calibrate, cli_serve, cli_train, cli_view
-
-    cli_serve.register(app)
-    cli_train.register(app)
-    cli_view.register(app)
-    cli_calibrate.register(app)
-
-
-_register_subcommands()
-
-
-def main() -> None:
-    """Entry point that also works as ``python -m lifeline``."""
-    app(prog_name="lifeline")
-
-
-__all__ = ["UserError", "app", "fail", "main"]
-
-if __name__ == "__main__":
-    main()
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app`` (in ``--help`` order)."""
+    app.command()(run)
+    app.command("eval")(eval_cmd)
+    app.command()(compare)
+    app.command()(leaderboard)

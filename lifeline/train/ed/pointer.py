@@ -1,6 +1,6 @@
 """A pointer-style policy for the ED: one shared scorer rates every action from its own features.
 
-The flat MLP of :mod:`lifeline.train.fastppo` sees the observation as one vector and must learn
+The flat MLP of :mod:`lifeline.train.ed.fastppo` sees the observation as one vector and must learn
 a separate output unit per (action kind, bed or slot); it clones the heuristic on 98.8-99.4 % of
 decisions but never exactly, and its remaining mistakes cost score. Here every encoded action
 ``a`` gets a feature row: its kind (one-hot of the 8 kinds) and the observation row of the
@@ -29,7 +29,7 @@ import numpy as np
 
 from lifeline.envs.ed.params import EDParams
 from lifeline.envs.ed.rules import Layout
-from lifeline.train.features import feature_keys
+from lifeline.faces.features import feature_keys
 from lifeline.train.ppo_loss import masked_logits
 
 KINDS = ("wait", "admit_general", "admit_icu", "ventilate", "transfer_to_icu", "step_down",

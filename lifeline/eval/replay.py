@@ -25,7 +25,6 @@ import datetime as _dt
 import gzip
 import io
 import json
-import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,23 +33,10 @@ from typing import IO, Any
 import numpy as np
 
 from lifeline.core.env import Action, Environment, TimeStep
+from lifeline.core.jsonable import clean
+from lifeline.eval.episode import run_episode
 
 FORMAT = "lifeline-replay/1"
-
-
-def clean(value: Any) -> Any:
-    """``value`` as plain JSON: numpy scalars/arrays converted, non-finite floats -> ``None``."""
-    if isinstance(value, dict):
-        return {str(k): clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [clean(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return clean(value.tolist())
-    if isinstance(value, np.generic):
-        return clean(value.item())
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def dumps(obj: Any) -> str:
@@ -151,14 +137,12 @@ def replay_name(env: str, scenario: str, agent: str, seed: int) -> str:
 
 
 def record_episode(task: Any, path: str | Path, agent: Any = None) -> dict[str, Any]:
-    """Run ``task`` (a :class:`lifeline.eval.harness.Task`) writing its replay to ``path``.
+    """Run ``task`` (a :class:`lifeline.eval.episode.Task`) writing its replay to ``path``.
 
     ``path`` is a ``.jsonl`` file (``.jsonl.gz``: gzip-compressed, about 10x smaller), or else a
     directory (the file is then named by :func:`replay_name`). Returns the usual
     episode record with ``replay`` (the file written) added.
     """
-    from lifeline.eval.harness import run_episode
-
     target = Path(path)
     if target.is_dir() or not target.name.endswith((".jsonl", ".json", ".jsonl.gz")):
         target = target / replay_name(task.env, task.scenario, task.agent, task.seed)

@@ -4,16 +4,16 @@
 time outside the environment (2.8k steps/s overall); this trainer is sized for throughput
 instead: the environment is :class:`lifeline.envs.ed.batch.EDVectorEnv` (the numba kernel, N
 envs per call, no copies), the policy a small MLP on the same ``log1p`` features as
-``lifeline.train.features`` (sorted observation keys, mask applied to the logits), one torch
+``lifeline.faces.features`` (sorted observation keys, mask applied to the logits), one torch
 thread, large rollouts and few epochs. Training episodes use training seeds only (the vector
 env's ``episode_seeds``); the greedy policy is scored on the held-out evaluation seeds
 (``lifeline.eval.seeds.eval_seeds``) every ``eval_every_s`` CPU seconds of training, which gives
 the time-to-score curve. CPU time is ``time.process_time`` (all threads of this process), with the
 evaluations' own CPU time excluded from the training clock.
 
-``arch="pointer"`` swaps the flat MLP for :mod:`lifeline.train.pointer` (one shared scorer over
+``arch="pointer"`` swaps the flat MLP for :mod:`lifeline.train.ed.pointer` (one shared scorer over
 each action's own patient row), ``batch_collect`` collects the cloning data on the batch kernel
-(:mod:`lifeline.train.ed_clone`), ``paired`` adds the per-seed comparison with the heuristic.
+(:mod:`lifeline.train.ed.clone`), ``paired`` adds the per-seed comparison with the heuristic.
 
 ``train_fast_ppo("surge", cpu_seconds=120, out_dir="results/ed/fastppo")`` writes
 ``curve.json`` (config, points ``(train_cpu_s, env_steps, eval_score, train_score)``, the target
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from lifeline.eval.seeds import check_train_seed, eval_seeds, train_seed_stream
-from lifeline.train.features import MASK_KEY, feature_keys
+from lifeline.faces.features import MASK_KEY, feature_keys
 from lifeline.train.ppo_loss import clipped_policy_loss, masked_logits
 
 
@@ -45,21 +45,34 @@ class FastPPOConfig:
     num_steps: int = 32
     """Steps per environment per rollout (rollout = num_envs x num_steps transitions)."""
     epochs: int = 2
+    """PPO passes over each rollout."""
     minibatches: int = 4
+    """Minibatches each pass splits the rollout into."""
     learning_rate: float = 1e-3
+    """Adam step size of PPO."""
     anneal_lr: bool = False
+    """Decay the learning rate linearly with training CPU time (to 5 % at the end)."""
     gamma: float = 0.99
+    """Discount per step."""
     gae_lambda: float = 0.95
+    """GAE lambda of the advantage estimate."""
     clip_coef: float = 0.2
+    """PPO ratio clip (policy loss)."""
     ent_coef: float = 0.01
+    """Weight of the entropy bonus over the legal actions."""
     vf_coef: float = 0.5
+    """Weight of the value loss."""
     max_grad_norm: float = 0.5
+    """Gradients are clipped to this global norm."""
     hidden: int = 128
+    """Width of the two tanh layers of the actor and of the critic (the pointer policy: of
+    its context embedding)."""
     reward_scale: float = 0.05
     """Rewards are multiplied by this (the dense reward is in tens per step when patients die)."""
     eval_every_s: float = 10.0
     """CPU seconds of training between two evaluations of the greedy policy."""
     eval_episodes: int = 30
+    """Held-out evaluation seeds each evaluation plays (``eval_seeds(eval_episodes)``)."""
     threads: int = 1
     """torch threads (1: the machine is shared; the env is single-threaded anyway)."""
     bc_episodes: int = 0
@@ -67,20 +80,25 @@ class FastPPOConfig:
     episodes (masked cross-entropy, plus value regression on its discounted returns), on the
     training clock (collection and fitting count as training CPU time)."""
     bc_epochs: int = 20
+    """Passes of the cloning fit over the heuristic data."""
     bc_batch: int = 256
+    """Minibatch size of the cloning fit."""
     bc_lr: float = 1e-3
+    """Learning rate of the cloning fit (PPO then runs at ``learning_rate``)."""
     dagger_rounds: int = 0
     """After cloning: rounds of DAgger (the learner drives ``dagger_episodes`` episodes, the
     heuristic labels the states it visits, the data are aggregated and refitted for
     ``dagger_epochs``), so the clone also knows what to do where its own mistakes lead."""
     dagger_episodes: int = 20
+    """Episodes the learner drives per DAgger round."""
     dagger_epochs: int = 6
+    """Passes of the refit over the aggregated data after each DAgger round."""
     bc_coef: float = 0.0
     """During PPO: weight of a cross-entropy term toward the heuristic's labels on a minibatch of
     the cloning/DAgger data (keeps PPO from drifting away from the clone); 0 disables it."""
     arch: str = "mlp"
     """Policy: ``mlp`` (one MLP over the flat ``log1p`` observation, one output per action) or
-    ``pointer`` (:mod:`lifeline.train.pointer`: one shared scorer over each action's own
+    ``pointer`` (:mod:`lifeline.train.ed.pointer`: one shared scorer over each action's own
     features, given a context embedding of the observation)."""
     scorer_hidden: int = 64
     """Width of the pointer policy's per-action scorer (``arch=pointer`` only)."""
@@ -96,7 +114,7 @@ class FastPPOConfig:
     the final point and at the first point that reached the target."""
     batch_collect: bool = False
     """Collect cloning/DAgger episodes side by side on the batch kernel
-    (:func:`lifeline.train.ed_clone.collect_batch`) instead of one by one on the scalar env."""
+    (:func:`lifeline.train.ed.clone.collect_batch`) instead of one by one on the scalar env."""
 
 
 @dataclass
@@ -146,7 +164,7 @@ def make_agent(obs_dim: int, num_actions: int, hidden: int) -> Any:
 
 
 class Featurizer:
-    """``lifeline.train.features.features`` for a whole batch: ``log1p(max(obs, 0))`` of the
+    """``lifeline.faces.features.features`` for a whole batch: ``log1p(max(obs, 0))`` of the
     observation arrays in sorted key order, flattened per env."""
 
     def __init__(self, keys: list[str]) -> None:
@@ -273,7 +291,7 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
     featurize: Callable[[dict[str, np.ndarray]], np.ndarray]
     n_act = venv.single_action_space.n  # type: ignore[attr-defined]
     if cfg.arch == "pointer":
-        from lifeline.train.pointer import RawFeaturizer, make_pointer_agent
+        from lifeline.train.ed.pointer import RawFeaturizer, make_pointer_agent
 
         featurize = RawFeaturizer(list(obs))
         agent = make_pointer_agent(venv.batch.params, cfg.hidden, cfg.scorer_hidden)
@@ -323,7 +341,7 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
     if cfg.bc_episodes > 0:
         t0 = time.process_time()
         if cfg.batch_collect:
-            from lifeline.train.ed_clone import collect_batch, greedy_driver
+            from lifeline.train.ed.clone import collect_batch, greedy_driver
 
             data = collect_batch(scenario, cfg.bc_episodes, rng_seeds, cfg.gamma,
                                  cfg.reward_scale, featurize)
@@ -331,7 +349,7 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
             data = collect_heuristic(scenario, cfg.bc_episodes, rng_seeds, cfg, featurize)
         kinds = None
         if cfg.bc_balance > 0:
-            from lifeline.train.pointer import action_targets
+            from lifeline.train.ed.pointer import action_targets
 
             kinds = action_targets(venv.batch.params)[0]
         accuracy = behaviour_clone(agent, data, cfg, opt, kinds=kinds)
@@ -456,7 +474,7 @@ def write_paired(result: FastPPOResult, out: Path, scenario: str, episodes: int)
     ``paired.json`` (greedy policy minus heuristic, per seed, at the final point and at the first
     point that reached the target; bootstrap 95 % CI over seeds)."""
     from lifeline.eval.stats import paired_compare
-    from lifeline.train.ed_clone import heuristic_scores
+    from lifeline.train.ed.clone import heuristic_scores
 
     seeds = [int(s) for s in eval_seeds(episodes)]
     ref = heuristic_scores(scenario, seeds)

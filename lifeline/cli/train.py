@@ -5,7 +5,7 @@
 * ``lifeline train ppo ENV --scenario S --timesteps N [--seed K] [--out DIR] [--set k=v]
   [--config FILE] [--resume] [--tensorboard DIR]`` — MaskablePPO (needs the ``train`` extra).
 * ``lifeline train fastppo ed --scenario S --cpu-seconds T [--target X] [--out DIR]`` — the
-  compact masked PPO on the batch ED (``lifeline.train.fastppo``; extras ``train`` and ``fast``).
+  compact masked PPO on the batch ED (``lifeline.train.ed.fastppo``; extras ``train`` and ``fast``).
 
 Heavy imports (torch, sb3, matplotlib) happen inside the commands so ``lifeline --help`` is fast;
 a missing extra is one ``Error:`` line naming it, checked before any work.
@@ -19,7 +19,7 @@ from typing import Annotated
 
 import typer
 
-from lifeline.cli_common import (
+from lifeline.cli.common import (
     INTERRUPTED,
     UserError,
     check_out_dir,
@@ -63,7 +63,7 @@ def register(app: typer.Typer) -> None:
                  "in the report.")] = OnConflict.error,
     ) -> None:
         """Write a Markdown report with CIs, paired differences and plots from results JSON."""
-        from lifeline.extras import require
+        from lifeline.core.extras import require
 
         require("viz", "lifeline report")
         missing = [str(p) for p in [*results, *([runs] if runs else [])] if not p.exists()]
@@ -115,9 +115,9 @@ def register(app: typer.Typer) -> None:
 
         Ctrl-C saves the model trained so far; continue it with --resume.
         """
+        from lifeline.core.extras import require
         from lifeline.core.registry import resolve_scenario
         from lifeline.core.registry import spec as env_spec
-        from lifeline.extras import require
 
         spec_ = env_spec(env)
         scen = resolve_scenario(spec_, scenario)
@@ -164,7 +164,7 @@ def register(app: typer.Typer) -> None:
 
     register_fastppo(train_app)
 
-    from lifeline.cli_llm import register_grpo
+    from lifeline.cli.llm import register_grpo
 
     register_grpo(train_app)
     app.add_typer(train_app, name="train")
@@ -196,13 +196,13 @@ def register_fastppo(train_app: typer.Typer) -> None:
         import dataclasses
         import json
 
-        from lifeline.extras import require
+        from lifeline.core.extras import require
 
         if env != "ed":
             raise UserError("only 'ed' has a batch kernel; use `lifeline train ppo` for others")
         require("train", "lifeline train fastppo")
         require("fast", "lifeline train fastppo")
-        from lifeline.train.fastppo import FastPPOConfig, train_fast_ppo
+        from lifeline.train.ed.fastppo import FastPPOConfig, train_fast_ppo
 
         cfg = FastPPOConfig()
         types = {f.name: f.type for f in dataclasses.fields(cfg)}

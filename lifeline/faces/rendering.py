@@ -1,7 +1,7 @@
 """Rendering for the Gymnasium face (kept out of ``gymnasium.py``, which stays import-light).
 
 ``ansi`` returns the text view; ``rgb_array`` draws the environment's ``frame(state)`` with
-matplotlib's Agg backend (:mod:`lifeline.web.raster`: the ``ed`` bed board, the ``dispatch``
+matplotlib's Agg backend (:mod:`lifeline.faces.raster`: the ``ed`` bed board, the ``dispatch``
 map, a generic card for other environments); ``human`` prints the text view. Without a render
 mode, ``render()`` warns and returns ``None``, as Gymnasium's own environments do.
 """
@@ -30,8 +30,8 @@ def render(env: Any) -> Any:
     if mode == "human":
         print(core.render_text(env.state), flush=True)
         return None
-    from lifeline.replay import clean
-    from lifeline.web.raster import frame_to_rgb
+    from lifeline.core.jsonable import clean
+    from lifeline.faces.raster import frame_to_rgb
 
     static = getattr(env, "_frame_static", None)
     if static is None:

@@ -39,7 +39,7 @@ def register(app: typer.Typer) -> None:
                  "the session cap holds in total.")] = 1,
     ) -> None:
         """Serve environments over HTTP/WebSocket/MCP, each under /<name> (e.g. /ed/ws)."""
-        from lifeline.extras import require
+        from lifeline.core.extras import require
 
         try:
             require("server", "lifeline serve")

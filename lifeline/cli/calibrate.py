@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from lifeline.cli_common import (
+from lifeline.cli.common import (
     UserError,
     check_out_dir,
     complete_env,
@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
         scen = resolve_scenario(env_spec, scenario)
         check_out_dir(out)
         if plots:
-            from lifeline.extras import require
+            from lifeline.core.extras import require
 
             require("viz", "lifeline calibrate (plots; --no-plots skips them)")
         note(f"calibrate {env_spec.name}/{scen}: {episodes} episodes of "

@@ -26,9 +26,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Record one replay per environment: its reference baseline on its first scenario."""
         from lifeline.core.registry import all_specs
-        from lifeline.eval.harness import Task
+        from lifeline.eval.episode import Task
+        from lifeline.eval.replay import record_episode
         from lifeline.eval.seeds import EVAL_SEED_BASE
-        from lifeline.replay import record_episode
 
         specs = [s for s in all_specs() if not env or s.name in env]
         if not specs:
@@ -68,7 +68,7 @@ def register(app: typer.Typer) -> None:
             if missing:
                 raise FileNotFoundError(f"no such replay file: {', '.join(missing)}")
             if verify:
-                from lifeline.replay import verify as verify_replay
+                from lifeline.eval.replay import verify as verify_replay
 
                 for p in replays:
                     ok, why = verify_replay(p)

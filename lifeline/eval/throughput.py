@@ -6,7 +6,7 @@ Gymnasium face, and mean ``reset`` time. Numbers from one run on one machine are
 each other; across machines, compare ratios.
 
     lifeline bench [--steps 20000] [--env ed] [--all-scenarios]
-    python bench/throughput.py [same options]
+    python -m lifeline.eval.throughput [same options]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Callable
 import numpy as np
 
 import lifeline
-from lifeline.adapters.gymnasium import LifelineGymEnv
+from lifeline.faces.gymnasium import LifelineGymEnv
 
 
 def _warm_up(env_name: str, scenario: str) -> None:

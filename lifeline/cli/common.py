@@ -12,11 +12,12 @@ Kept free of heavy imports (no scipy, matplotlib, torch): ``lifeline --help`` im
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Sequence
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Annotated, Any, TypeVar, cast
 
 import typer
 from typer.core import TyperGroup
@@ -60,7 +61,7 @@ def friendly_errors(fn: F) -> F:
 
 def _is_user_import_error(exc: ImportError) -> bool:
     """Missing optional extras are user errors; a broken import inside lifeline is a bug."""
-    from lifeline.extras import MissingExtra
+    from lifeline.core.extras import MissingExtra
 
     if isinstance(exc, MissingExtra):
         return True
@@ -181,3 +182,69 @@ def normalise_json_flag(args: Sequence[str]) -> list[str]:
             if nxt is None or (nxt.startswith("-") and nxt != "-"):
                 out.append("-")
     return out
+
+
+EVAL_SEED_BASE = 1_000_000
+"""The held-out evaluation seeds (``lifeline.eval.seeds.EVAL_SEED_BASE``, asserted in tests);
+repeated here so ``--help`` does not import the evaluation stack."""
+
+
+EnvArg = Annotated[str, typer.Argument(help=env_help(),
+                                       autocompletion=complete_env)]
+ScenarioOpt = Annotated[str, typer.Option(
+    "--scenario", "-s", help="Scenario name or 'all' (scenarios: `lifeline list`).")]
+AgentsOpt = Annotated[str | None, typer.Option(
+    "--agents", "-a", help="Comma-separated agents: a ladder name (`lifeline list`), same:K or "
+                           "ppo:RUN_DIR.")]
+AgentAlias = Annotated[str | None, typer.Option("--agent", hidden=True,
+                                                help="Old name of --agents.")]
+EpisodesOpt = Annotated[int, typer.Option(help="Episodes per scenario and agent (>= 1).")]
+SeedStartOpt = Annotated[int, typer.Option(help="First seed (default: the held-out set).")]
+WorkersOpt = Annotated[int, typer.Option(help="Worker processes (>= 1).")]
+BackendOpt = Annotated[str, typer.Option(
+    help="Where episodes run: 'process' (local --workers) or 'ray' (Ray tasks; 'dist' extra; "
+         "records identical to --workers 1).")]
+AddressOpt = Annotated[str | None, typer.Option(
+    help="--backend ray: cluster to join ('auto', 'HOST:6379', 'ray://HOST:10001'; default: "
+         "$RAY_ADDRESS, else a private local Ray instance).")]
+JsonOutOpt = Annotated[Path | None, typer.Option(
+    "--json", metavar="PATH", help="Write the results JSON to PATH ('-' or no value: stdout).")]
+RecordDirOpt = Annotated[Path | None, typer.Option(
+    "--record", metavar="DIR", help="Write every episode's replay (JSONL) into DIR "
+                                    "(watch with `lifeline view`).")]
+TrialsOpt = Annotated[int, typer.Option(
+    help="Attempts per seed (stochastic agents such as LLMs); adds pass^k to the results.")]
+PassThresholdOpt = Annotated[float | None, typer.Option(
+    help="Score an attempt must reach to pass (pass^k; default: the env's PASS_THRESHOLD).")]
+BaseUrlOpt = Annotated[str | None, typer.Option(
+    help="OpenAI-compatible endpoint for llm:MODEL agents, e.g. http://127.0.0.1:8001/v1.")]
+ApiKeyEnvOpt = Annotated[str | None, typer.Option(
+    help="NAME of the environment variable holding the API key (never the key itself).")]
+MaxRepairsOpt = Annotated[int | None, typer.Option(
+    help="LLM agents: repair prompts per turn after a malformed or illegal call (default 2).")]
+RateLimitOpt = Annotated[float | None, typer.Option(
+    help="LLM agents: total requests per second across workers (default: unlimited).")]
+TranscriptsOpt = Annotated[Path | None, typer.Option(
+    metavar="DIR", help="LLM agents: write one JSONL transcript per episode into DIR.")]
+ExplicitOpt = Annotated[bool, typer.Option(
+    "--explicit-legal", help="LLM agents: list legal calls one per line (no N ranges).")]
+
+
+def print_rich(renderable: Any, to_stderr: bool = False) -> None:
+    """Print a rich renderable (a table, marked-up text) on stdout or stderr."""
+    from rich.console import Console
+
+    Console(stderr=to_stderr).print(renderable)
+
+
+def write_json(results: Any, path: Path | None) -> None:
+    """``results`` as indented JSON to ``path`` (``-``: stdout; ``None``: nowhere)."""
+    if path is None:
+        return
+    text = json.dumps(results, indent=1)
+    if str(path) == "-":
+        typer.echo(text)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    note(f"wrote {path}")

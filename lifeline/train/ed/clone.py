@@ -18,7 +18,7 @@ import numpy as np
 
 from lifeline.envs.ed.baselines import EDHeuristicAgent
 from lifeline.envs.ed.rules import Layout
-from lifeline.train.features import MASK_KEY
+from lifeline.faces.features import MASK_KEY
 
 
 def heuristic_label(agent: EDHeuristicAgent, obs: dict[str, np.ndarray], layout: Layout) -> int:

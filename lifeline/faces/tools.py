@@ -255,6 +255,14 @@ def format_call(action: Action) -> str:
     return f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
 
 
+def as_tool_call(action: Action) -> str:
+    """``<tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call>`` — the Qwen/Hermes form,
+    exactly as the Qwen3 chat template writes an assistant's tool call (so SFT on these replies
+    teaches a model the text it must produce)."""
+    name, args = action_to_call(action)
+    return "<tool_call>\n" + json.dumps({"name": name, "arguments": args}) + "\n</tool_call>"
+
+
 @dataclass(frozen=True)
 class _Call:
     """One encoded action as a tool call, precomputed (the encoding never depends on state)."""

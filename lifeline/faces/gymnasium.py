@@ -99,7 +99,7 @@ class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
     def render(self) -> Any:
         """``ansi``: the text view; ``rgb_array``: an ``(H, W, 3)`` picture of the frame;
         ``human``: prints the text view (called by ``reset``/``step`` as Gymnasium expects)."""
-        from lifeline.adapters.gym_render import render
+        from lifeline.faces.rendering import render
 
         return render(self)
 
@@ -186,9 +186,9 @@ def register_all() -> None:
     for s in all_specs():
         if s.gym_id not in gym.registry:
             gym.register(id=s.gym_id,
-                         entry_point="lifeline.adapters.gymnasium:RegisteredGymEnv",
+                         entry_point="lifeline.faces.gymnasium:RegisteredGymEnv",
                          vector_entry_point=(s.vector_entry_point
-                                             or "lifeline.adapters.gymnasium:make_vector_env"),
+                                             or "lifeline.faces.gymnasium:make_vector_env"),
                          kwargs={"lifeline_env": s.name})
 
 

@@ -1,1 +1,0 @@
-"""Benchmarks that print JSON (``lifeline bench``; ``bench/*.py`` are thin scripts over these)."""
