@@ -90,8 +90,8 @@ def run(scenarios: tuple[str, ...] = ("expert", "metro_expert"), steps: int = 20
         rounds: int = 5, baseline_tree: str | None = None) -> dict[str, Any]:
     """Medians over ``rounds`` interleaved rounds for each scenario (see the module docstring)."""
     import lifeline
-    from tests.oracles.dispatch_reference import action_mask_v1, observe_v1
     from lifeline.envs.dispatch import observation
+    from tests.oracles.dispatch_reference import action_mask_v1, observe_v1
 
     load_start = list(os.getloadavg())
     rows = []

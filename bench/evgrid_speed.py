@@ -29,8 +29,8 @@ from collections.abc import Callable
 import numpy as np
 
 import lifeline
-from lifeline.eval.throughput import core_steps_per_s
 from lifeline.envs.evgrid import dynamics, reward
+from lifeline.eval.throughput import core_steps_per_s
 
 ORIGINAL_STEPS_PER_S = (2400.0, 2900.0)
 """The original project's throughput as reported in issue 12 (not measured here)."""

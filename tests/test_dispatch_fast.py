@@ -15,12 +15,12 @@ import pickle
 import numpy as np
 import pytest
 
-from tests.oracles.dispatch_reference import action_mask_v1, observe_v1
 from lifeline.envs.dispatch.baselines import ClosestIdleAgent
 from lifeline.envs.dispatch.env import DispatchEnv, DispatchMetroEnv
 from lifeline.envs.dispatch.params import SCENARIO_NAMES
 from lifeline.envs.dispatch.types import DispatchState
 from lifeline.testing.play import play_checked
+from tests.oracles.dispatch_reference import action_mask_v1, observe_v1
 
 SMALL = [s for s in SCENARIO_NAMES if not s.startswith("metro_")]
 

@@ -5,8 +5,8 @@ Every ``import`` and ``from ... import`` counts: module-level, function-local an
 ``importlib.import_module("lifeline....")`` with a literal name. Names held in data (an
 ``EnvSpec``'s ``entry_point``, ``baselines``) are not imports of the module that holds them: the
 registry resolves them for whoever asks. A package's ``__init__`` is a module like any other;
-importing ``a.b`` implicitly runs ``a/__init__``, which is not counted as an edge. ``python -m lifeline.devtools.imports``
-prints the strongly connected components (import circles) and the layer edges.
+importing ``a.b`` implicitly runs ``a/__init__``, which is not counted as an edge.
+``python -m lifeline.devtools.imports`` prints the import circles and the upward imports.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def edges(root: Path = ROOT) -> list[Edge]:
                 resolved = _closest(target, mods)
                 if resolved is not None and resolved != source:
                     found.append(Edge(source, resolved, node.lineno))
-    return found
+    return sorted(set(found), key=lambda e: (e.source, e.line, e.target))
 
 
 def graph(root: Path = ROOT) -> dict[str, set[str]]:
@@ -159,14 +159,124 @@ def circles(adjacency: dict[str, set[str]]) -> list[list[str]]:
     return sorted(result)
 
 
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("core", ("lifeline.core",)),
+    ("faces", ("lifeline.faces",)),
+    ("envs", ("lifeline.envs",)),
+    ("agents", ("lifeline.agents", "lifeline")),
+    ("eval", ("lifeline.eval",)),
+    ("tools", ("lifeline.testing", "lifeline.train", "lifeline.calibrate", "lifeline.web")),
+    ("serve", ("lifeline.serve", "lifeline.adapters", "lifeline.asgi", "lifeline.client")),
+    ("cli", ("lifeline.cli", "lifeline.__main__", "lifeline.devtools")),
+)
+"""The layers, lowest first; a module may import its own layer and those below, never above.
+
+* ``core`` — the env contract, registry, seeded streams, agent contracts, extras; numpy + stdlib.
+* ``faces`` — the same core env through another API (Gymnasium, tools/text, rendering, features);
+  generic over every env.
+* ``envs`` — one package per environment; each imports the core and the faces only.
+* ``agents`` — agents by name (generic baselines, LLM agents, the text heuristic); the root
+  package ``lifeline`` (it registers the built-in envs and their Gymnasium ids) sits here.
+* ``eval`` — episode <- replay <- runner <- harness / Ray backend, statistics, reports, throughput.
+* ``tools`` — what builds on evaluation: the checker and exploit suite, training, calibration,
+  the web pages; they may import one another (no circles).
+* ``serve`` — the server (OpenEnv, MCP, WebSocket), ``asgi`` and ``client``: may import every
+  layer below; nothing imports it but the CLI.
+* ``cli`` — the ``lifeline`` command (and these developer tools).
+
+A name is placed by its longest matching prefix (``lifeline`` alone is the root package).
+"""
+
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {
+    ("lifeline.train.grpo", "lifeline.client"):
+        "GRPO rollouts can play a served env as an LLM would: through the client (the wire's "
+        "other end), imported inside the function that opens the connection.",
+    ("lifeline.train.grpo", "lifeline.serve.client"):
+        "the same import once the client lives in lifeline.serve.",
+}
+"""Upward imports that are deliberate, each with its reason (the test accepts only these)."""
+
+
+def layer_of(module: str) -> int:
+    """Index in :data:`LAYERS` of ``module`` (by its longest matching prefix)."""
+    best, best_len = -1, -1
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            matches = module == prefix or (prefix != PACKAGE and module.startswith(prefix + "."))
+            if matches and len(prefix) > best_len:
+                best, best_len = index, len(prefix)
+    if best < 0:
+        raise KeyError(f"{module} is in no layer: add it to LAYERS in {__name__}")
+    return best
+
+
+def upward(found: list[Edge]) -> list[Edge]:
+    """The imports of a module from a higher layer (less :data:`ALLOWED_UPWARD`)."""
+    return [e for e in found if layer_of(e.target) > layer_of(e.source)
+            and (e.source, e.target) not in ALLOWED_UPWARD]
+
+
+def group(module: str) -> str:
+    """The box a module is drawn in: its subpackage (``envs.<env>`` per environment)."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "lifeline"
+    if parts[1] == "envs" and len(parts) > 2:
+        return f"envs.{parts[2]}"
+    if parts[1] == "train" and len(parts) > 2 and parts[2] == "ed":
+        return "train.ed"
+    return parts[1]
+
+
+def mermaid(found: list[Edge]) -> str:
+    """A Mermaid flowchart of who imports whom, by subpackage, grouped by layer (top: cli)."""
+    pairs = sorted({(group(e.source), group(e.target)) for e in found
+                    if group(e.source) != group(e.target)})
+    boxes = sorted({g for pair in pairs for g in pair} | {group(m) for m in modules()})
+    by_layer: dict[int, list[str]] = {}
+    for box in boxes:
+        module = PACKAGE if box == "lifeline" else f"{PACKAGE}.{box}"
+        by_layer.setdefault(layer_of(module), []).append(box)
+    lines = ["flowchart TD"]
+    for index in sorted(by_layer, reverse=True):
+        lines.append(f"  subgraph {LAYERS[index][0]}")
+        lines.extend(f"    {box.replace('.', '_')}[{box}]" for box in by_layer[index])
+        lines.append("  end")
+    lines.extend(f"  {a.replace('.', '_')} --> {b.replace('.', '_')}" for a, b in pairs)
+    return "\n".join(lines)
+
+
+BEGIN, END = "<!-- imports:begin (python -m lifeline.devtools.imports --write) -->", \
+    "<!-- imports:end -->"
+DOC = ROOT.parent / "docs" / "architecture.md"
+
+
+def render_doc(text: str, found: list[Edge]) -> str:
+    """``text`` with the block between :data:`BEGIN` and :data:`END` regenerated."""
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    return f"{head}{BEGIN}\n```mermaid\n{mermaid(found)}\n```\n{END}{tail}"
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Print the circles and upward imports (exit 1 if any); ``--write`` regenerates the picture
+    in ``docs/architecture.md``."""
+    args = argv or []
+    found = edges()
     adjacency = graph()
-    found = circles(adjacency)
-    for component in found:
+    cycles = circles(adjacency)
+    for component in cycles:
         print("circle:", " <-> ".join(component))
-    print(f"{len(adjacency)} modules, {sum(map(len, adjacency.values()))} imports, "
-          f"{len(found)} circles")
-    return 1 if found else 0
+    bad = upward(found)
+    for e in bad:
+        print(f"upward: {e.source}:{e.line} -> {e.target} "
+              f"({LAYERS[layer_of(e.source)][0]} -> {LAYERS[layer_of(e.target)][0]})")
+    print(f"{len(adjacency)} modules, {len(found)} imports, {len(cycles)} circles, "
+          f"{len(bad)} upward imports")
+    if "--write" in args:
+        DOC.write_text(render_doc(DOC.read_text(encoding="utf-8"), found), encoding="utf-8")
+        print(f"wrote {DOC}")
+    return 1 if cycles or bad else 0
 
 
 if __name__ == "__main__":
