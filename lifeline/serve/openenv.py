@@ -4,7 +4,7 @@ One generic class, :class:`LifelineOpenEnv`, wraps a core environment; :func:`op
 makes a subclass bound to one registry entry (what ``create_app`` / ``HTTPEnvServer`` needs as a
 factory: one instance per WebSocket session). Nothing here is specific to an environment.
 
-The wire models (action, observation, state) live in :mod:`lifeline.adapters.wire`.
+The wire models (action, observation, state) live in :mod:`lifeline.serve.wire`.
 
 Episodes are multi-step, so they run over the WebSocket ``/ws`` (or an MCP session): OpenEnv's
 HTTP ``/reset`` and ``/step`` build a fresh environment per request; ``/step`` therefore answers
@@ -25,7 +25,6 @@ import numpy as np
 from openenv.core.env_server.interfaces import Environment as OEEnvironment
 from openenv.core.env_server.types import EnvironmentMetadata
 
-from lifeline.adapters.fastlane import wire_dict
 from lifeline.adapters.tools import (
     LegalView,
     ToolCallError,
@@ -33,7 +32,10 @@ from lifeline.adapters.tools import (
     text_observation,
     tool_specs,
 )
-from lifeline.adapters.wire import (
+from lifeline.core.env import Action, CoreState, Environment, TimeStep
+from lifeline.core.registry import EnvSpec, resolve_scenario
+from lifeline.serve.frames import wire_dict
+from lifeline.serve.wire import (
     DEFAULT_VIEWS,
     VIEWS,
     LifelineAction,
@@ -45,8 +47,6 @@ from lifeline.adapters.wire import (
     env_models,
     resolve_spec,
 )
-from lifeline.core.env import Action, CoreState, Environment, TimeStep
-from lifeline.core.registry import EnvSpec, resolve_scenario
 
 __all__ = [
     "DEFAULT_VIEWS", "VIEWS", "LifelineAction", "LifelineObservation", "LifelineOpenEnv",
@@ -161,7 +161,7 @@ class _McpTools:
     def fast_tool(self, name: str) -> Callable[..., dict[str, Any]] | None:
         """The tool ``name`` as a plain call (what ``list_tools()`` would give as its ``fn``),
         or ``None`` if there is no such tool. Used by the fast lanes
-        (:mod:`lifeline.adapters.fastlane`): no tool list is built per call."""
+        (:mod:`lifeline.serve.fastlane`): no tool list is built per call."""
         session = self._session
         if name == START_TOOL:
             return lambda **options: wire_dict(session.reset(**options))
@@ -315,6 +315,11 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
         callback, self.on_close = self.on_close, None
         if callback is not None:
             callback()
+
+    def fast_tool(self, name: str) -> Callable[..., dict[str, Any]] | None:
+        """The MCP tool ``name`` as a plain call (see :meth:`_McpTools.fast_tool`); what the
+        fast lane (:class:`lifeline.serve.frames.LaneSession`) calls."""
+        return self.mcp_server.fast_tool(name)
 
     # ----- helpers --------------------------------------------------------------------------
     def _semantic(self, action: LifelineAction) -> Action | int | _Rejected:

@@ -7,7 +7,7 @@ CPU on the development machine. :class:`LaneWebSocketProtocol` keeps the flow co
 only when :data:`QUEUE_HIGH` messages are waiting: a client that sends without reading replies
 is still stopped there (a bounded queue per connection), and the one-message-at-a-time
 conversation of an episode never touches the selector. uvicorn loads the class by name
-(``ws="lifeline.adapters.transport:LaneWebSocketProtocol"``).
+(``ws="lifeline.serve.transport:LaneWebSocketProtocol"``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
 * :class:`LifelineState` — episode id, step count, env, scenario, seed.
 
 :func:`env_models` derives per-environment subclasses whose schemas name the environment's tools
-and describe its arrays. Shared by the server (:mod:`lifeline.adapters.openenv`) and the client.
+and describe its arrays. Shared by the server (:mod:`lifeline.serve.openenv`) and the client.
 """
 
 from __future__ import annotations

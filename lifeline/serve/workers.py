@@ -5,7 +5,7 @@ the kernel hands each new connection to one of them, and a WebSocket session liv
 process that accepted it for its whole life. What the processes must agree on is shared
 through one temporary directory:
 
-* ``slots.json`` — the session ledger (:class:`lifeline.adapters.slots.SlotLedger`), so the
+* ``slots.json`` — the session ledger (:class:`lifeline.serve.slots.SlotLedger`), so the
   cap of ``--max-sessions`` holds for all workers together;
 * ``metrics/`` — prometheus_client's multi-process files, so ``/metrics`` on any worker
   reports the whole server.
@@ -25,8 +25,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from lifeline.adapters.guard import Guard
-from lifeline.adapters.slots import LEDGER_ENV
+from lifeline.serve.guard import Guard
+from lifeline.serve.server import build_app
+from lifeline.serve.slots import LEDGER_ENV
 
 CONFIG_ENV = "LIFELINE_SERVE_CONFIG"
 """Environment variable with the JSON keyword arguments of ``build_app`` for every worker."""
@@ -34,8 +35,6 @@ CONFIG_ENV = "LIFELINE_SERVE_CONFIG"
 
 def app_from_environment() -> Guard:
     """The app of one worker (a uvicorn ``factory``): ``build_app`` with the shared config."""
-    from lifeline.adapters.server import build_app
-
     config: dict[str, Any] = json.loads(os.environ[CONFIG_ENV])
     return build_app(config.pop("envs"), slots_file=os.environ[LEDGER_ENV], **config)
 
@@ -104,5 +103,5 @@ def run_workers(config: dict[str, Any], *, host: str, port: int, workers: int,
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(metrics)
         os.environ[LEDGER_ENV] = str(Path(shared) / "slots.json")
         os.environ[CONFIG_ENV] = json.dumps(config)
-        uvicorn.run("lifeline.adapters.workers:app_from_environment", factory=True, host=host,
+        uvicorn.run("lifeline.serve.workers:app_from_environment", factory=True, host=host,
                     port=port, workers=workers, loop=BALANCED_LOOP, **uvicorn_options)

@@ -60,10 +60,10 @@ def _snapshot(core: Any, state: Any, seed: Any, sid: str, source: str,
 
 
 def _openenv_sessions(env: Any) -> dict[str, Any]:
-    """Live OpenEnv session objects of a served env (OpenEnv keeps them in ``_sessions``)."""
-    sessions = getattr(env.server, "_sessions", {}) or {}
-    return {sid: s for sid, s in sessions.items()
-            if s is not None and getattr(s, "_state", None) is not None}
+    """Live sessions of OpenEnv clients with a running episode, from the server's own session
+    table (``env.server.sessions``, :mod:`lifeline.serve.sessions`)."""
+    return {e.session_id: e.env for e in env.server.sessions.entries()
+            if getattr(e.env, "_state", None) is not None}
 
 
 def _mount_env(name: str, env: Any) -> None:
