@@ -41,6 +41,9 @@ FastRpc = Callable[[str, dict[str, Any]], "dict[str, Any] | None"]
 """Answers a checked HTTP JSON-RPC request to ``path`` itself (the response), or declines
 (``None``) so that the app answers it (:func:`lifeline.serve.fastlane.call_tool`)."""
 
+UNAUTHORIZED = ("unauthorized: missing or invalid bearer token (send 'Authorization: Bearer "
+                "<token>', or HTTP Basic auth with any user name and the token as password)")
+"""The 401 answer (HTTP and WebSocket handshakes alike)."""
 OPEN_ENDPOINT = "health"
 """The only endpoint reachable without a token (``/health``, ``/<env>/health``): liveness."""
 MAX_DEPTH = 64
@@ -53,8 +56,9 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 def _json_body(status: int, payload: dict[str, Any]) -> tuple[list[tuple[bytes, bytes]], bytes]:
     body = json.dumps(payload).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    if status == 401:
+    if status == 401:  # both schemes accepted (Basic: what browsers and ~/.netrc send)
         headers.append((b"www-authenticate", b'Bearer realm="lifeline"'))
+        headers.append((b"www-authenticate", b'Basic realm="lifeline", charset="UTF-8"'))
     return headers, body
 
 
@@ -218,8 +222,7 @@ class Guard:
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not self._authorized(scope):
             self._error(scope, "HTTP_401")
-            await self._reply(send, 401, {"detail": "unauthorized: missing or invalid bearer "
-                                                    "token (send 'Authorization: Bearer <token>')"})
+            await self._reply(send, 401, {"detail": UNAUTHORIZED})
             return
         for key, value in scope.get("headers", []):
             if key == b"content-length" and value.isdigit() \

@@ -14,6 +14,7 @@ with a clear :class:`NoEpisodeError` instead of pretending to be stateful.
 from __future__ import annotations
 
 import inspect
+import math
 import secrets
 import uuid
 from collections.abc import Callable
@@ -111,16 +112,28 @@ def _short(value: Any) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    """``value`` with numpy scalars/arrays turned into plain Python (for ``info`` dicts)."""
+    """``value`` as plain JSON values (for ``info`` dicts): numpy scalars/arrays turned into
+    Python, non-finite floats (NaN, ±inf: JSON has no such numbers) into ``None``."""
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
-        return value.tolist()
+        return _jsonable(value.tolist()) if value.dtype.kind == "f" else value.tolist()
     if isinstance(value, np.generic):
-        return value.item()
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     return value
+
+
+def _finite(values: dict[str, Any]) -> dict[str, float | None]:
+    """Grader components/metrics as floats, a non-finite one (e.g. an error measure with
+    nothing to measure: NaN) as ``None`` (sent as JSON ``null``, as the schema says)."""
+    out: dict[str, float | None] = {}
+    for key, value in values.items():
+        out[key] = value if math.isfinite(value) else None  # finite values sent as they are
+    return out
 
 
 
@@ -369,8 +382,9 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
                 fields["text"] = text_observation(core, state, legal=legal)
         if state.done:
             grade = core.grade(state)
-            fields.update(score=float(grade.score), components=dict(grade.components),
-                          metrics=dict(grade.metrics))
+            score = float(grade.score)
+            fields.update(score=score if math.isfinite(score) else None,  # NaN score: null
+                          components=_finite(grade.components), metrics=_finite(grade.metrics))
         # Built from trusted values: the model is made without re-validating every nested list.
         return fields
 

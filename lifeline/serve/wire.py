@@ -72,10 +72,13 @@ class LifelineObservation(OEObservation):
     truncated: bool = Field(default=False, description="Episode ended by the step budget.")
     info: dict[str, Any] = Field(default_factory=dict, description="Step info from the core.")
     score: float | None = Field(default=None, description="Grader score in [0, 1] at the end.")
-    components: dict[str, float] | None = Field(
-        default=None, description="Named grader components at the end.")
-    metrics: dict[str, float] | None = Field(
-        default=None, description="Raw episode metrics at the end.")
+    components: dict[str, float | None] | None = Field(
+        default=None, description="Named grader components at the end (null: not a finite "
+                                  "number).")
+    metrics: dict[str, float | None] | None = Field(
+        default=None, description="Raw episode metrics at the end; a metric that is not a "
+                                  "finite number (NaN, e.g. a forecast error with nothing to "
+                                  "forecast) is null.")
 
 
 class LifelineToolsObservation(OEObservation):
