@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import hmac
 import json
 import re
@@ -44,6 +45,9 @@ FastRpc = Callable[[str, dict[str, Any]], "dict[str, Any] | None"]
 UNAUTHORIZED = ("unauthorized: missing or invalid bearer token (send 'Authorization: Bearer "
                 "<token>', or HTTP Basic auth with any user name and the token as password)")
 """The 401 answer (HTTP and WebSocket handshakes alike)."""
+BODY_TIMEOUT = 30.0
+"""Default seconds for a request body to arrive (the headers have their own deadline in the
+transport, :data:`lifeline.serve.transport.HEADER_TIMEOUT`)."""
 OPEN_ENDPOINT = "health"
 """The only endpoint reachable without a token (``/health``, ``/<env>/health``): liveness."""
 MAX_DEPTH = 64
@@ -137,7 +141,8 @@ class Guard:
                  rpc_check: RpcCheck | None = None,
                  on_error: Callable[[str, str], None] | None = None,
                  fast_rpc: FastRpc | None = None, lanes: bool = False,
-                 sessions: SessionGate | None = None) -> None:
+                 sessions: SessionGate | None = None,
+                 body_timeout: float | None = BODY_TIMEOUT) -> None:
         if token is not None and (not isinstance(token, str) or not token.strip()
                                   or token != token.strip()):
             raise ValueError("the bearer token must be a non-empty string without surrounding "
@@ -155,6 +160,8 @@ class Guard:
         """Give each ``/ws`` connection a :class:`~lifeline.serve.fastlane.Lane`: its steps
         and tool calls are answered here once the app has bound the connection's session."""
         self.sessions = sessions
+        self.body_timeout = body_timeout
+        """Seconds an HTTP request's body may take to arrive, once its headers have (408)."""
         """Optional rules of who may drive which session (checked before the app sees a
         JSON-RPC request naming a session or a WebSocket attaching to one)."""
         self.token = token
@@ -234,19 +241,27 @@ class Guard:
         # Content-Length to check, so this is what bounds its size.
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away before sending its body
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_message_bytes:
-                self._error(scope, "HTTP_413")
-                await self._reply(send, 413, {"detail": self._too_large(size, at_least=True)})
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                while True:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        return  # the client went away before sending its body
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.max_message_bytes:
+                        self._error(scope, "HTTP_413")
+                        await self._reply(send, 413,
+                                          {"detail": self._too_large(size, at_least=True)})
+                        return
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        break
+        except TimeoutError:
+            self._error(scope, "HTTP_408")
+            await self._reply(send, 408, {"detail": f"the request body did not arrive within "
+                                                    f"{self.body_timeout:g} s"})
+            return
         checked = await self._check_body(scope, b"".join(chunks), send)
         if checked is None:
             return
@@ -376,29 +391,40 @@ class Guard:
                 self._count_reply(scope, text, rpc)
             await send(message)
 
+        idle = self.idle_timeout
+        clock = asyncio.get_running_loop().time
+        last = clock()  # when the last meaningful frame came: the idle clock runs from there
+
         async def guarded_receive() -> Message:
-            nonlocal closed
+            nonlocal closed, last
             while True:
                 try:
-                    # asyncio.timeout schedules one timer (no extra task per message).
-                    async with asyncio.timeout(self.idle_timeout):
+                    # One timer per wait (no extra task per message); refused frames and the
+                    # transport's pings do not move the deadline.
+                    async with asyncio.timeout_at(None if idle is None else last + idle):
                         message = await receive()
                 except TimeoutError:
                     closed = True
-                    await send({"type": "websocket.close", "code": 1001,
-                                "reason": f"idle for more than {self.idle_timeout:g} s"})
+                    with contextlib.suppress(OSError):  # a client that does not read: the
+                        await send({"type": "websocket.close", "code": 1001,  # transport's
+                                    "reason": f"idle for more than {idle:g} s"})  # send timeout
                     return {"type": "websocket.disconnect", "code": 1001}
                 if message["type"] != "websocket.receive":
                     return message
                 reply, data = self._checked_frame(message, rpc, lane.session_id or attached,
                                                    path)
-                if reply is None and fast and lane.env is not None:
-                    answer = lane.handle(data)
-                    if answer is not None:
-                        reply = answer.decode("utf-8")
+                if reply is None:  # a well-formed message: activity
+                    last = clock()
+                    if fast and lane.env is not None:
+                        answer = lane.handle(data)
+                        if answer is not None:
+                            reply = answer.decode("utf-8")
                 if reply is None:
                     return message
-                await guarded_send({"type": "websocket.send", "text": reply})
+                try:
+                    await guarded_send({"type": "websocket.send", "text": reply})
+                except OSError:  # the transport gave up on a client that does not read
+                    return {"type": "websocket.disconnect", "code": 1006}
 
         marker = LANE.set(lane)
         try:

@@ -16,7 +16,6 @@ Each worker builds its app with :func:`app_from_environment` from the JSON confi
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -28,6 +27,7 @@ from typing import Any
 from lifeline.serve.guard import Guard
 from lifeline.serve.server import build_app
 from lifeline.serve.slots import LEDGER_ENV
+from lifeline.serve.transport import ServerEventLoop
 
 CONFIG_ENV = "LIFELINE_SERVE_CONFIG"
 """Environment variable with the JSON keyword arguments of ``build_app`` for every worker."""
@@ -39,25 +39,24 @@ def app_from_environment() -> Guard:
     return build_app(config.pop("envs"), slots_file=os.environ[LEDGER_ENV], **config)
 
 
-class BalancedEventLoop(asyncio.SelectorEventLoop):
+class BalancedEventLoop(ServerEventLoop):
     """The event loop of a worker: it shares new connections fairly with the other workers.
 
     All workers wait on the one listening socket, and a new connection wakes them all. asyncio's
-    own loop then accepts up to ``backlog`` (2048) pending connections in one go, so a burst of
-    clients (16 sessions connecting at once) lands on whichever worker woke first, and the
-    other one idles while this one serves every session (measured: 16/0 in three bursts of
-    four). This loop accepts one connection per wake-up and then stays away from the socket
-    for a moment that grows with the connections it already serves (:data:`ACCEPT_PAUSE` each,
-    at most :data:`MAX_ACCEPT_PAUSE`): the less loaded worker gets the next one. Alone, a
-    worker still accepts everything, only slightly slower. uvicorn loads this class as its
-    loop factory (``loop="module:attr"``).
+    own loop then accepts up to ``backlog`` (2048; :class:`ServerEventLoop`: 16) pending
+    connections in one go, so a burst of clients (16 sessions connecting at once) lands on
+    whichever worker woke first, and the other one idles while this one serves every session
+    (measured: 16/0 in three bursts of four). This loop accepts one connection per wake-up
+    and then stays away from the socket for a moment that grows with the connections it
+    already serves (:data:`ACCEPT_PAUSE` each, at most :data:`MAX_ACCEPT_PAUSE`): the less
+    loaded worker gets the next one. Alone, a worker still accepts everything, only slightly
+    slower. uvicorn loads this class as its loop factory (``loop="module:attr"``).
     """
 
     def _accept_connection(self, protocol_factory: Any, sock: socket.socket,
                            sslcontext: Any = None, server: Any = None, backlog: int = 100,
                            *args: Any) -> None:
-        super()._accept_connection(  # type: ignore[misc]
-            protocol_factory, sock, sslcontext, server, 1, *args)
+        super()._accept_connection(protocol_factory, sock, sslcontext, server, 1, *args)
         serving = int(getattr(server, "_active_count", 0)) + 1
         pause = min(MAX_ACCEPT_PAUSE, ACCEPT_PAUSE * serving)
         fd = sock.fileno()
