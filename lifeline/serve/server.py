@@ -98,7 +98,8 @@ class LifelineEnvServer(HTTPEnvServer):
       never reaped (and the socket can never outlive its counted session).
     * With a :class:`SlotLedger` (several worker processes), a session needs one of the
       environment's slots *in total*; the slot is given back when the session is closed.
-    * Sessions opened and open are counted in :class:`ServerMetrics`.
+    * Sessions opened are counted in :class:`ServerMetrics`; open ones are read from the
+      table (or the ledger) when metrics are scraped.
 
     Sessions are created and destroyed through OpenEnv's own subclass hooks,
     ``_create_session`` (extended here) and ``_destroy_session`` (called by the reaper).
@@ -138,10 +139,7 @@ class LifelineEnvServer(HTTPEnvServer):
         if self.ledger is not None:
             hooks.append(self.ledger.releaser(name))
         if self.metrics is not None:
-            active = self.metrics.sessions_active.labels(env=name)
-            active.inc()
             self.metrics.sessions_total.labels(env=name).inc()
-            hooks.append(active.dec)
         if hooks and isinstance(env, LifelineOpenEnv):
             def on_close() -> None:
                 for hook in hooks:
@@ -361,6 +359,7 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
     ledger = SlotLedger(slots_file) if slots_file is not None else None
     metrics = ServerMetrics()
     served = {s.name: _env_app(s, max_sessions, idle_timeout, metrics, ledger) for s in specs}
+    metrics.watch_sessions(lambda: {n: e.server.total_sessions() for n, e in served.items()})
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
