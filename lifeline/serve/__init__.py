@@ -8,6 +8,8 @@ Layers, each importing only those before it (no import circles):
 * ``server`` (``build_app``), ``workers`` (several processes), ``run`` (``serve``,
   ``background_server``), ``asgi`` (``lifeline.asgi:app``), ``client`` (``LifelineClient``).
 
-Nothing else in the package imports this one except the command line and the ASGI shim; the
-server mounts the browser pages of :mod:`lifeline.web`, which never import it.
+Nothing else in the package imports this one except the command line, the ASGI shim and
+``train/grpo.py``'s optional server mode (which uses the client). The server mounts the
+browser pages of :mod:`lifeline.web` (imported inside ``build_app``), which never import the
+server: they use the served environments they are handed (``ServedEnv``).
 """

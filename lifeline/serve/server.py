@@ -55,6 +55,7 @@ from lifeline.serve.openenv import (
     LifelineOpenEnv,
     LifelineState,
     NoEpisodeError,
+    check_reset_options,
     openenv_env_class,
     resolve_spec,
 )
@@ -188,6 +189,18 @@ class ServedEnv:
     spec: EnvSpec
     server: LifelineEnvServer
     app: FastAPI = field(repr=False)
+
+    @staticmethod
+    def reset_problem(options: dict[str, Any]) -> str | None:
+        """Why ``options`` are not a valid reset (the WebSocket path's words), or ``None``;
+        for the live view (:mod:`lifeline.web.live`), which imports nothing of the server."""
+        return check_reset_options(options)
+
+    @staticmethod
+    def step_problem(data: Any) -> str | None:
+        """Why ``data`` is not a valid step (the WebSocket path's words), or ``None``."""
+        problem = check_session_message({"type": "step", "data": data})
+        return problem[1] if isinstance(problem, tuple) else problem
 
     def describe(self) -> dict[str, Any]:
         return {"path": f"/{self.spec.name}", "gym_id": self.spec.gym_id,

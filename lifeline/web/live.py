@@ -92,11 +92,10 @@ def _json_body(raw: bytes) -> dict[str, Any]:
     return body
 
 
-def _new_options(body: dict[str, Any]) -> tuple[str | None, int | None]:
-    """``(scenario, seed)`` of a ``new`` request, checked as a WebSocket reset is."""
+def _new_options(env: Any, body: dict[str, Any]) -> tuple[str | None, int | None]:
+    """``(scenario, seed)`` of a ``new`` request, checked as a WebSocket reset is (by the
+    served env's ``reset_problem``: the server's words, without importing the server)."""
     from fastapi import HTTPException
-
-    from lifeline.serve.openenv import check_reset_options
 
     unknown = sorted(repr(str(k))[:40] for k in body if k not in ("scenario", "seed"))
     if unknown:
@@ -105,7 +104,7 @@ def _new_options(body: dict[str, Any]) -> tuple[str | None, int | None]:
     scenario = body.get("scenario") or None
     seed = body.get("seed")
     seed = None if seed == "" else seed
-    problem = check_reset_options({"scenario": scenario, "seed": seed})
+    problem = env.reset_problem({"scenario": scenario, "seed": seed})
     if problem is not None:
         raise HTTPException(400, problem)
     return scenario, seed
@@ -117,7 +116,6 @@ def _mount_env(name: str, env: Any) -> None:
 
     from lifeline.adapters.tools import ToolCallError, parse_tool_call, tool_specs
     from lifeline.core.registry import resolve_scenario
-    from lifeline.serve.wire import check_session_message
     from lifeline.web import add_assets, page
 
     app = env.app
@@ -150,7 +148,7 @@ def _mount_env(name: str, env: Any) -> None:
 
     @app.post("/web/api/new")
     async def new(request: Request) -> dict[str, Any]:
-        scenario_name, seed = _new_options(_json_body(await request.body()))
+        scenario_name, seed = _new_options(env, _json_body(await request.body()))
         scenario = resolve_scenario(spec, scenario_name)
         if seed is None:
             seed = secrets.randbelow(2**31)
@@ -192,9 +190,9 @@ def _mount_env(name: str, env: Any) -> None:
             raise HTTPException(403, "a watch handle is read-only: it cannot step, reset or "
                                      "close a session; only its creator's key plays it")
         body = _json_body(await request.body())
-        problem = check_session_message({"type": "step", "data": body})
+        problem = env.step_problem(body)
         if problem is not None:
-            raise HTTPException(400, problem if isinstance(problem, str) else problem[1])
+            raise HTTPException(400, problem)
         action: Any
         message = ""
         if body.get("index") is not None:
