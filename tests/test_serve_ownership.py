@@ -141,3 +141,23 @@ def test_the_creator_of_an_http_session_can_attach_a_websocket(
             assert ws.step(index=0)["data"]["observation"]["step"] == 1
         assert not server.sessions.get(sid).attached
         assert _call(http, sid, "increment")["result"]["step"] == 2
+
+
+def test_an_mcp_websocket_cannot_name_another_session(
+        served: tuple[str, Any, dict[str, str]]) -> None:
+    """The same rule on ``/<env>/mcp`` (a WebSocket speaking JSON-RPC): its requests act on its
+    own session; naming another one — here an HTTP session whose id leaked — is refused."""
+    url, server, headers = served
+    with httpx.Client(base_url=url, headers=headers, timeout=10) as http:
+        victim = _rpc(http, "openenv/session/create")["result"]["session_id"]
+        _call(http, victim, "start_episode", seed=4)
+        with RawWS(f"{url}/counter/mcp", headers=headers) as mcp:
+            for method in ("openenv/session/close", "tools/call"):
+                answer = mcp.request({"jsonrpc": "2.0", "id": 1, "method": method, "params": {
+                    "session_id": victim, "name": "increment", "arguments": {}}})
+                assert "own session" in answer["error"]["message"], answer
+            own = mcp.request({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                "name": "start_episode", "arguments": {"seed": 9}}})
+            assert own["result"]["seed"] == 9
+        assert victim in server.sessions
+        assert _call(http, victim, "increment")["result"]["step"] == 1
