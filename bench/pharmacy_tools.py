@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from leanclient import HttpConnection, WsConnection, open_connection
 from server import COUNTER, process_cpu_seconds, start_server
 
-from lifeline.adapters.server import free_port
+from lifeline.serve.run import free_port
 
 PLAN = json.dumps({"ward_icu": {"BLOOD-RBC": "100%", "IV-SAL-500": "100%"},
                    "ward_er": {"BLOOD-RBC": "90%"}, "ward_general": {"GLOVE-001": "70%"}})

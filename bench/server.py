@@ -43,15 +43,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from leanclient import WsConnection, open_connection
 
 from lifeline import __version__
-from lifeline.adapters.server import free_port
 from lifeline.core.registry import all_specs
+from lifeline.serve.run import free_port
 
 COUNTER = "lifeline.testing.counter:COUNTER_SPEC"
 
 
 def start_server(envs: list[str], port: int, workers: int = 1) -> subprocess.Popen[bytes]:
     """The server in its own process(es) (so client and server do not share a GIL)."""
-    code = ("from lifeline.adapters.server import serve; "
+    code = ("from lifeline.serve.run import serve; "
             f"serve({envs!r}, port={port}, max_sessions=256, log_level='warning', "
             f"workers={workers})")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL)

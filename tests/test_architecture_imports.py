@@ -12,10 +12,6 @@ from pathlib import Path
 from lifeline.devtools import imports
 
 PENDING_CIRCLES: dict[frozenset[str], str] = {
-    frozenset({"lifeline.adapters.fastlane", "lifeline.adapters.guard",
-               "lifeline.adapters.openenv", "lifeline.adapters.server",
-               "lifeline.adapters.workers"}):
-        "issue 22 item 1: broken by the serve30 branch (lifeline/serve/); delete on merge",
     frozenset({"lifeline.envs.dispatch.generator", "lifeline.envs.dispatch.params"}):
         "params.scenario_params imports generator.metro_city: dispatch internals, left to the "
         "dispatch helper (issue 22 asks only for import-line edits inside envs/)",

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from lifeline.adapters.server import background_server, build_app
 from lifeline.core.registry import make, spec
+from lifeline.serve.run import background_server
+from lifeline.serve.server import build_app
 from lifeline.train.grpo import EpisodeOver, GRPOSettings, environment_factory
 
 pytest.importorskip("trl")

@@ -1,6 +1,6 @@
 """The fast lanes answer exactly as OpenEnv does, and workers share a burst of connections.
 
-Two servers run side by side, one with the fast lanes (``lifeline.adapters.fastlane``) and one
+Two servers run side by side, one with the fast lanes (``lifeline.serve.fastlane``) and one
 without; the same messages (valid and invalid steps, MCP tool calls over the WebSocket and over
 HTTP, errors included) must get the same replies from both, for every served environment.
 """
@@ -19,10 +19,11 @@ import httpx
 import pytest
 from server_helpers import SERVED, RawWS
 
-from lifeline.adapters import fastlane
-from lifeline.adapters.server import background_server, build_app, served_envs
-from lifeline.adapters.workers import BalancedEventLoop
 from lifeline.core.registry import EnvSpec
+from lifeline.serve import fastlane
+from lifeline.serve.run import background_server
+from lifeline.serve.server import build_app, served_envs
+from lifeline.serve.workers import BalancedEventLoop
 
 
 @pytest.fixture(scope="module")
@@ -144,7 +145,7 @@ def test_fast_lanes_take_the_steps(twin_urls: tuple[str, str],
         return answer
 
     monkeypatch.setattr(fastlane.Lane, "handle", counting_handle)
-    monkeypatch.setattr("lifeline.adapters.server.call_tool", counting_call)
+    monkeypatch.setattr("lifeline.serve.server.call_tool", counting_call)
     fast, _ = twin_urls
     env = SERVED[0]
     _ws_script(fast, env)
@@ -210,16 +211,19 @@ def test_balanced_loop_accepts_one_connection_per_wakeup_and_all_eventually(
 
 
 def test_fast_lane_keeps_openenv_session_bookkeeping() -> None:
-    """Steps through the lane count in OpenEnv's session info (step count, last activity)."""
+    """Steps through the lane count in the server's own session table (step count, last
+    activity), which is what its idle reaper reads."""
     app = build_app([SERVED[0]])
     server = next(iter(served_envs(app).values())).server
     session_id, env = asyncio.run(server._create_session())
     lane = fastlane.Lane()
     lane.bind(server, session_id, env)
     env.reset(seed=1)
-    before = server._session_info[session_id].last_activity_at
+    entry = server.sessions.get(session_id)
+    assert entry is not None
+    before = entry.last_activity
     for _ in range(3):
         assert lane.handle({"type": "step", "data": {"index": 0}}) is not None
-    info = server._session_info[session_id]
-    assert info.step_count == 3 and info.last_activity_at >= before
+    assert entry.steps == 3 and entry.last_activity >= before
     asyncio.run(server._destroy_session(session_id))
+    assert server.sessions.get(session_id) is None

@@ -23,7 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from server_helpers import SERVED, RawWS
 
-from lifeline.adapters.server import background_server, build_app
+from lifeline.serve.run import background_server
+from lifeline.serve.server import build_app
 
 NAMES = [s.name for s in SERVED]
 LONE = st.sampled_from(["\ud800", "\udfff", "a\udc80b"])

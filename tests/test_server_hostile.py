@@ -19,7 +19,8 @@ from openenv.cli._validation import validate_running_environment
 from server_helpers import RawWS
 from typer.testing import CliRunner
 
-from lifeline.adapters.server import background_server, build_app, served_envs
+from lifeline.serve.run import background_server
+from lifeline.serve.server import build_app, served_envs
 from lifeline.testing.counter import COUNTER_SPEC
 
 LONE = '"\\ud800"'

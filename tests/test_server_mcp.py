@@ -17,10 +17,11 @@ import pytest
 from openenv.core.mcp_client import MCPToolClient
 from server_helpers import SERVED
 
-from lifeline.adapters.openenv import START_TOOL
-from lifeline.adapters.server import background_server, build_app, served_envs
 from lifeline.core.registry import EnvSpec
 from lifeline.faces.tools import action_to_call
+from lifeline.serve.openenv import START_TOOL
+from lifeline.serve.run import background_server
+from lifeline.serve.server import build_app, served_envs
 
 NAMES = [s.name for s in SERVED]
 MAX_STEPS = 5000

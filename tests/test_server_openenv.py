@@ -9,7 +9,10 @@ from typing import Any
 import pytest
 from server_helpers import SERVED
 
-from lifeline.adapters.openenv import (
+from lifeline.core import registry
+from lifeline.core.registry import EnvSpec
+from lifeline.faces.tools import action_to_call
+from lifeline.serve.openenv import (
     START_TOOL,
     LifelineAction,
     LifelineObservation,
@@ -18,9 +21,6 @@ from lifeline.adapters.openenv import (
     NoEpisodeError,
     openenv_env_class,
 )
-from lifeline.core import registry
-from lifeline.core.registry import EnvSpec
-from lifeline.faces.tools import action_to_call
 from lifeline.testing.checker import check_env
 from lifeline.testing.counter import COUNTER_SPEC
 

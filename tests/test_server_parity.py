@@ -14,11 +14,12 @@ import pytest
 from openenv.core.generic_client import GenericEnvClient
 from server_helpers import SERVED, masked_random_indices
 
-from lifeline.adapters.openenv import LifelineAction, openenv_env_class
-from lifeline.adapters.server import background_server, build_app
 from lifeline.core.registry import EnvSpec
 from lifeline.faces.gymnasium import LifelineGymEnv
 from lifeline.faces.tools import action_to_call
+from lifeline.serve.openenv import LifelineAction, openenv_env_class
+from lifeline.serve.run import background_server
+from lifeline.serve.server import build_app
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,11 @@ import pytest
 from openenv.core.generic_client import GenericEnvClient
 from server_helpers import SERVED, RawWS
 
-from lifeline.adapters.openenv import START_TOOL
-from lifeline.adapters.server import background_server, build_app
 from lifeline.core.registry import EnvSpec
 from lifeline.faces.tools import tool_specs
+from lifeline.serve.openenv import START_TOOL
+from lifeline.serve.run import background_server
+from lifeline.serve.server import build_app
 
 NAMES = [s.name for s in SERVED]
 

@@ -14,8 +14,9 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from server_helpers import RawWS
 
-from lifeline.adapters.server import background_server, build_app, free_port
-from lifeline.adapters.slots import SlotLedger
+from lifeline.serve.run import background_server, free_port
+from lifeline.serve.server import build_app
+from lifeline.serve.slots import SlotLedger
 from lifeline.testing.counter import COUNTER_SPEC
 
 COUNTER = "lifeline.testing.counter:COUNTER_SPEC"
@@ -131,7 +132,7 @@ def test_slot_ledger_under_concurrent_processes(tmp_path: Path) -> None:
     """Two processes x three threads taking and giving back slots: no lost update, no
     corrupt file (the write must land before the lock is released)."""
     code = ("import sys, threading\n"
-            "from lifeline.adapters.slots import SlotLedger\n"
+            "from lifeline.serve.slots import SlotLedger\n"
             "ledger = SlotLedger(sys.argv[1])\n"
             "def work():\n"
             "    for _ in range(100):\n"

@@ -15,11 +15,12 @@ from openenv.core.mcp_client import MCPToolClient
 from server_helpers import SERVED, RawWS, masked_random_indices
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from lifeline.adapters.openenv import START_TOOL
-from lifeline.adapters.server import background_server, build_app, served_envs
-from lifeline.client import LifelineClient
 from lifeline.core.registry import EnvSpec
 from lifeline.faces.tools import action_to_call
+from lifeline.serve.client import LifelineClient
+from lifeline.serve.openenv import START_TOOL
+from lifeline.serve.run import background_server
+from lifeline.serve.server import build_app, served_envs
 from lifeline.testing.counter import COUNTER_SPEC
 
 REAL = [s for s in SERVED if s is not COUNTER_SPEC] or [COUNTER_SPEC]

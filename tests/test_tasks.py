@@ -9,8 +9,9 @@ import pytest
 from server_helpers import SERVED
 
 import lifeline
-from lifeline.adapters import tasks
-from lifeline.adapters.server import background_server, build_app
+from lifeline.serve import tasks
+from lifeline.serve.run import background_server
+from lifeline.serve.server import build_app
 
 
 @pytest.fixture(scope="module")

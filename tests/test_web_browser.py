@@ -213,8 +213,9 @@ def test_generic_view_shows_tables_and_numbers(browser: Any, tmp_path: Path) -> 
 
 
 def test_live_page_play_by_hand_and_watch(browser: Any) -> None:
-    from lifeline.adapters.server import background_server, build_app
-    from lifeline.client import LifelineClient
+    from lifeline.serve.client import LifelineClient
+    from lifeline.serve.run import background_server
+    from lifeline.serve.server import build_app
 
     app = build_app(["ed", "dispatch", "lifeline.testing.counter:COUNTER_SPEC"])
     with background_server(app) as base:

@@ -359,7 +359,7 @@ def leaderboard(
             " (partial: interrupted)" if interrupted else ""))
         note(f"leaderboard written: {report}")
         if snapshot and not interrupted:
-            from lifeline.adapters.tasks import write_snapshot
+            from lifeline.serve.tasks import write_snapshot
 
             note(f"reference scores kept in {write_snapshot(results)}")
     if interrupted:

@@ -43,7 +43,7 @@ def register(app: typer.Typer) -> None:
 
         try:
             require("server", "lifeline serve")
-            from lifeline.adapters.server import serve
+            from lifeline.serve.run import serve
 
             serve(envs or None, host=host, port=port, max_sessions=max_sessions, token=token,
                   idle_timeout=idle_timeout or None,

@@ -60,7 +60,7 @@ def register(app: typer.Typer) -> None:
         import threading
         import webbrowser
 
-        from lifeline.adapters.server import free_port
+        from lifeline.serve.run import free_port
         from lifeline.web import replay_app
 
         try:

@@ -27,10 +27,10 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 
 DESCRIPTIONS: dict[str, str] = {
     "viz": "plots in `lifeline report` and `lifeline leaderboard`",
-    "server": "`lifeline serve` (OpenEnv/MCP server) and `lifeline.client`",
+    "server": "`lifeline serve` (OpenEnv/MCP server) and `lifeline.serve.client`",
     "train": "`lifeline train ppo` and `ppo:PATH` agents (MaskablePPO, CPU torch)",
     "tensorboard": "`lifeline train ppo --tensorboard DIR`",
-    "llm": "`llm:MODEL` agents (any OpenAI-compatible endpoint) and `lifeline.client`",
+    "llm": "`llm:MODEL` agents (any OpenAI-compatible endpoint) and `lifeline.serve.client`",
     "grpo": "`lifeline train grpo` (TRL) and `hf:PATH` agents (local transformers models)",
     "marl": "evgrid's PettingZoo two-role face (`lifeline.envs.evgrid` ParallelEnv)",
     "dist": "`lifeline eval/compare --backend ray` and Ray PPO rollouts",

@@ -10,7 +10,7 @@ nothing else — into:
   an error message precise enough for an LLM to fix its call (:class:`ToolCallError`);
 * :func:`text_observation`: ``render_text`` plus the legal actions right now, written as calls.
 
-The same layer serves MCP (``lifeline.adapters.openenv``), TRL and OpenAI-compatible agents, so
+The same layer serves MCP (``lifeline.serve.openenv``), TRL and OpenAI-compatible agents, so
 adding an environment needs no change here.
 """
 

@@ -14,7 +14,7 @@ instantiates once per rollout. Built from the env's action types and nothing els
   stopping early can never hide harm that was still coming.
 
 Episodes run in-process (the core env) or against a ``lifeline serve`` URL over the WebSocket
-(:class:`lifeline.client.LifelineClient`): the same class, ``server_url=...``.
+(:class:`lifeline.serve.client.LifelineClient`): the same class, ``server_url=...``.
 
 :func:`train` wraps ``GRPOTrainer`` for ``lifeline train grpo``; see ``docs/llm.md`` for the GPU
 recipe. Facts about TRL on CPU: ``../shared/notes/trl-grpo.md``.
@@ -100,7 +100,7 @@ class RemoteSession(_Session):
     """The same over ``lifeline serve`` (one WebSocket session per rollout)."""
 
     def __init__(self, env_name: str, url: str, token: str | None, brief: bool) -> None:
-        from lifeline.client import LifelineClient
+        from lifeline.serve.client import LifelineClient
 
         self.env_name, self.brief = env_name, brief
         self.client = LifelineClient(url, env_name, token=token).sync()

@@ -10,7 +10,7 @@ fetched at run time). The pages draw every environment from its ``frame(state)``
   several replays are shown side by side on one timeline.
 * :func:`mount_web` — adds ``/<env>/web`` (watch any running session, or play one by hand with
   buttons built from the tool schemas and the action mask) to an app made by
-  :func:`lifeline.adapters.server.build_app`, and an HTML index at ``/`` for browsers (JSON
+  :func:`lifeline.serve.server.build_app`, and an HTML index at ``/`` for browsers (JSON
   clients still get the JSON index).
 """
 

@@ -5,19 +5,25 @@ Routes added to each environment's sub-application (so they sit beside OpenEnv's
 
 * ``GET  /<env>/web`` — the page (``static/live.html``);
 * ``GET  /<env>/web/api/info`` — scenarios, tool schemas (the forms), the static picture;
-* ``GET  /<env>/web/api/sessions`` — sessions to watch: OpenEnv clients' (read-only) and the
-  page's own;
-* ``POST /<env>/web/api/new`` — ``{"scenario", "seed"}``: a hand-played session;
-* ``GET  /<env>/web/api/session/{id}`` — frame, text, legal calls (the mask), running grade;
-* ``POST /<env>/web/api/session/{id}/step`` — ``{"tool_name", "arguments"}`` or ``{"index"}``.
+* ``GET  /<env>/web/api/sessions`` — sessions to watch, OpenEnv clients' and hand-played ones,
+  each under a *watch handle* ``watch:<random>``: a read-only capability, not a session id;
+* ``POST /<env>/web/api/new`` — ``{"scenario", "seed"}``: a hand-played session; the answer's
+  ``id`` (``web:<random>``) is the only key that plays it, known only to its creator;
+* ``GET  /<env>/web/api/session/{id}`` — frame, text, legal calls (the mask), running grade
+  (``id`` a watch handle or the creator's ``web:`` key);
+* ``POST /<env>/web/api/session/{id}/step`` — ``{"tool_name", "arguments"}`` or ``{"index"}``,
+  with the creator's key only (a watch handle gets 403).
 
-Watching reads an OpenEnv session's state between its steps (everything runs on one event
-loop), never changes it. The page's own sessions are capped per environment (oldest dropped).
+Watching reads a session's state between its steps (everything runs on one event loop), never
+changes it; a watch handle cannot step, reset or close anything. Bodies are checked as the
+WebSocket path checks them (same reasons, HTTP 400; seeds are integers in [0, 2**64)). The
+page's own sessions are capped per environment (oldest dropped).
 ``/`` answers browsers (``Accept: text/html``) with an HTML index; other clients keep the JSON.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: FastAPI must resolve the endpoints'
+# ``Request`` annotations, and fastapi is imported inside ``_mount_env`` (not at module level,
+# so that importing lifeline.web needs no server extra).
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -38,6 +44,8 @@ class WebSession:
     seed: int
     last: dict[str, Any] = field(default_factory=dict)
     total: float = 0.0
+    watch: str = field(default_factory=lambda: secrets.token_urlsafe(16))
+    """The read-only handle other pages see in the session list."""
 
 
 def _snapshot(core: Any, state: Any, seed: Any, sid: str, source: str,
@@ -59,19 +67,54 @@ def _snapshot(core: Any, state: Any, seed: Any, sid: str, source: str,
     return cleaned
 
 
-def _openenv_sessions(env: Any) -> dict[str, Any]:
-    """Live OpenEnv session objects of a served env (OpenEnv keeps them in ``_sessions``)."""
-    sessions = getattr(env.server, "_sessions", {}) or {}
-    return {sid: s for sid, s in sessions.items()
-            if s is not None and getattr(s, "_state", None) is not None}
+def _watchable(env: Any) -> dict[str, Any]:
+    """``{watch handle: session}`` of OpenEnv clients' sessions with a running episode, from
+    the server's own session table (``env.server.sessions``, :mod:`lifeline.serve.sessions`)."""
+    return {e.watch: e.env for e in env.server.sessions.entries()
+            if getattr(e.env, "_state", None) is not None}
+
+
+def _json_body(raw: bytes) -> dict[str, Any]:
+    """A request body as a JSON object (empty body: ``{}``), or HTTP 400 saying why not."""
+    import json
+
+    from fastapi import HTTPException
+
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise HTTPException(400, f"the body is not valid JSON ({exc}); send a JSON object"
+                            ) from None
+    if not isinstance(body, dict):
+        raise HTTPException(400, f"the body must be a JSON object, got {type(body).__name__}")
+    return body
+
+
+def _new_options(env: Any, body: dict[str, Any]) -> tuple[str | None, int | None]:
+    """``(scenario, seed)`` of a ``new`` request, checked as a WebSocket reset is (by the
+    served env's ``reset_problem``: the server's words, without importing the server)."""
+    from fastapi import HTTPException
+
+    unknown = sorted(repr(str(k))[:40] for k in body if k not in ("scenario", "seed"))
+    if unknown:
+        raise HTTPException(400, f"unexpected field(s) {', '.join(unknown[:5])}; "
+                                 f"a new session is {{\"scenario\": ..., \"seed\": 0}}")
+    scenario = body.get("scenario") or None
+    seed = body.get("seed")
+    seed = None if seed == "" else seed
+    problem = env.reset_problem({"scenario": scenario, "seed": seed})
+    if problem is not None:
+        raise HTTPException(400, problem)
+    return scenario, seed
 
 
 def _mount_env(name: str, env: Any) -> None:
-    from fastapi import Body, HTTPException
+    from fastapi import HTTPException, Request
     from fastapi.responses import HTMLResponse
 
     from lifeline.core.registry import resolve_scenario
-    from lifeline.core.rng import check_seed
     from lifeline.faces.tools import ToolCallError, parse_tool_call, tool_specs
     from lifeline.web.assets import add_assets, page
 
@@ -94,49 +137,62 @@ def _mount_env(name: str, env: Any) -> None:
 
     @app.get("/web/api/sessions")
     async def sessions() -> list[dict[str, Any]]:
-        out = [{"id": f"web:{sid}", "source": "web", "scenario": s.core.scenario,
+        out = [{"id": f"watch:{s.watch}", "source": "web", "scenario": s.core.scenario,
                 "seed": s.seed, "steps": s.state.steps, "done": bool(s.state.done)}
-               for sid, s in own.items()]
-        for sid, s in _openenv_sessions(env).items():
-            out.append({"id": f"openenv:{sid}", "source": "openenv",
+               for s in own.values()]
+        for handle, s in _watchable(env).items():
+            out.append({"id": f"watch:{handle}", "source": "openenv",
                         "scenario": s._core.scenario, "seed": s._seed,
                         "steps": s._state.steps, "done": bool(s._state.done)})
         return out
 
     @app.post("/web/api/new")
-    async def new(body: dict[str, Any] = Body(default={})) -> dict[str, Any]:
-        scenario = resolve_scenario(spec, body.get("scenario") or None)
-        raw_seed = body.get("seed")
-        seed = secrets.randbelow(2**31) if raw_seed in (None, "") else check_seed(int(raw_seed))
+    async def new(request: Request) -> dict[str, Any]:
+        scenario_name, seed = _new_options(env, _json_body(await request.body()))
+        scenario = resolve_scenario(spec, scenario_name)
+        if seed is None:
+            seed = secrets.randbelow(2**31)
         core = spec.load()(scenario)
-        sid = secrets.token_hex(8)
+        sid = secrets.token_urlsafe(16)
         own[sid] = WebSession(core, core.reset(seed), seed)
         while len(own) > MAX_WEB_SESSIONS:
             own.popitem(last=False)
-        return _snapshot(core, own[sid].state, seed, f"web:{sid}", "web", with_static=True)
+        snap = _snapshot(core, own[sid].state, seed, f"web:{sid}", "web", with_static=True)
+        snap["watch"] = f"watch:{own[sid].watch}"
+        return snap
 
-    def _find(session_id: str) -> tuple[Any, Any, Any, WebSession | None]:
-        source, _, sid = session_id.partition(":")
-        if source == "web" and sid in own:
-            s = own[sid]
-            return s.core, s.state, s.seed, s
-        if source == "openenv":
-            found = _openenv_sessions(env).get(sid)
+    def _find(session_id: str) -> tuple[Any, Any, Any, WebSession | None, str]:
+        """``(core, state, seed, the session if the key plays it, source)``."""
+        kind, _, key = session_id.partition(":")
+        if kind == "web" and key in own:
+            s = own[key]
+            return s.core, s.state, s.seed, s, "web"
+        if kind == "watch":
+            for s in own.values():
+                if s.watch == key:
+                    return s.core, s.state, s.seed, None, "web"
+            found = _watchable(env).get(key)
             if found is not None:
-                return found._core, found._state, found._seed, None
-        raise HTTPException(404, f"no session {session_id!r} (it may have ended)")
+                return found._core, found._state, found._seed, None, "openenv"
+        raise HTTPException(404, f"no session {session_id[:80]!r} (it may have ended; "
+                                 f"sessions are named by the ids GET sessions lists)")
 
     @app.get("/web/api/session/{session_id}")
     async def session(session_id: str, static: bool = False) -> dict[str, Any]:
-        core, state, seed, mine = _find(session_id)
-        return _snapshot(core, state, seed, session_id, session_id.partition(":")[0],
+        core, state, seed, mine, source = _find(session_id)
+        return _snapshot(core, state, seed, session_id, source,
                          mine.last if mine else None, with_static=static)
 
     @app.post("/web/api/session/{session_id}/step")
-    async def step(session_id: str, body: dict[str, Any] = Body(...)) -> dict[str, Any]:
-        core, state, seed, mine = _find(session_id)
+    async def step(session_id: str, request: Request) -> dict[str, Any]:
+        core, state, seed, mine, _ = _find(session_id)
         if mine is None:
-            raise HTTPException(403, "sessions of other clients can be watched, not played")
+            raise HTTPException(403, "a watch handle is read-only: it cannot step, reset or "
+                                     "close a session; only its creator's key plays it")
+        body = _json_body(await request.body())
+        problem = env.step_problem(body)
+        if problem is not None:
+            raise HTTPException(400, problem)
         action: Any
         message = ""
         if body.get("index") is not None:

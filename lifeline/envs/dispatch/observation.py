@@ -77,7 +77,7 @@ def observe_numpy(s: DispatchState, ctx: Context) -> dict[str, np.ndarray]:
     in Python floats into one float32 array (two views of it are returned); the calls and units
     tables are each one ``np.array`` of their columns, transposed; derived integer columns are
     gathers from :class:`Context` lookup tables instead of ufuncs. Every value is IEEE-identical
-    to the v1 expressions kept in ``lifeline.bench.dispatch_reference`` (a test keeps them
+    to the v1 expressions kept in ``tests.oracles.dispatch_reference`` (a test keeps them
     byte-equal).
     """
     t = s.t

@@ -138,7 +138,7 @@ def action_mask_numpy(s: DispatchState, ctx: Context, lay: Layout) -> np.ndarray
     a row gathered from a :class:`Context` table (posts that are not the unit's destination,
     hospitals that are not its chosen one) or the visible calls that still need a unit, written
     only over the filled call slots; empty blocks are skipped. The pre-optimisation version is
-    kept in ``lifeline.bench.dispatch_reference`` and a test keeps both byte-identical.
+    kept in ``tests.oracles.dispatch_reference`` and a test keeps both byte-identical.
     """
     out = np.zeros(lay.total, dtype=bool)
     if s.done:

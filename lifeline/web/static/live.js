@@ -6,12 +6,15 @@
   const base = document.body.dataset.base;
   const env = document.body.dataset.env;
   const $ = (id) => document.getElementById(id);
-  const L = { info: null, session: null, snap: null, history: [], watching: false, timer: null };
+  const L = { info: null, session: null, snap: null, history: [], watching: false, timer: null, mine: {} };
   window.LLL = L;
 
   async function api(path, body) {
-    const res = await fetch(`${base}/api/${path}`, body === undefined ? {} : {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    // credentials: a server started with --token accepts the browser's Basic login (the token as
+    // password), which the browser then sends with every same-origin request.
+    const res = await fetch(`${base}/api/${path}`, body === undefined ? { credentials: "same-origin" } : {
+      method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body) });
     if (!res.ok) throw new Error((await res.json().catch(() => ({}))).detail || res.statusText);
     return res.json();
   }
@@ -101,22 +104,23 @@
     if (!list.length) LL.h("div", {}, box, "No running sessions. Start one above, or connect an OpenEnv client.");
     list.forEach((s) => {
       const row = LL.h("div", { class: "session", "data-id": s.id }, box);
-      const b = LL.h("button", {}, row, s.id === L.session ? "● shown" : (s.source === "web" ? "play" : "watch"));
+      const key = L.mine[s.id];  // this page's own session: played with its key, not the handle
+      const b = LL.h("button", {}, row, (s.id === L.session || (key && key === L.session)) ? "● shown" : (key ? "play" : "watch"));
       LL.h("span", {}, row, ` ${s.source} · ${s.scenario} · seed ${s.seed} · step ${s.steps}${s.done ? " · over" : ""}`);
-      b.addEventListener("click", () => attach(s.id));
+      b.addEventListener("click", () => attach(key || s.id));
     });
   }
 
   async function attach(id) {
     L.session = id; L.history = [];
     show(await api(`session/${encodeURIComponent(id)}?static=true`));
-    $("who").textContent = id.startsWith("openenv:") ? "watching an OpenEnv client (read-only)" : "playing by hand";
+    $("who").textContent = id.startsWith("watch:") ? "watching (read-only)" : "playing by hand";
     refreshSessions();
   }
 
   async function poll() {
     try {
-      if (L.session && L.session.startsWith("openenv:")) show(await api(`session/${encodeURIComponent(L.session)}`));
+      if (L.session && L.session.startsWith("watch:")) show(await api(`session/${encodeURIComponent(L.session)}`));
       await refreshSessions();
     } catch (err) { $("who").textContent = String(err.message || err); }
   }
@@ -128,7 +132,7 @@
     $("new").addEventListener("click", async () => {
       const seed = $("seed").value;
       const snap = await api("new", { scenario: $("scenario").value, seed: seed === "" ? null : Number(seed) });
-      L.session = snap.id; L.history = [];
+      L.session = snap.id; L.history = []; L.mine[snap.watch] = snap.id;
       show(snap);
       $("who").textContent = "playing by hand";
       refreshSessions();

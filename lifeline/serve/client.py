@@ -1,10 +1,10 @@
 """Typed client for any environment served by ``lifeline serve`` (async, and sync via ``.sync()``).
 
 It is a standard OpenEnv ``EnvClient`` (one WebSocket = one server-side session) whose results
-are typed :class:`~lifeline.adapters.openenv.LifelineObservation` objects, plus conveniences to
+are typed :class:`~lifeline.serve.openenv.LifelineObservation` objects, plus conveniences to
 act with tool calls, semantic core actions or encoded indices::
 
-    from lifeline.client import LifelineClient
+    from lifeline.serve.client import LifelineClient
 
     with LifelineClient("http://127.0.0.1:8000", "ed").sync() as env:
         result = env.reset(seed=7, scenario="surge")
@@ -24,14 +24,14 @@ from typing import Any
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
 
-from lifeline.adapters.wire import (
+from lifeline.core.env import Action
+from lifeline.faces.tools import action_to_call
+from lifeline.serve.wire import (
     LifelineAction,
     LifelineObservation,
     LifelineState,
     LifelineToolsObservation,
 )
-from lifeline.core.env import Action
-from lifeline.faces.tools import action_to_call
 
 __all__ = ["LifelineAction", "LifelineClient", "LifelineObservation", "LifelineState",
            "StepResult"]

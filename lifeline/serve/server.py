@@ -11,16 +11,17 @@ CPU-bound, so threads would only add hand-off cost under the GIL). Limits:
 
 * ``max_sessions`` — concurrent sessions *per environment*; the next one gets OpenEnv's
   ``CAPACITY_REACHED`` error frame (WebSocket) or JSON-RPC error (MCP).
-* ``idle_timeout`` — a WebSocket silent for that long is closed and its session freed; HTTP MCP
-  sessions are reaped by OpenEnv's reaper after the same time.
+* ``idle_timeout`` — a WebSocket silent for that long is closed and its session freed (the
+  guard's timer); HTTP MCP sessions without a call for that long are closed by
+  :meth:`LifelineEnvServer.reap_idle`.
 * ``token`` — bearer token required everywhere except the health checks.
 * ``max_message_bytes`` — larger messages (counted in UTF-8 bytes; HTTP bodies chunked or not)
   are refused with an error frame or HTTP 413, session intact.
 
-``GET /metrics`` serves Prometheus metrics (:mod:`lifeline.adapters.metrics`). With
-``workers > 1`` (:func:`serve`) several processes share the port; the session cap then holds in
-total through a shared ledger (:mod:`lifeline.adapters.slots`) and ``/``, ``/health`` and
-``/metrics`` report every worker.
+``GET /metrics`` serves Prometheus metrics (:mod:`lifeline.serve.metrics`). With
+``workers > 1`` (:func:`lifeline.serve.run.serve`) several processes share the port; the
+session cap then holds in total through a shared ledger (:mod:`lifeline.serve.slots`) and
+``/``, ``/health`` and ``/metrics`` report every worker.
 
 WebSocket permessage-deflate is off unless asked for (``ws_compression``): compressing every
 observation tripled the per-step cost on a local network. See ``docs/serving.md``.
@@ -28,13 +29,12 @@ observation tripled the per-step cost on a local network. See ``docs/serving.md`
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import os
-import socket
-import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,19 +46,22 @@ from openenv.core.env_server.interfaces import Environment as OEEnvironment
 from openenv.core.env_server.types import ConcurrencyConfig, ServerMode
 
 from lifeline import __version__
-from lifeline.adapters.fastlane import LANE, call_tool
-from lifeline.adapters.guard import WEBSOCKET, Guard
-from lifeline.adapters.metrics import CONTENT_TYPE_LATEST, ServerMetrics
-from lifeline.adapters.openenv import (
+from lifeline.core.registry import EnvSpec, all_specs
+from lifeline.serve.fastlane import LANE, call_tool
+from lifeline.serve.frames import WEBSOCKET
+from lifeline.serve.guard import Guard
+from lifeline.serve.metrics import CONTENT_TYPE_LATEST, ServerMetrics
+from lifeline.serve.openenv import (
     LifelineOpenEnv,
     LifelineState,
     NoEpisodeError,
+    check_reset_options,
     openenv_env_class,
     resolve_spec,
 )
-from lifeline.adapters.slots import SlotLedger
-from lifeline.adapters.wire import check_rpc_request, check_session_message
-from lifeline.core.registry import EnvSpec, all_specs
+from lifeline.serve.sessions import SessionTable
+from lifeline.serve.slots import SlotLedger
+from lifeline.serve.wire import check_rpc_request, check_session_message
 
 DEFAULT_MAX_SESSIONS = 64
 DEFAULT_IDLE_TIMEOUT = 600.0
@@ -84,21 +87,35 @@ def load_spec(ref: str | EnvSpec) -> EnvSpec:
 class LifelineEnvServer(HTTPEnvServer):
     """OpenEnv's server with Lifeline's session accounting.
 
-    * A session opened by a WebSocket (``/ws``, ``/mcp``) is closed by the guard's idle timer,
-      which counts *every* frame; OpenEnv's reaper (which counts only reset/step/MCP calls)
-      therefore leaves it alone, so it never reaps an episode whose socket is still talking
-      (and the socket can never outlive its counted session).
+    * Every session it creates is entered in :attr:`sessions`, Lifeline's own table
+      (:mod:`lifeline.serve.sessions`), with the transport that created it, and removed when
+      the session's environment is closed, whatever closes it (disconnect,
+      ``openenv/session/close``, the reaper). OpenEnv has no public API to list its sessions,
+      record activity or tell a WebSocket session from an HTTP one, so Lifeline owns that path
+      here instead of reading or writing OpenEnv's private fields.
+    * Idle sessions are reaped by :meth:`reap_idle`, not by OpenEnv's reaper (which is never
+      started): HTTP MCP sessions after ``session_timeout`` without a call; WebSocket sessions
+      are closed by the guard's idle timer only, so an episode whose socket is still talking is
+      never reaped (and the socket can never outlive its counted session).
     * With a :class:`SlotLedger` (several worker processes), a session needs one of the
-      environment's slots *in total*; the slot is given back when the session's environment
-      is closed, whatever closes it (disconnect, ``openenv/session/close``, reaper).
-    * Sessions opened and open are counted in :class:`ServerMetrics`.
+      environment's slots *in total*; the slot is given back when the session is closed.
+    * Sessions opened are counted in :class:`ServerMetrics`; open ones are read from the
+      table (or the ledger) when metrics are scraped.
+
+    Sessions are created and destroyed through OpenEnv's own subclass hooks,
+    ``_create_session`` (extended here) and ``_destroy_session`` (called by the reaper).
     """
 
     def __init__(self, *args: Any, ledger: SlotLedger | None = None,
-                 metrics: ServerMetrics | None = None, **kwargs: Any) -> None:
+                 metrics: ServerMetrics | None = None, idle_timeout: float | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.ledger = ledger
         self.metrics = metrics
+        self.idle_timeout = idle_timeout
+        """Seconds an HTTP MCP session may go without a call before :meth:`reap_idle` ends it."""
+        self.sessions = SessionTable()
+        """The live sessions (Lifeline's own table, see :mod:`lifeline.serve.sessions`)."""
 
     async def _create_session(self) -> tuple[str, OEEnvironment]:
         name, cap = self.env_name, self.max_concurrent_envs
@@ -112,25 +129,50 @@ class LifelineEnvServer(HTTPEnvServer):
             if self.ledger is not None:
                 self.ledger.release(name)
             raise
-        if WEBSOCKET.get():
-            self._session_websocket_attachments.add(session_id)
-            lane = LANE.get()
-            if lane is not None and isinstance(env, LifelineOpenEnv):
-                lane.bind(self, session_id, env)
+        websocket = WEBSOCKET.get()
         hooks: list[Any] = []
+        if isinstance(env, LifelineOpenEnv):
+            self.sessions.add(session_id, env, "websocket" if websocket else "http")
+            hooks.append(lambda: self.sessions.remove(session_id))
+            lane = LANE.get()
+            if websocket and lane is not None:
+                lane.bind(self, session_id, env)
         if self.ledger is not None:
             hooks.append(self.ledger.releaser(name))
         if self.metrics is not None:
-            active = self.metrics.sessions_active.labels(env=name)
-            active.inc()
             self.metrics.sessions_total.labels(env=name).inc()
-            hooks.append(active.dec)
         if hooks and isinstance(env, LifelineOpenEnv):
             def on_close() -> None:
                 for hook in hooks:
                     hook()
             env.on_close = on_close
         return session_id, env
+
+    # ----- the fast lane's view (lifeline.serve.frames.LaneServer) --------------------------
+    def http_session(self, session_id: str) -> LifelineOpenEnv | None:
+        """The live session ``session_id`` if it was created over HTTP MCP, else ``None``."""
+        entry = self.sessions.get(session_id)
+        if entry is None or entry.transport != "http":
+            return None
+        env: LifelineOpenEnv = entry.env
+        return env
+
+    def touch(self, session_id: str, step: bool = True) -> None:
+        """Record a meaningful call of ``session_id`` (the idle clock restarts)."""
+        self.sessions.touch(session_id, step)
+
+    # ----- idle HTTP sessions ---------------------------------------------------------------
+    async def reap_idle(self) -> None:
+        """Close HTTP MCP sessions idle for longer than :attr:`idle_timeout`, forever (a task
+        started by the app's lifespan; cancelled at shutdown)."""
+        timeout = self.idle_timeout
+        if timeout is None:
+            return
+        interval = min(max(timeout / 4, 0.05), 5.0)
+        while True:
+            await asyncio.sleep(interval)
+            for session_id in self.sessions.idle_http(timeout):
+                await self._destroy_session(session_id)
 
     def total_sessions(self) -> int:
         """Open sessions of this environment: in every worker with a ledger, else here."""
@@ -147,6 +189,18 @@ class ServedEnv:
     spec: EnvSpec
     server: LifelineEnvServer
     app: FastAPI = field(repr=False)
+
+    @staticmethod
+    def reset_problem(options: dict[str, Any]) -> str | None:
+        """Why ``options`` are not a valid reset (the WebSocket path's words), or ``None``;
+        for the live view (:mod:`lifeline.web.live`), which imports nothing of the server."""
+        return check_reset_options(options)
+
+    @staticmethod
+    def step_problem(data: Any) -> str | None:
+        """Why ``data`` is not a valid step (the WebSocket path's words), or ``None``."""
+        problem = check_session_message({"type": "step", "data": data})
+        return problem[1] if isinstance(problem, tuple) else problem
 
     def describe(self) -> dict[str, Any]:
         return {"path": f"/{self.spec.name}", "gym_id": self.spec.gym_id,
@@ -190,13 +244,14 @@ def _env_app(env_spec: EnvSpec, max_sessions: int, idle_timeout: float | None,
         env_cls, env_cls.action_model, env_cls.observation_model,
         concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions,
                                              session_timeout=idle_timeout),
-        env_name=env_spec.name, state_cls=LifelineState, ledger=ledger, metrics=metrics)
+        env_name=env_spec.name, state_cls=LifelineState, ledger=ledger, metrics=metrics,
+        idle_timeout=idle_timeout)
     server.register_routes(app, mode=ServerMode.SIMULATION)
 
     @app.get("/tasks")
     async def tasks() -> dict[str, Any]:
         """Scenarios, tool schemas, the baseline ladder and its committed reference scores."""
-        from lifeline.adapters.tasks import task_listing
+        from lifeline.serve.tasks import task_listing
 
         return task_listing(env_spec)
 
@@ -211,6 +266,69 @@ def _env_app(env_spec: EnvSpec, max_sessions: int, idle_timeout: float | None,
     return ServedEnv(env_spec, server, app)
 
 
+class SessionRules:
+    """Who may drive which session (:class:`lifeline.serve.frames.SessionGate`), over the
+    served environments; the guard asks before the app sees a request.
+
+    * A session created by a WebSocket belongs to that connection: no HTTP MCP request may
+      name it (``tools/call``, ``tools/list``, ``openenv/session/close``), and no other socket
+      may attach to it (``/ws?session_id=``).
+    * On a WebSocket, a JSON-RPC request may name only the connection's own session.
+    * An HTTP MCP session is driven by whoever holds its id: the unguessable capability
+      (OpenEnv's ``uuid4``, 122 random bits) returned by ``openenv/session/create`` to its
+      creator and published nowhere else (the live view shows a separate watch handle). A
+      request allowed to name it counts as its activity (the idle clock restarts).
+    """
+
+    def __init__(self, served: dict[str, ServedEnv]) -> None:
+        self.served = served
+
+    def _server(self, path: str) -> LifelineEnvServer | None:
+        env = self.served.get(path.strip("/").split("/", 1)[0])
+        return env.server if env is not None else None
+
+    def rpc_refusal(self, path: str, request: dict[str, Any], own: str | None,
+                    websocket: bool) -> tuple[int, str] | None:
+        params = request.get("params")
+        sid = params.get("session_id") if isinstance(params, dict) else None
+        server = self._server(path)
+        if not isinstance(sid, str) or server is None:
+            return None
+        if websocket:
+            if sid == own:
+                return None
+            return (-32602, "a request on a WebSocket acts on that connection's own session; "
+                            "'session_id' names another session (omit it)")
+        entry = server.sessions.get(sid)
+        if entry is None:
+            return None  # unknown (or a watch handle): OpenEnv answers "Unknown session_id"
+        if entry.transport == "websocket":
+            return (-32602, f"session {sid} belongs to a WebSocket connection: only that "
+                            f"connection can use or close it")
+        server.touch(sid, step=False)
+        return None
+
+    def attach(self, path: str, session_id: str) -> str | None:
+        server = self._server(path)
+        entry = server.sessions.get(session_id) if server is not None else None
+        if entry is None:
+            return None  # unknown: OpenEnv answers "Unknown session_id"
+        if entry.transport == "websocket":
+            return (f"session {session_id} belongs to another WebSocket connection: a "
+                    f"WebSocket session can be used only by the connection that created it")
+        if entry.attached:
+            return f"Session {session_id} already has an attached WebSocket"
+        entry.attached = True
+        return None
+
+    def detach(self, path: str, session_id: str) -> None:
+        server = self._server(path)
+        entry = server.sessions.get(session_id) if server is not None else None
+        if entry is not None and entry.attached:
+            entry.attached = False
+            server.touch(session_id, step=False)  # type: ignore[union-attr]
+
+
 def _foreign_session(server: LifelineEnvServer, request: dict[str, Any],
                      workers: int) -> dict[str, Any] | None:
     """The JSON-RPC error for an HTTP MCP call naming a session this worker does not hold,
@@ -218,7 +336,7 @@ def _foreign_session(server: LifelineEnvServer, request: dict[str, Any],
     params = request.get("params")
     sid = params.get("session_id") if isinstance(params, dict) else None
     if (workers < 2 or request.get("method") not in ("tools/call", "tools/list")
-            or not isinstance(sid, str) or sid in server._sessions):
+            or not isinstance(sid, str) or sid in server.sessions):
         return None
     return {"jsonrpc": "2.0", "id": request.get("id"), "error": {
         "code": -32602, "data": None,
@@ -239,7 +357,7 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
     ``slots_file`` names the ledger shared by the worker processes of one server (the session
     cap then holds in total); :func:`serve` sets it up for ``workers > 1``. ``fast_lanes``
     answers steps and MCP tool calls without OpenEnv's per-message layers
-    (:mod:`lifeline.adapters.fastlane`; the same answers, off only to compare).
+    (:mod:`lifeline.serve.fastlane`; the same answers, off only to compare).
     """
     if max_sessions < 1:
         raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
@@ -254,17 +372,17 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
     ledger = SlotLedger(slots_file) if slots_file is not None else None
     metrics = ServerMetrics()
     served = {s.name: _env_app(s, max_sessions, idle_timeout, metrics, ledger) for s in specs}
+    metrics.watch_sessions(lambda: {n: e.server.total_sessions() for n, e in served.items()})
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        # Mounted apps get no lifespan of their own: start OpenEnv's idle reapers here.
         if ledger is not None:
             ledger.join()
-        for env in served.values():
-            env.server._start_reaper()
+        reapers = [asyncio.create_task(env.server.reap_idle(), name=f"reaper-{name}")
+                   for name, env in served.items()]
         yield
-        for env in served.values():
-            env.server._stop_reaper()
+        for reaper in reapers:
+            reaper.cancel()
         if ledger is not None:
             ledger.leave()
         if metrics.shared:
@@ -324,7 +442,8 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
     return Guard(root, token=token, max_message_bytes=max_message_bytes,
                  idle_timeout=idle_timeout, message_check=check_session_message,
                  rpc_check=check_rpc_request, on_error=on_error,
-                 fast_rpc=fast_rpc if fast_lanes else None, lanes=fast_lanes)
+                 fast_rpc=fast_rpc if fast_lanes else None, lanes=fast_lanes,
+                 sessions=SessionRules(served))
 
 
 def served_envs(app: Guard) -> dict[str, ServedEnv]:
@@ -332,117 +451,3 @@ def served_envs(app: Guard) -> dict[str, ServedEnv]:
     root: FastAPI = app.app  # type: ignore[assignment]
     served: dict[str, ServedEnv] = root.state.served
     return served
-
-
-WS_CEILING = 64 << 20
-"""Largest WebSocket frame the transport buffers at all (or 4x the message limit if larger).
-Frames between the message limit and this get a ``MESSAGE_TOO_LARGE`` error and the session
-goes on; a frame beyond it is closed with code 1009 (the WebSocket standard's "message too
-big") without being read into memory."""
-
-
-def _http_protocol() -> str:
-    """uvicorn's HTTP/1.1 implementation: ``httptools`` (a C parser; it cut an HTTP MCP call's
-    server CPU by 80-150 µs against ``h11``) when installed, else the pure-Python ``h11``."""
-    import importlib.util
-
-    return "httptools" if importlib.util.find_spec("httptools") is not None else "h11"
-
-
-def _uvicorn_options(max_message_bytes: int, log_level: str, ws_compression: bool,
-                     ) -> dict[str, Any]:
-    from lifeline.adapters.transport import PROTOCOL
-
-    return {"log_level": log_level, "ws": PROTOCOL, "lifespan": "on", "http": _http_protocol(),
-            "ws_per_message_deflate": ws_compression,
-            "ws_max_size": max(WS_CEILING, 4 * max_message_bytes)}
-
-
-def make_server(app: Guard, host: str = "127.0.0.1", port: int = 8000,
-                log_level: str = "warning", ws_compression: bool = False) -> Any:
-    """A ``uvicorn.Server`` for ``app`` (not started), with WebSocket limits matched to the app.
-
-    ``ws_compression`` enables permessage-deflate; it is off by default because compressing
-    every observation costs more CPU than it saves on a local network (the usual training setup).
-    """
-    import uvicorn
-
-    config = uvicorn.Config(app, host=host, port=port,
-                            **_uvicorn_options(app.max_message_bytes, log_level, ws_compression))
-    return uvicorn.Server(config)
-
-
-def serve(envs: Sequence[str | EnvSpec] | None = None, host: str = "127.0.0.1",
-          port: int = 8000, max_sessions: int = DEFAULT_MAX_SESSIONS, token: str | None = None,
-          idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
-          max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, log_level: str = "info",
-          ws_compression: bool = False, workers: int = 1) -> None:
-    """Serve ``envs`` until interrupted (blocking). See the module docstring for the limits.
-
-    ``workers > 1`` runs that many server processes behind the one port (uvicorn's worker
-    supervisor; the kernel hands each new connection to one of them, and a WebSocket session
-    stays on the process that accepted it). The cap holds in total through a shared ledger,
-    and ``/``, ``/health`` and ``/metrics`` report every worker. Environments must then be
-    given by name (or ``module:ATTR``), since each worker builds its own app.
-    """
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
-    # Built here in every case: it validates the arguments before any process starts.
-    app = build_app(envs, max_sessions=max_sessions, token=token, idle_timeout=idle_timeout,
-                    max_message_bytes=max_message_bytes)
-    base = f"http://{host}:{port}"
-    print(f"Lifeline {__version__} serving on {base} (bearer token {'required' if token else 'off'}"
-          f", {max_sessions} sessions per env, idle timeout {idle_timeout or 'off'} s"
-          f"{f', {workers} worker processes' if workers > 1 else ''})")
-    for name in served_envs(app):
-        print(f"  {name:<12} {base}/{name}  (episodes: ws://{host}:{port}/{name}/ws)")
-    if workers == 1:
-        make_server(app, host, port, log_level, ws_compression).run()
-        return
-    from lifeline.adapters.workers import run_workers
-
-    if envs and not all(isinstance(e, str) for e in envs):
-        raise ValueError("with workers > 1 give environments by name or as 'module:ATTR' "
-                         "(each worker process builds its own app)")
-    refs = list(envs) if envs else None
-    run_workers({"envs": refs, "max_sessions": max_sessions, "token": token,
-                 "idle_timeout": idle_timeout, "max_message_bytes": max_message_bytes},
-                host=host, port=port, workers=workers,
-                **_uvicorn_options(max_message_bytes, log_level, ws_compression))
-
-
-@contextmanager
-def background_server(app: Guard, host: str = "127.0.0.1") -> Iterator[str]:
-    """Run ``app`` on a free port in a daemon thread; yield its base URL; always shut it down.
-
-    Used by the tests, the benchmark and notebooks. The socket is bound before the thread
-    starts, so there is no race for the port.
-    """
-    # proto IPPROTO_TCP: asyncio disables Nagle's algorithm only on sockets that say so.
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, 0))
-    port = sock.getsockname()[1]
-    server = make_server(app, host, port)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
-                              name=f"lifeline-server-{port}")
-    thread.start()
-    try:
-        deadline = time.monotonic() + 20.0
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the background server did not start")
-            time.sleep(0.01)
-        yield f"http://{host}:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15.0)
-        sock.close()
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A currently free TCP port on ``host`` (for launching a server in another process)."""
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        port: int = sock.getsockname()[1]
-        return port

@@ -8,7 +8,7 @@
 * :class:`LifelineState` — episode id, step count, env, scenario, seed.
 
 :func:`env_models` derives per-environment subclasses whose schemas name the environment's tools
-and describe its arrays. Shared by the server (:mod:`lifeline.adapters.openenv`) and the client.
+and describe its arrays. Shared by the server (:mod:`lifeline.serve.openenv`) and the client.
 """
 
 from __future__ import annotations
@@ -72,10 +72,13 @@ class LifelineObservation(OEObservation):
     truncated: bool = Field(default=False, description="Episode ended by the step budget.")
     info: dict[str, Any] = Field(default_factory=dict, description="Step info from the core.")
     score: float | None = Field(default=None, description="Grader score in [0, 1] at the end.")
-    components: dict[str, float] | None = Field(
-        default=None, description="Named grader components at the end.")
-    metrics: dict[str, float] | None = Field(
-        default=None, description="Raw episode metrics at the end.")
+    components: dict[str, float | None] | None = Field(
+        default=None, description="Named grader components at the end (null: not a finite "
+                                  "number).")
+    metrics: dict[str, float | None] | None = Field(
+        default=None, description="Raw episode metrics at the end; a metric that is not a "
+                                  "finite number (NaN, e.g. a forecast error with nothing to "
+                                  "forecast) is null.")
 
 
 class LifelineToolsObservation(OEObservation):
@@ -104,6 +107,9 @@ _MESSAGE_SHAPES = {
     "close": '{"type": "close"}',
     "mcp": '{"type": "mcp", "data": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}}',
 }
+MAX_INDEX = 2**63
+"""Action indices are 64-bit integers: ``|index| < 2**63`` (larger numbers, floats among them,
+are refused with a reason instead of overflowing further down)."""
 RPC_METHODS = ("tools/list", "tools/call", "openenv/session/create", "openenv/session/close")
 """The JSON-RPC methods of the ``/mcp`` endpoints (OpenEnv's MCP handler)."""
 
@@ -142,6 +148,9 @@ def check_session_message(message: dict[str, Any]) -> str | tuple[str, str] | No
         if index is not None and (isinstance(index, bool) or not isinstance(index, int | float)
                                   or (isinstance(index, float) and not index.is_integer())):
             return f"'index' must be an integer action index, got {index!r}"[:200]
+        if index is not None and not -MAX_INDEX <= index < MAX_INDEX:
+            return (f"'index' must be an integer action index (a 64-bit integer; the "
+                    f"environment's indices start at 0), got {index!r}")[:200]
         if data.get("type", "call_tool") not in ("call_tool", "list_tools"):
             return "a step's 'type' is 'call_tool' (default) or 'list_tools'"
         if not isinstance(data.get("metadata", {}), dict):
@@ -173,6 +182,10 @@ def check_rpc_request(request: dict[str, Any]) -> tuple[tuple[int, str] | None, 
     if rid is not None and (isinstance(rid, bool) or not isinstance(rid, str | int)):
         return (-32600, "a JSON-RPC 'id' must be a string, an integer or null"), False
     method = request.get("method")
+    if method == "tools/call" and rid is None:
+        return (-32600, "tools/call needs an 'id' (a string or an integer): a request without "
+                        "one is a JSON-RPC notification, which gets no answer, so this server "
+                        "does not play a step from it"), False
     if not isinstance(method, str):
         return (-32600, f"a JSON-RPC request needs 'method' (a string), one of "
                         f"{', '.join(RPC_METHODS)}; a request is {example}"), False

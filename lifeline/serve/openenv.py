@@ -4,7 +4,7 @@ One generic class, :class:`LifelineOpenEnv`, wraps a core environment; :func:`op
 makes a subclass bound to one registry entry (what ``create_app`` / ``HTTPEnvServer`` needs as a
 factory: one instance per WebSocket session). Nothing here is specific to an environment.
 
-The wire models (action, observation, state) live in :mod:`lifeline.adapters.wire`.
+The wire models (action, observation, state) live in :mod:`lifeline.serve.wire`.
 
 Episodes are multi-step, so they run over the WebSocket ``/ws`` (or an MCP session): OpenEnv's
 HTTP ``/reset`` and ``/step`` build a fresh environment per request; ``/step`` therefore answers
@@ -14,6 +14,7 @@ with a clear :class:`NoEpisodeError` instead of pretending to be stateful.
 from __future__ import annotations
 
 import inspect
+import math
 import secrets
 import uuid
 from collections.abc import Callable
@@ -25,8 +26,17 @@ import numpy as np
 from openenv.core.env_server.interfaces import Environment as OEEnvironment
 from openenv.core.env_server.types import EnvironmentMetadata
 
-from lifeline.adapters.fastlane import wire_dict
-from lifeline.adapters.wire import (
+from lifeline.core.env import Action, CoreState, Environment, TimeStep
+from lifeline.core.registry import EnvSpec, resolve_scenario
+from lifeline.faces.tools import (
+    LegalView,
+    ToolCallError,
+    parse_tool_call,
+    text_observation,
+    tool_specs,
+)
+from lifeline.serve.frames import wire_dict
+from lifeline.serve.wire import (
     DEFAULT_VIEWS,
     VIEWS,
     LifelineAction,
@@ -37,15 +47,6 @@ from lifeline.adapters.wire import (
     core_env,
     env_models,
     resolve_spec,
-)
-from lifeline.core.env import Action, CoreState, Environment, TimeStep
-from lifeline.core.registry import EnvSpec, resolve_scenario
-from lifeline.faces.tools import (
-    LegalView,
-    ToolCallError,
-    parse_tool_call,
-    text_observation,
-    tool_specs,
 )
 
 __all__ = [
@@ -111,16 +112,28 @@ def _short(value: Any) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    """``value`` with numpy scalars/arrays turned into plain Python (for ``info`` dicts)."""
+    """``value`` as plain JSON values (for ``info`` dicts): numpy scalars/arrays turned into
+    Python, non-finite floats (NaN, ±inf: JSON has no such numbers) into ``None``."""
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
-        return value.tolist()
+        return _jsonable(value.tolist()) if value.dtype.kind == "f" else value.tolist()
     if isinstance(value, np.generic):
-        return value.item()
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     return value
+
+
+def _finite(values: dict[str, Any]) -> dict[str, float | None]:
+    """Grader components/metrics as floats, a non-finite one (e.g. an error measure with
+    nothing to measure: NaN) as ``None`` (sent as JSON ``null``, as the schema says)."""
+    out: dict[str, float | None] = {}
+    for key, value in values.items():
+        out[key] = value if math.isfinite(value) else None  # finite values sent as they are
+    return out
 
 
 
@@ -161,7 +174,7 @@ class _McpTools:
     def fast_tool(self, name: str) -> Callable[..., dict[str, Any]] | None:
         """The tool ``name`` as a plain call (what ``list_tools()`` would give as its ``fn``),
         or ``None`` if there is no such tool. Used by the fast lanes
-        (:mod:`lifeline.adapters.fastlane`): no tool list is built per call."""
+        (:mod:`lifeline.serve.fastlane`): no tool list is built per call."""
         session = self._session
         if name == START_TOOL:
             return lambda **options: wire_dict(session.reset(**options))
@@ -316,6 +329,11 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
         if callback is not None:
             callback()
 
+    def fast_tool(self, name: str) -> Callable[..., dict[str, Any]] | None:
+        """The MCP tool ``name`` as a plain call (see :meth:`_McpTools.fast_tool`); what the
+        fast lane (:class:`lifeline.serve.frames.LaneSession`) calls."""
+        return self.mcp_server.fast_tool(name)
+
     # ----- helpers --------------------------------------------------------------------------
     def _semantic(self, action: LifelineAction) -> Action | int | _Rejected:
         """The core action for a wire action, or a :class:`_Rejected` carrying the reason."""
@@ -364,8 +382,9 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
                 fields["text"] = text_observation(core, state, legal=legal)
         if state.done:
             grade = core.grade(state)
-            fields.update(score=float(grade.score), components=dict(grade.components),
-                          metrics=dict(grade.metrics))
+            score = float(grade.score)
+            fields.update(score=score if math.isfinite(score) else None,  # NaN score: null
+                          components=_finite(grade.components), metrics=_finite(grade.metrics))
         # Built from trusted values: the model is made without re-validating every nested list.
         return fields
 

@@ -5,7 +5,7 @@ the kernel hands each new connection to one of them, and a WebSocket session liv
 process that accepted it for its whole life. What the processes must agree on is shared
 through one temporary directory:
 
-* ``slots.json`` — the session ledger (:class:`lifeline.adapters.slots.SlotLedger`), so the
+* ``slots.json`` — the session ledger (:class:`lifeline.serve.slots.SlotLedger`), so the
   cap of ``--max-sessions`` holds for all workers together;
 * ``metrics/`` — prometheus_client's multi-process files, so ``/metrics`` on any worker
   reports the whole server.
@@ -16,7 +16,6 @@ Each worker builds its app with :func:`app_from_environment` from the JSON confi
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -25,8 +24,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from lifeline.adapters.guard import Guard
-from lifeline.adapters.slots import LEDGER_ENV
+from lifeline.serve.guard import Guard
+from lifeline.serve.server import build_app
+from lifeline.serve.slots import LEDGER_ENV
+from lifeline.serve.transport import ServerEventLoop
 
 CONFIG_ENV = "LIFELINE_SERVE_CONFIG"
 """Environment variable with the JSON keyword arguments of ``build_app`` for every worker."""
@@ -34,31 +35,28 @@ CONFIG_ENV = "LIFELINE_SERVE_CONFIG"
 
 def app_from_environment() -> Guard:
     """The app of one worker (a uvicorn ``factory``): ``build_app`` with the shared config."""
-    from lifeline.adapters.server import build_app
-
     config: dict[str, Any] = json.loads(os.environ[CONFIG_ENV])
     return build_app(config.pop("envs"), slots_file=os.environ[LEDGER_ENV], **config)
 
 
-class BalancedEventLoop(asyncio.SelectorEventLoop):
+class BalancedEventLoop(ServerEventLoop):
     """The event loop of a worker: it shares new connections fairly with the other workers.
 
     All workers wait on the one listening socket, and a new connection wakes them all. asyncio's
-    own loop then accepts up to ``backlog`` (2048) pending connections in one go, so a burst of
-    clients (16 sessions connecting at once) lands on whichever worker woke first, and the
-    other one idles while this one serves every session (measured: 16/0 in three bursts of
-    four). This loop accepts one connection per wake-up and then stays away from the socket
-    for a moment that grows with the connections it already serves (:data:`ACCEPT_PAUSE` each,
-    at most :data:`MAX_ACCEPT_PAUSE`): the less loaded worker gets the next one. Alone, a
-    worker still accepts everything, only slightly slower. uvicorn loads this class as its
-    loop factory (``loop="module:attr"``).
+    own loop then accepts up to ``backlog`` (2048; :class:`ServerEventLoop`: 16) pending
+    connections in one go, so a burst of clients (16 sessions connecting at once) lands on
+    whichever worker woke first, and the other one idles while this one serves every session
+    (measured: 16/0 in three bursts of four). This loop accepts one connection per wake-up
+    and then stays away from the socket for a moment that grows with the connections it
+    already serves (:data:`ACCEPT_PAUSE` each, at most :data:`MAX_ACCEPT_PAUSE`): the less
+    loaded worker gets the next one. Alone, a worker still accepts everything, only slightly
+    slower. uvicorn loads this class as its loop factory (``loop="module:attr"``).
     """
 
     def _accept_connection(self, protocol_factory: Any, sock: socket.socket,
                            sslcontext: Any = None, server: Any = None, backlog: int = 100,
                            *args: Any) -> None:
-        super()._accept_connection(  # type: ignore[misc]
-            protocol_factory, sock, sslcontext, server, 1, *args)
+        super()._accept_connection(protocol_factory, sock, sslcontext, server, 1, *args)
         serving = int(getattr(server, "_active_count", 0)) + 1
         pause = min(MAX_ACCEPT_PAUSE, ACCEPT_PAUSE * serving)
         fd = sock.fileno()
@@ -104,5 +102,5 @@ def run_workers(config: dict[str, Any], *, host: str, port: int, workers: int,
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(metrics)
         os.environ[LEDGER_ENV] = str(Path(shared) / "slots.json")
         os.environ[CONFIG_ENV] = json.dumps(config)
-        uvicorn.run("lifeline.adapters.workers:app_from_environment", factory=True, host=host,
+        uvicorn.run("lifeline.serve.workers:app_from_environment", factory=True, host=host,
                     port=port, workers=workers, loop=BALANCED_LOOP, **uvicorn_options)

@@ -13,82 +13,33 @@ simple, so they take a lane of their own:
 * HTTP ``POST /<env>/mcp``: ``tools/call`` with the ``session_id`` of a live session
   (:func:`call_tool`).
 
-A lane answers exactly what OpenEnv would (same frames, same JSON-RPC results and error texts,
-same session bookkeeping: activity time and step count) and declines everything else — another
+A lane answers exactly what OpenEnv would (same frames, same JSON-RPC results and error texts)
+and records the call in the server's own session table (activity time, step count; see
+:mod:`lifeline.serve.sessions`: OpenEnv has no public API for that bookkeeping, so Lifeline owns
+it rather than writing into OpenEnv's private session info). It declines everything else — another
 message type, a frame OpenEnv would refuse, an unknown tool or session — which then takes the
 ordinary path, so OpenEnv stays the reference for every answer the lane does not give. The
-guard (:mod:`lifeline.adapters.guard`) has already checked every frame (size, JSON, shape)
-before a lane sees it. Replies are encoded with ``orjson`` when it is installed.
+guard (:mod:`lifeline.serve.guard`) has already checked every frame (size, JSON, shape)
+before a lane sees it. Replies are encoded with ``orjson`` when it is installed. The lane is
+typed against the Protocols of :mod:`lifeline.serve.frames` (a session, a server), so it
+imports neither the OpenEnv face nor the server.
 """
 
 from __future__ import annotations
 
-import json
-import time
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-try:
-    import orjson
-except ImportError:  # pragma: no cover - orjson ships with the server extra
-    orjson = None  # type: ignore[assignment]
+from lifeline.serve.frames import LaneServer, LaneSession, dumps, observation_frame
 
-if TYPE_CHECKING:
-    from lifeline.adapters.openenv import LifelineOpenEnv
-    from lifeline.adapters.server import LifelineEnvServer
-
-__all__ = ["LANE", "Lane", "call_tool", "dumps", "wire_dict"]
+__all__ = ["LANE", "Lane", "call_tool"]
 
 LANE: ContextVar[Lane | None] = ContextVar("lifeline_lane", default=None)
 """The lane of the WebSocket connection being handled (set by the guard, bound by the server
 when the connection's session is created)."""
 
 
-def dumps(payload: Any) -> bytes:
-    """Compact JSON as UTF-8 bytes (``orjson``; the standard library if it is missing or if the
-    payload holds something orjson refuses, e.g. a non-string key)."""
-    if orjson is not None:
-        try:
-            return orjson.dumps(payload)
-        except TypeError:
-            pass
-    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
-def wire_dict(obs: Any) -> dict[str, Any]:
-    """``obs.model_dump()`` of an observation built by ``model_construct`` from plain values.
-
-    Such a model keeps its fields, in declaration order, in ``__dict__``; copying that dict
-    gives the same content as pydantic's dump without walking every nested list again.
-    """
-    return dict(obs.__dict__)
-
-
-def _observation_frame(body: dict[str, Any]) -> dict[str, Any]:
-    """OpenEnv's ``serialize_observation`` of an observation's fields (consumed), wrapped as a
-    WebSocket ``observation`` frame."""
-    reward, done = body.pop("reward"), body.pop("done")
-    data: dict[str, Any] = {"observation": body, "reward": reward, "done": done}
-    if body.get("metadata"):
-        data["metadata"] = body["metadata"]
-    return {"type": "observation", "data": data}
-
-
-def _touch(server: LifelineEnvServer, session_id: str) -> None:
-    """OpenEnv's ``_update_session_activity(session_id, increment_step=True)``, without the two
-    pydantic assignment validations it costs per step (the values are a float and an int)."""
-    info = server._session_info.get(session_id)
-    if info is None:
-        return
-    values = info.__dict__
-    if "last_activity_at" in values and isinstance(values.get("step_count"), int):
-        values["last_activity_at"] = time.time()
-        values["step_count"] += 1
-    else:  # another OpenEnv version: its own bookkeeping
-        server._update_session_activity(session_id, increment_step=True)
-
-
-def _tool_call(env: LifelineOpenEnv, request: dict[str, Any]) -> dict[str, Any] | None:
+def _tool_call(env: LaneSession, request: dict[str, Any]) -> dict[str, Any] | None:
     """The JSON-RPC response of a ``tools/call`` on ``env``, or ``None`` to decline it."""
     params = request.get("params", {})
     if not isinstance(params, dict):
@@ -96,7 +47,7 @@ def _tool_call(env: LifelineOpenEnv, request: dict[str, Any]) -> dict[str, Any] 
     name, arguments = params.get("name"), params.get("arguments", {})
     if not isinstance(arguments, dict):
         return None
-    call = env.mcp_server.fast_tool(name) if isinstance(name, str) else None
+    call = env.fast_tool(name) if isinstance(name, str) else None
     if call is None:
         return None  # unknown tool: OpenEnv's handler words the error
     rid = request.get("id")
@@ -114,11 +65,11 @@ class Lane:
     __slots__ = ("env", "server", "session_id")
 
     def __init__(self) -> None:
-        self.server: LifelineEnvServer | None = None
+        self.server: LaneServer | None = None
         self.session_id: str | None = None
-        self.env: LifelineOpenEnv | None = None
+        self.env: LaneSession | None = None
 
-    def bind(self, server: LifelineEnvServer, session_id: str, env: LifelineOpenEnv) -> None:
+    def bind(self, server: LaneServer, session_id: str, env: LaneSession) -> None:
         """Attach the session this connection has just opened."""
         self.server, self.session_id, self.env = server, session_id, env
 
@@ -143,8 +94,8 @@ class Lane:
             except Exception as exc:  # as OpenEnv: the session goes on
                 return dumps({"type": "error",
                               "data": {"message": str(exc), "code": "EXECUTION_ERROR"}})
-            _touch(server, session_id)
-            return dumps(_observation_frame(fields))
+            server.touch(session_id)
+            return dumps(observation_frame(fields))
         if kind == "mcp":
             request = message.get("data")
             if not isinstance(request, dict) or request.get("method") != "tools/call":
@@ -152,25 +103,23 @@ class Lane:
             response = _tool_call(env, request)
             if response is None:
                 return None
-            _touch(server, session_id)
+            server.touch(session_id)
             return dumps({"type": "mcp", "data": response})
         return None
 
 
-def call_tool(server: LifelineEnvServer, request: dict[str, Any]) -> dict[str, Any] | None:
-    """The response to an HTTP ``/mcp`` ``tools/call`` naming a live session, or ``None``."""
+def call_tool(server: LaneServer, request: dict[str, Any]) -> dict[str, Any] | None:
+    """The response to an HTTP ``/mcp`` ``tools/call`` naming a live HTTP session, or ``None``."""
     if request.get("method") != "tools/call":
         return None
     params = request.get("params")
     session_id = params.get("session_id") if isinstance(params, dict) else None
     if not isinstance(session_id, str):
         return None
-    from lifeline.adapters.openenv import LifelineOpenEnv
-
-    env = server._sessions.get(session_id)
-    if not isinstance(env, LifelineOpenEnv):
-        return None  # unknown, initialising or foreign: OpenEnv answers
+    env = server.http_session(session_id)
+    if env is None:
+        return None  # unknown, initialising or not drivable over HTTP: the server answers
     response = _tool_call(env, request)
     if response is not None:
-        _touch(server, session_id)
+        server.touch(session_id)
     return response

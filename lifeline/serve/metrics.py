@@ -2,7 +2,10 @@
 
 Built on the standard ``prometheus_client``. One :class:`ServerMetrics` per app:
 
-* ``lifeline_sessions_active{env}`` (gauge) and ``lifeline_sessions_total{env}`` (counter);
+* ``lifeline_sessions_active{env}`` (gauge) — read from the live session table at every scrape
+  (:meth:`ServerMetrics.watch_sessions`; with several workers, the shared ledger, which drops
+  the entries of dead processes), never kept as a counter of its own, so a crashed worker's
+  sessions disappear from it; ``lifeline_sessions_total{env}`` (counter) of sessions opened;
 * ``lifeline_steps_total{env}`` and ``lifeline_step_seconds{env}`` (histogram of the server-side
   time of one step: simulation, observation, text view);
 * ``lifeline_errors_total{env,kind}`` — error frames by their code (``VALIDATION_ERROR``,
@@ -17,15 +20,16 @@ With several worker processes (``lifeline serve --workers N``) every worker writ
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
     Counter,
-    Gauge,
     Histogram,
     generate_latest,
 )
+from prometheus_client.core import GaugeMetricFamily, Metric
 
 __all__ = ["CONTENT_TYPE_LATEST", "ServerMetrics", "multiprocess_dir"]
 
@@ -49,8 +53,7 @@ class ServerMetrics:
         # objects must then not sit in a registry of their own.
         self.registry: CollectorRegistry | None = None if self.shared else CollectorRegistry()
         reg = self.registry
-        self.sessions_active = Gauge("lifeline_sessions_active", "Open sessions.", ["env"],
-                                     registry=reg, multiprocess_mode="livesum")
+        self._live: LiveSessions | None = None
         self.sessions_total = Counter("lifeline_sessions", "Sessions opened.", ["env"],
                                       registry=reg)
         self.steps = Counter("lifeline_steps", "Steps served.", ["env"], registry=reg)
@@ -58,6 +61,13 @@ class ServerMetrics:
                                       ["env"], buckets=STEP_BUCKETS, registry=reg)
         self.errors = Counter("lifeline_errors", "Errors answered, by kind.", ["env", "kind"],
                               registry=reg)
+
+    def watch_sessions(self, source: Callable[[], dict[str, int]]) -> None:
+        """Report ``lifeline_sessions_active`` as ``source()`` (``{env: open sessions}``,
+        every worker's) says at each scrape."""
+        self._live = LiveSessions(source)
+        if self.registry is not None:
+            self.registry.register(self._live)
 
     def error(self, env: str, kind: str) -> None:
         """Count one error of ``kind`` for ``env`` (``""`` when no environment is addressed)."""
@@ -70,6 +80,27 @@ class ServerMetrics:
 
             registry = CollectorRegistry()
             multiprocess.MultiProcessCollector(registry, path=self.shared)
+            if self._live is not None:
+                registry.register(self._live)
             return generate_latest(registry)
         assert self.registry is not None
         return generate_latest(self.registry)
+
+
+class LiveSessions:
+    """A prometheus_client collector: ``lifeline_sessions_active{env}`` read from a live
+    source at collection time."""
+
+    def __init__(self, source: Callable[[], dict[str, int]]) -> None:
+        self.source = source
+
+    def describe(self) -> list[Metric]:
+        return []  # not collected at registration (the source may not be ready yet)
+
+    def collect(self) -> Iterator[Metric]:
+        family = GaugeMetricFamily("lifeline_sessions_active",
+                                   "Open sessions (the live session table, all workers).",
+                                   labels=["env"])
+        for env, count in sorted(self.source().items()):
+            family.add_metric([env], count)
+        yield family

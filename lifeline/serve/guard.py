@@ -17,14 +17,16 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import hmac
 import json
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
-from contextvars import ContextVar
 from typing import Any
+from urllib.parse import parse_qsl
 
-from lifeline.adapters.fastlane import LANE, Lane, dumps
+from lifeline.serve.fastlane import LANE, Lane
+from lifeline.serve.frames import WEBSOCKET, SessionGate, dumps
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -38,8 +40,14 @@ MessageCheck = Callable[[dict[str, Any]], "str | tuple[str, str] | None"]
 """Checks a session message: a reason (``VALIDATION_ERROR``), ``(code, reason)``, or None."""
 FastRpc = Callable[[str, dict[str, Any]], "dict[str, Any] | None"]
 """Answers a checked HTTP JSON-RPC request to ``path`` itself (the response), or declines
-(``None``) so that the app answers it (:func:`lifeline.adapters.fastlane.call_tool`)."""
+(``None``) so that the app answers it (:func:`lifeline.serve.fastlane.call_tool`)."""
 
+UNAUTHORIZED = ("unauthorized: missing or invalid bearer token (send 'Authorization: Bearer "
+                "<token>', or HTTP Basic auth with any user name and the token as password)")
+"""The 401 answer (HTTP and WebSocket handshakes alike)."""
+BODY_TIMEOUT = 30.0
+"""Default seconds for a request body to arrive (the headers have their own deadline in the
+transport, :data:`lifeline.serve.transport.HEADER_TIMEOUT`)."""
 OPEN_ENDPOINT = "health"
 """The only endpoint reachable without a token (``/health``, ``/<env>/health``): liveness."""
 MAX_DEPTH = 64
@@ -47,16 +55,14 @@ MAX_DEPTH = 64
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 """A JSON ``\\uD800``-``\\uDFFF`` escape: the only way a lone surrogate gets into a message."""
 
-WEBSOCKET: ContextVar[bool] = ContextVar("lifeline_websocket", default=False)
-"""True while the app handles a WebSocket connection (its session is closed by this guard's
-idle timer, so the server exempts it from OpenEnv's HTTP-session reaper)."""
 
 
 def _json_body(status: int, payload: dict[str, Any]) -> tuple[list[tuple[bytes, bytes]], bytes]:
     body = json.dumps(payload).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    if status == 401:
+    if status == 401:  # both schemes accepted (Basic: what browsers and ~/.netrc send)
         headers.append((b"www-authenticate", b'Bearer realm="lifeline"'))
+        headers.append((b"www-authenticate", b'Basic realm="lifeline", charset="UTF-8"'))
     return headers, body
 
 
@@ -115,6 +121,17 @@ def parse_message(text: str) -> tuple[Any, tuple[str, str] | None]:
     return data, None
 
 
+def _query_value(scope: Scope, key: str) -> str | None:
+    """The last value of ``key`` in the request's query string (as Starlette's
+    ``query_params.get`` reads it), or ``None``."""
+    found = None
+    for name, value in parse_qsl(bytes(scope.get("query_string", b"")).decode("latin-1"),
+                                 keep_blank_values=True):
+        if name == key:
+            found = value
+    return found or None
+
+
 class Guard:
     """Wraps an ASGI app; see the module docstring. ``token=None`` disables authentication."""
 
@@ -123,7 +140,9 @@ class Guard:
                  message_check: MessageCheck | None = None,
                  rpc_check: RpcCheck | None = None,
                  on_error: Callable[[str, str], None] | None = None,
-                 fast_rpc: FastRpc | None = None, lanes: bool = False) -> None:
+                 fast_rpc: FastRpc | None = None, lanes: bool = False,
+                 sessions: SessionGate | None = None,
+                 body_timeout: float | None = BODY_TIMEOUT) -> None:
         if token is not None and (not isinstance(token, str) or not token.strip()
                                   or token != token.strip()):
             raise ValueError("the bearer token must be a non-empty string without surrounding "
@@ -138,8 +157,13 @@ class Guard:
         self.fast_rpc = fast_rpc
         """Optional fast answer to checked HTTP JSON-RPC requests (see :data:`FastRpc`)."""
         self.lanes = lanes
-        """Give each ``/ws`` connection a :class:`~lifeline.adapters.fastlane.Lane`: its steps
+        """Give each ``/ws`` connection a :class:`~lifeline.serve.fastlane.Lane`: its steps
         and tool calls are answered here once the app has bound the connection's session."""
+        self.sessions = sessions
+        self.body_timeout = body_timeout
+        """Seconds an HTTP request's body may take to arrive, once its headers have (408)."""
+        """Optional rules of who may drive which session (checked before the app sees a
+        JSON-RPC request naming a session or a WebSocket attaching to one)."""
         self.token = token
         # Compared as bytes: clients send UTF-8 (or, for Latin-1 text, possibly Latin-1).
         self._secrets: list[bytes] = []
@@ -205,8 +229,7 @@ class Guard:
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not self._authorized(scope):
             self._error(scope, "HTTP_401")
-            await self._reply(send, 401, {"detail": "unauthorized: missing or invalid bearer "
-                                                    "token (send 'Authorization: Bearer <token>')"})
+            await self._reply(send, 401, {"detail": UNAUTHORIZED})
             return
         for key, value in scope.get("headers", []):
             if key == b"content-length" and value.isdigit() \
@@ -218,19 +241,27 @@ class Guard:
         # Content-Length to check, so this is what bounds its size.
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away before sending its body
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_message_bytes:
-                self._error(scope, "HTTP_413")
-                await self._reply(send, 413, {"detail": self._too_large(size, at_least=True)})
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                while True:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        return  # the client went away before sending its body
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.max_message_bytes:
+                        self._error(scope, "HTTP_413")
+                        await self._reply(send, 413,
+                                          {"detail": self._too_large(size, at_least=True)})
+                        return
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        break
+        except TimeoutError:
+            self._error(scope, "HTTP_408")
+            await self._reply(send, 408, {"detail": f"the request body did not arrive within "
+                                                    f"{self.body_timeout:g} s"})
+            return
         checked = await self._check_body(scope, b"".join(chunks), send)
         if checked is None:
             return
@@ -281,6 +312,8 @@ class Guard:
                 self._error(scope, "RPC_-32600")
                 return None
             refusal, changed = self.rpc_check(data)
+            if refusal is None and self.sessions is not None:
+                refusal = self.sessions.rpc_refusal(scope.get("path", ""), data, None, False)
             if refusal is not None:
                 self._error(scope, f"RPC_{refusal[0]}")
                 await self._reply(send, 200, self._rpc_error(*refusal, data.get("id")))
@@ -329,8 +362,25 @@ class Guard:
             # Closing before accepting makes the server answer the handshake with HTTP 403.
             await send({"type": "websocket.close", "code": 1008, "reason": "unauthorized"})
             return
-        rpc = scope.get("path", "").endswith("/mcp")
-        lane = Lane() if self.lanes and scope.get("path", "").endswith("/ws") else None
+        path = scope.get("path", "")
+        rpc = path.endswith("/mcp")
+        # Every connection gets a Lane: the server binds the session the connection creates to
+        # it (its own session, the only one its JSON-RPC requests may name); only /ws
+        # connections use it to answer steps (``self.lanes``).
+        lane = Lane()
+        fast = self.lanes and path.endswith("/ws")
+        attached = _query_value(scope, "session_id") if path.endswith("/ws") else None
+        if attached is not None and self.sessions is not None:
+            refusal = self.sessions.attach(path, attached)
+            if refusal is not None:
+                self._error(scope, "SESSION_FORBIDDEN")
+                await receive()  # websocket.connect
+                await send({"type": "websocket.accept"})
+                await send({"type": "websocket.send", "text": _compact(
+                    {"type": "error", "data": {"message": refusal, "code": "SESSION_FORBIDDEN"}})})
+                await send({"type": "websocket.close", "code": 1008,
+                            "reason": "session not yours"})
+                return
         closed = False
 
         async def guarded_send(message: Message) -> None:
@@ -341,34 +391,48 @@ class Guard:
                 self._count_reply(scope, text, rpc)
             await send(message)
 
+        idle = self.idle_timeout
+        clock = asyncio.get_running_loop().time
+        last = clock()  # when the last meaningful frame came: the idle clock runs from there
+
         async def guarded_receive() -> Message:
-            nonlocal closed
+            nonlocal closed, last
             while True:
                 try:
-                    # asyncio.timeout schedules one timer (no extra task per message).
-                    async with asyncio.timeout(self.idle_timeout):
+                    # One timer per wait (no extra task per message); refused frames and the
+                    # transport's pings do not move the deadline.
+                    async with asyncio.timeout_at(None if idle is None else last + idle):
                         message = await receive()
                 except TimeoutError:
                     closed = True
-                    await send({"type": "websocket.close", "code": 1001,
-                                "reason": f"idle for more than {self.idle_timeout:g} s"})
+                    with contextlib.suppress(OSError):  # a client that does not read: the
+                        await send({"type": "websocket.close", "code": 1001,  # transport's
+                                    "reason": f"idle for more than {idle:g} s"})  # send timeout
                     return {"type": "websocket.disconnect", "code": 1001}
                 if message["type"] != "websocket.receive":
                     return message
-                reply, data = self._checked_frame(message, rpc)
-                if reply is None and lane is not None and lane.env is not None:
-                    answer = lane.handle(data)
-                    if answer is not None:
-                        reply = answer.decode("utf-8")
+                reply, data = self._checked_frame(message, rpc, lane.session_id or attached,
+                                                   path)
+                if reply is None:  # a well-formed message: activity
+                    last = clock()
+                    if fast and lane.env is not None:
+                        answer = lane.handle(data)
+                        if answer is not None:
+                            reply = answer.decode("utf-8")
                 if reply is None:
                     return message
-                await guarded_send({"type": "websocket.send", "text": reply})
+                try:
+                    await guarded_send({"type": "websocket.send", "text": reply})
+                except OSError:  # the transport gave up on a client that does not read
+                    return {"type": "websocket.disconnect", "code": 1006}
 
         marker = LANE.set(lane)
         try:
             await self.app(scope, guarded_receive, guarded_send)
         finally:
             LANE.reset(marker)
+            if attached is not None and self.sessions is not None:
+                self.sessions.detach(path, attached)
 
     def _count_reply(self, scope: Scope, text: str, rpc: bool) -> None:
         """Count an outgoing error frame (cheap prefix tests first; parsed only if an error)."""
@@ -393,8 +457,11 @@ class Guard:
         """
         return self._checked_frame(message, rpc)[0]
 
-    def _checked_frame(self, message: Message, rpc: bool) -> tuple[str | None, Any]:
-        """``(error reply, None)`` for a refused frame, ``(None, parsed message)`` otherwise."""
+    def _checked_frame(self, message: Message, rpc: bool, own: str | None = None,
+                       path: str = "") -> tuple[str | None, Any]:
+        """``(error reply, None)`` for a refused frame, ``(None, parsed message)`` otherwise.
+
+        ``own`` is the session of the connection (a JSON-RPC request may name no other)."""
         text = message.get("text")
         if text is None:
             return self._reply_frame(("INVALID_JSON", "binary frames are not supported: send "
@@ -423,6 +490,8 @@ class Guard:
             request = inner if isinstance(inner, dict) else None
         if request is not None and self.rpc_check is not None:
             refusal, changed = self.rpc_check(request)
+            if refusal is None and self.sessions is not None:
+                refusal = self.sessions.rpc_refusal(path, request, own, True)
             if refusal is not None:
                 error = self._rpc_error(*refusal, request.get("id"))
                 return _compact(error if rpc else {"type": "mcp", "data": error}), None

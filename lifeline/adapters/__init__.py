@@ -1,1 +1,0 @@
-"""The faces of Lifeline environments: Gymnasium, OpenEnv and typed tools."""
