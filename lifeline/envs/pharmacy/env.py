@@ -35,7 +35,7 @@ from lifeline.envs.pharmacy.types import (
     WmsScanInventory,
 )
 
-STREAMS = ("events", "demand", "stock", "actors", "history", "wms")
+STREAMS = ("events", "demand", "stock", "actors", "history", "wms", "surges", "supply")
 """Named random streams, one per stochastic process (order is part of determinism)."""
 SYSTEM_OF: dict[type[Action], int] = {
     ErpOracleGetInventory: 0, ErpOracleGetPipeline: 0, QueryErp: 0, WmsScanInventory: 1,
@@ -50,7 +50,7 @@ class PharmacyEnv(Environment[PharmacyState, Action]):
     """Central-pharmacy coordination over 8 rounds x 2 days (see README.md)."""
 
     name: ClassVar[str] = "pharmacy"
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
 
     def __init__(self, scenario: str = "light", params: PharmacyParams | None = None) -> None:
@@ -100,7 +100,9 @@ class PharmacyEnv(Environment[PharmacyState, Action]):
         return AdvanceRound()
 
     def invalid_penalty(self) -> float:
-        return reward.INVALID_PENALTY
+        # the cost is in the score (reward.INVALID_COST per call); _apply_invalid pays it at
+        # once as the score's change, so the dense reward still telescopes to the score
+        return 0.0
 
     def _apply(self, state: PharmacyState, action: Action) -> tuple[float, dict[str, Any]]:
         shaping = state.counters.shaping
@@ -122,10 +124,10 @@ class PharmacyEnv(Environment[PharmacyState, Action]):
         return r, {"round": state.round, "advanced": advanced}
 
     def _apply_invalid(self, state: PharmacyState) -> tuple[float, dict[str, Any]]:
-        """An invalid call uses one tool call of the round (and may end the round)."""
+        """An invalid call uses one tool call of the round (and may end the round) and costs
+        ``reward.INVALID_COST`` of the score, paid at once as the score's change."""
         advanced = self._use_call(state)
-        r = self._score_delta(state) if advanced else 0.0
-        return r, {"round": state.round, "advanced": advanced}
+        return self._score_delta(state), {"round": state.round, "advanced": advanced}
 
     def _use_call(self, state: PharmacyState) -> bool:
         state.calls_used += 1
