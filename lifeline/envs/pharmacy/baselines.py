@@ -323,7 +323,8 @@ PLT_Z = 1.0
 
 def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
               z: float = SERVICE_Z, reserve: float = 0.6,
-              leads: dict[int, int] | None = None, plt_z: float | None = None) -> list[Action]:
+              leads: dict[int, int] | None = None, plt_z: float | None = None,
+              cover_rounds: int = 1) -> list[Action]:
     """Lead-time-aware (s, S) base-stock orders, CRIT first, within a class-aware budget.
 
     Inventory position = live central stock - this round's issue - half the ERP's soon-expiring
@@ -380,6 +381,8 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
             continue
         short_lived = 0 < SKUS[s].shelf_life_days <= 3 * dpr
         lag = 1 if short_lived else rounds_of[0]  # rounds until a MEDLINE order serves
+        # v2: the regular order also covers the rounds a late MEDLINE delivery would miss
+        cover = lag if short_lived else max(lag, min(cover_rounds, len(cum_fc)))
         cum = cum_fc[:, s] + safety[:, s]
         pos = position[s]
         for t in range(min(lag - 1, len(cum))):  # rounds MEDLINE cannot reach in time
@@ -391,7 +394,7 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
                 used = buy(s, fast, gap, avail - keep)
                 avail -= used
                 pos += used / (SKUS[s].unit_cost * SUPPLIERS[fast].cost_mult)
-        target = cum[0] if short_lived else cum[min(lag, len(cum)) - 1]
+        target = cum[0] if short_lived else cum[min(cover, len(cum)) - 1]
         if short_lived and rounds_of[0] > 1:  # platelets during a disruption: FASTMED
             avail -= buy(s, 2, target - pos, avail - keep)
         elif lag - 1 < len(cum):
@@ -476,6 +479,8 @@ class BaseStockAgent(ScriptAgent):
     plt_z: float | None = PLT_Z
     use_quotes = True
     use_transfers = True
+    cover_rounds = 2
+    """v2: rounds of forecast the regular MEDLINE order of a long-life SKU covers (tuned)."""
 
     def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
         if k == 0:
@@ -506,13 +511,27 @@ class BaseStockAgent(ScriptAgent):
             moves = surplus_returns(state, alloc) if self.use_transfers and \
                 env.params.transfers else []
             orders = replenish(env.params, state, alloc, plt_z=self.plt_z,
-                               leads=quoted_leads(state) if self.use_quotes else None)
+                               leads=quoted_leads(state) if self.use_quotes else None,
+                               cover_rounds=self.cover_rounds)
             return [*moves, plan_call(alloc, f"evidence {cite}"),
                     *with_justifications(env.params, state, orders)]
         return None
 
+    grant_supplies = False
+    """Grant HIGH/NORMAL requests in full (cut only blood lines)."""
+    blood_margin = 1.05
+    """A cut blood line gets this multiple of the evidence's net estimate."""
+
     def allocation(self, state: PharmacyState, params: PharmacyParams) -> np.ndarray:
-        return evidence_allocation(state, self.slack, crit_buffer(params, state))
+        alloc = evidence_allocation(state, self.slack, crit_buffer(params, state))
+        if self.blood_margin != 1.05:
+            est = np.maximum(state.evidence_est - state.on_hand, 0.0)
+            cut = (state.evidence_seen == 1) & (state.requests > self.slack * est + 1.0)
+            cut &= IS_CRIT[None, :] & (state.verdicts == 0)
+            alloc[cut] = np.minimum(state.requests[cut], np.ceil(est[cut] * self.blood_margin))
+        if self.grant_supplies:
+            alloc[:, ~IS_CRIT] = np.maximum(alloc[:, ~IS_CRIT], state.requests[:, ~IS_CRIT])
+        return alloc * STOCKED
 
 
 def surplus_returns(state: PharmacyState, alloc: np.ndarray) -> list[Action]:
@@ -728,6 +747,141 @@ class CutEverythingAgent(BaseStockAgent):
         return np.round(state.requests * 0.5)
 
 
+class PaperTrailAgent(ScriptAgent):
+    """v1's free points, as one policy: never allocates, but files a justification and asks for
+    an approval, briefs once, uses all five systems, messages wards and requests quotes every
+    round (v1 paid tool_discovery, approval_workflow and briefing for exactly this)."""
+
+    name = "paper_trail"
+
+    def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
+        if k > 0:
+            return None
+        calls: list[Action] = [GetRoundBriefing(), ErpOracleGetInventory(), WmsScanInventory(),
+                               FinanceSapGetBudget(), RequestEvidence("ward_icu", "all")]
+        ev = round_evidence_ids(state)
+        calls += [SupplierPortalRequestQuote("MEDLINE", "BLOOD-RBC", 1),
+                  MessagingSendToWard("ward_general", f"about {ev[0] if ev else 'EV-1'}")]
+        return calls
+
+
+class InvalidPaddingAgent(BaseStockAgent):
+    """The reference, with every round padded by 10 malformed calls: must score lower."""
+
+    name = "invalid_padding"
+    pad = 10
+
+    def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
+        calls = super().phase(env, state, k)
+        if k == 0 and calls is not None:
+            calls = [SubmitPo("NOBODY", "BLOOD-RBC", CENTRAL, 1)] * self.pad + calls
+        return calls
+
+
+class SplitOrdersAgent(BaseStockAgent):
+    """The reference without justifications, its POs split under $10k (v1's bypass): finance
+    now judges each supplier's round, so the orders past $10k are held."""
+
+    name = "split_orders"
+
+    def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
+        calls = super().phase(env, state, k)
+        if calls is None:
+            return None
+        return [c for c in calls if not isinstance(c, FileJustification)]
+
+
+class LeanPlateletsAgent(BaseStockAgent):
+    """The reviewer's 'leaner platelet rule': no platelet safety stock at all."""
+
+    name = "lean_platelets"
+    plt_z = 0.0
+
+
+class NoBufferAgent(BaseStockAgent):
+    """The reference without its point-of-use blood buffer (v1: raised score and harm)."""
+
+    name = "no_buffer"
+
+    def allocation(self, state: PharmacyState, params: PharmacyParams) -> np.ndarray:
+        return evidence_allocation(state, self.slack, 0.0)
+
+
+class QuarantineExpiringAgent(BaseStockAgent):
+    """The reference, destroying every central lot that expires before next round (v1: lots
+    destroyed were not counted as waste)."""
+
+    name = "quarantine_expiring"
+
+    def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
+        calls = super().phase(env, state, k)
+        if k == 0 and calls is not None:
+            soon = (state.round + 1) * env.params.days_per_round
+            calls += [QuarantineLot(CENTRAL, SKU_NAMES[s], lot.lot_id)
+                      for s in range(N_SKUS) for lot in state.central[s] if lot.expiry <= soon]
+        return calls
+
+
+class OracleGamerAgent(BoundAgent):
+    """The bound plus every move the grader might pay for: all systems, briefings, quotes,
+    messages with feedback, a rationale citing evidence, destroying soon-expiring lots so
+    they do not count as expired, and a last-round purchase for the terminal credit. Reads
+    hidden state. Must not beat ``bound``."""
+
+    name = "oracle_gamer"
+
+    def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
+        calls = super().phase(env, state, k)
+        if calls is None:
+            return None
+        if k == 0:
+            extra: list[Action] = [GetRoundBriefing(), ErpOracleGetInventory(), WmsScanInventory(),
+                                   FinanceSapGetBudget(), QuerySupplier("MEDLINE"),
+                                   SupplierPortalRequestQuote("MEDLINE", "BLOOD-RBC", 1)]
+            soon = (state.round + 1) * env.params.days_per_round
+            extra += [QuarantineLot(CENTRAL, SKU_NAMES[s], lot.lot_id)
+                      for s in range(N_SKUS) for lot in state.central[s] if lot.expiry <= soon]
+            return extra + calls
+        if k == 1:
+            cite = " ".join(round_evidence_ids(state)[:6])
+            out: list[Action] = []
+            for c in calls:
+                if isinstance(c, SubmitAllocationPlan):
+                    c = SubmitAllocationPlan(c.plan, f"evidence {cite}")
+                out.append(c)
+            ev = round_evidence_ids(state)
+            out += [MessagingSendToWard(w, f"feedback {e}") for w in WARDS for e in ev[:1]]
+            if state.round == env.params.rounds - 1:  # buy for the terminal credit
+                out += [SubmitPo("MEDLINE", "BLOOD-FFP", CENTRAL, 40)]
+            return out
+        return calls
+
+
+class OracleStingyAgent(BoundAgent):
+    """The bound, but it issues only 85 % of the blood need and orders 15 % less blood: money
+    and waste saved by leaving critical need unmet. Reads hidden state. Must score below
+    ``bound`` (the exchange rates in reward.py)."""
+
+    name = "oracle_stingy"
+
+    def allocation(self, state: PharmacyState) -> np.ndarray:
+        alloc = super().allocation(state)
+        alloc[:, IS_CRIT] = np.floor(alloc[:, IS_CRIT] * 0.85)
+        return alloc
+
+    def orders(self, params: PharmacyParams, state: PharmacyState) -> list[Action]:
+        calls = super().orders(params, state)
+        out: list[Action] = []
+        for c in calls:
+            if isinstance(c, SubmitPo) and IS_CRIT[SKU_NAMES.index(c.product_id)]:
+                q = int(c.quantity * 0.85)
+                if q < 1:
+                    continue
+                c = SubmitPo(c.supplier_id, c.product_id, c.destination_id, q)
+            out.append(c)
+        return out
+
+
 AGENTS: dict[str, type[Agent]] = {
     "rubber_stamp": RubberStampAgent,
     "escalate_all": EscalateAllAgent,
@@ -737,6 +891,14 @@ AGENTS: dict[str, type[Agent]] = {
     "tool_spam": ToolSpamAgent,
     "hoard_orders": HoardOrdersAgent,
     "cut_everything": CutEverythingAgent,
+    "paper_trail": PaperTrailAgent,
+    "invalid_padding": InvalidPaddingAgent,
+    "split_orders": SplitOrdersAgent,
+    "lean_platelets": LeanPlateletsAgent,
+    "no_buffer": NoBufferAgent,
+    "quarantine_expiring": QuarantineExpiringAgent,
+    "oracle_gamer": OracleGamerAgent,
+    "oracle_stingy": OracleStingyAgent,
 }
 """The pharmacy ladder (weakest first) and its exploit policies."""
 
