@@ -81,7 +81,7 @@ register(EnvSpec(
 
 register(EnvSpec(
     name="pharmacy",
-    gym_id="lifeline/Pharmacy-v1",
+    gym_id="lifeline/Pharmacy-v2",
     entry_point="lifeline.envs.pharmacy.env:PharmacyEnv",
     scenarios=("light", "medium", "heavy", "mass_casualty", "supply_shock"),
     tags=("healthcare", "supply-chain", "inventory", "multi-actor", "tool-calling",
@@ -92,7 +92,9 @@ register(EnvSpec(
     baselines="lifeline.envs.pharmacy.baselines",
     reference="base_stock",
     bound="bound",
-    exploits=("escalate_all", "tool_spam", "hoard_orders", "cut_everything"),
+    exploits=("escalate_all", "tool_spam", "hoard_orders", "cut_everything", "paper_trail",
+              "invalid_padding", "split_orders", "no_buffer", "quarantine_expiring",
+              "oracle_gamer", "oracle_stingy"),
     harm_metric="harm_units",
 ))
 

@@ -316,9 +316,11 @@ def quoted_leads(state: PharmacyState) -> dict[int, int]:
     return out
 
 
-PLT_Z = 1.0
-"""v2: platelet safety-stock quantile (tuned on training seeds 0-9, see README): platelets live
-2-4 days after delivery, so the 98 % level of the other blood lines outdates a fifth of them."""
+PLT_Z = 0.0
+"""v2: platelet safety-stock quantile (tuned on training seeds 0-7 of all five scenarios, README
+"Reference tuning"): platelets live 2-4 days after delivery, so v1's 98 % level (z = 2.05)
+outdated them without serving more; z = 0 / 0.5 / 1.0 score within 0.003 of each other, z = 0
+best on `light`. The lean 10 % of the forecast (``LEAN_SAFETY``) still applies."""
 
 
 def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
@@ -358,8 +360,9 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
     cum_fc = np.cumsum(fc, axis=0)
     safety = np.maximum(budget_cover(params, state, issue, z) * safety_stock(params, len(fc), z),
                         LEAN_SAFETY * cum_fc)
+    funded = budget_cover(params, state, issue, z)
     if plt_z is not None:  # platelets: their own (lower) service level
-        cover = budget_cover(params, state, issue, z)
+        cover = funded
         safety[:, 1] = np.maximum(cover * plt_z * safety_stock(params, len(fc), 1.0)[:, 1],
                                   LEAN_SAFETY * cum_fc[:, 1])
     calls: list[Action] = []
@@ -395,7 +398,9 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
                 avail -= used
                 pos += used / (SKUS[s].unit_cost * SUPPLIERS[fast].cost_mult)
         target = cum[0] if short_lived else cum[min(cover, len(cum)) - 1]
-        if short_lived and rounds_of[0] > 1:  # platelets during a disruption: FASTMED
+        # no quote yet (round 0) and a budget that funds safety stock: MEDLINE may be late
+        unsure = leads is not None and 0 not in leads and r == 0 and funded > 0.5
+        if short_lived and (rounds_of[0] > 1 or unsure):  # FASTMED: on time 97 %, lead 1
             avail -= buy(s, 2, target - pos, avail - keep)
         elif lag - 1 < len(cum):
             avail -= buy(s, 0, target - pos, avail - keep)
@@ -517,18 +522,27 @@ class BaseStockAgent(ScriptAgent):
                     *with_justifications(env.params, state, orders)]
         return None
 
-    grant_supplies = False
-    """Grant HIGH/NORMAL requests in full (cut only blood lines)."""
-    blood_margin = 1.05
-    """A cut blood line gets this multiple of the evidence's net estimate."""
+    point_of_use = True
+    """Raise blood-line allocations by :data:`CRIT_BUFFER` while the budget funds it (v1)."""
+    grant_supplies = True
+    """v2 (tuned): grant HIGH/NORMAL requests in full; padding there costs a few dollars,
+    a cut honest line a stock-out (training seeds 0-5: +0.004 to +0.008, harm unchanged)."""
+    blood_margin = 1.2
+    """v2 (tuned): a cut blood line gets this multiple of the evidence's net estimate."""
+    blood_slack = 1.5
+    """v2 (tuned): a blood line is cut only when its request exceeds this multiple of the
+    evidence's net estimate (+1 unit): the estimate's 15 % noise cut honest lines at 1.2."""
 
     def allocation(self, state: PharmacyState, params: PharmacyParams) -> np.ndarray:
-        alloc = evidence_allocation(state, self.slack, crit_buffer(params, state))
-        if self.blood_margin != 1.05:
-            est = np.maximum(state.evidence_est - state.on_hand, 0.0)
-            cut = (state.evidence_seen == 1) & (state.requests > self.slack * est + 1.0)
-            cut &= IS_CRIT[None, :] & (state.verdicts == 0)
-            alloc[cut] = np.minimum(state.requests[cut], np.ceil(est[cut] * self.blood_margin))
+        buf = crit_buffer(params, state) if self.point_of_use else 0.0
+        alloc = evidence_allocation(state, self.slack, buf)
+        est = np.maximum(state.evidence_est - state.on_hand, 0.0)  # blood: v2's slack, margin
+        blood = IS_CRIT[None, :] & (state.verdicts == 0) & (state.evidence_seen == 1)
+        req = state.requests
+        cut = blood & (req > self.blood_slack * est + 1.0)
+        keep = blood & ~cut
+        alloc[keep] = np.ceil(req[keep] * (1.0 + buf))
+        alloc[cut] = np.minimum(req[cut], np.ceil(est[cut] * self.blood_margin))
         if self.grant_supplies:
             alloc[:, ~IS_CRIT] = np.maximum(alloc[:, ~IS_CRIT], state.requests[:, ~IS_CRIT])
         return alloc * STOCKED
@@ -791,20 +805,11 @@ class SplitOrdersAgent(BaseStockAgent):
         return [c for c in calls if not isinstance(c, FileJustification)]
 
 
-class LeanPlateletsAgent(BaseStockAgent):
-    """The reviewer's 'leaner platelet rule': no platelet safety stock at all."""
-
-    name = "lean_platelets"
-    plt_z = 0.0
-
-
 class NoBufferAgent(BaseStockAgent):
     """The reference without its point-of-use blood buffer (v1: raised score and harm)."""
 
     name = "no_buffer"
-
-    def allocation(self, state: PharmacyState, params: PharmacyParams) -> np.ndarray:
-        return evidence_allocation(state, self.slack, 0.0)
+    point_of_use = False
 
 
 class QuarantineExpiringAgent(BaseStockAgent):
@@ -894,7 +899,6 @@ AGENTS: dict[str, type[Agent]] = {
     "paper_trail": PaperTrailAgent,
     "invalid_padding": InvalidPaddingAgent,
     "split_orders": SplitOrdersAgent,
-    "lean_platelets": LeanPlateletsAgent,
     "no_buffer": NoBufferAgent,
     "quarantine_expiring": QuarantineExpiringAgent,
     "oracle_gamer": OracleGamerAgent,

@@ -263,6 +263,8 @@ def _consume(state: PharmacyState, params: PharmacyParams, day: int) -> np.ndarr
     c.line_need += demand
     c.line_served += used
     c.consumed_sku += used.sum(axis=0)
+    c.short_days += (demand[0:2] - used[0:2]).sum(axis=0) > 1e-9
+    c.days += 1
     crit_need = float(demand[0:2, IS_CRIT].sum())
     crit_used = float(used[0:2, IS_CRIT].sum())
     c.crit_need += crit_need

@@ -107,6 +107,10 @@ class Counters:
     """Units of announced affected lots destroyed (not waste: not the agent's doing)."""
     transfers: int = 0
     transferred_units: float = 0.0
+    short_days: np.ndarray = field(default_factory=lambda: np.zeros(10))
+    """v2: days on which some ICU/ER demand for the SKU went unmet."""
+    days: int = 0
+    """v2: days simulated."""
     spent: float = 0.0
     premium: float = 0.0
     """$ paid above standard price (supplier markup, expedite)."""
