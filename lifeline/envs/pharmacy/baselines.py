@@ -42,6 +42,7 @@ from lifeline.envs.pharmacy.params import (
 from lifeline.envs.pharmacy.types import (
     AdvanceRound,
     ErpOracleGetInventory,
+    ErpOracleGetPipeline,
     EscalateToClinicalReview,
     FileJustification,
     SupplierPortalGetQuote,
@@ -495,8 +496,9 @@ class BaseStockAgent(ScriptAgent):
                           if v[0] == state.round - 1]
                 if state.round < env.params.rounds - 2:
                     quotes.append(SupplierPortalRequestQuote("MEDLINE", "BLOOD-RBC", 1))
-            return [GetRoundBriefing(), ErpOracleGetInventory(), WmsScanInventory(),
-                    FinanceSapGetBudget(), *quotes, *[RequestEvidence(w, "all") for w in WARDS]]
+            return [GetRoundBriefing(), ErpOracleGetInventory(), ErpOracleGetPipeline(),
+                    WmsScanInventory(), FinanceSapGetBudget(), *quotes,
+                    *[RequestEvidence(w, "all") for w in WARDS]]
         if k == 1:
             sus = suspicion(state)
             worst = np.argsort(-sus, axis=None)[:env.params.reviews_per_round]
