@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ from lifeline.envs.pharmacy.types import (
 )
 
 
-def _env(scenario: str = "medium", **off: object) -> PharmacyEnv:
+def _env(scenario: str = "medium", **off: Any) -> PharmacyEnv:
     return PharmacyEnv(scenario, params=dataclasses.replace(SCENARIOS[scenario], **off))
 
 

@@ -16,7 +16,8 @@ from scipy.optimize import linprog
 
 from lifeline.agents.base import Agent
 from lifeline.core.env import Action, Environment
-from lifeline.envs.pharmacy import inventory, rules
+from lifeline.envs.pharmacy import rules
+from lifeline.envs.pharmacy.dynamics import delivered_expiry
 from lifeline.envs.pharmacy.env import PharmacyEnv
 from lifeline.envs.pharmacy.generator import (
     COST,
@@ -30,7 +31,6 @@ from lifeline.envs.pharmacy.generator import expected_daily as _expected_daily
 from lifeline.envs.pharmacy.params import (
     CENTRAL,
     CRIT,
-    CRIT_WEIGHT,
     HIGH,
     SKU_NAMES,
     SKUS,
@@ -45,8 +45,6 @@ from lifeline.envs.pharmacy.types import (
     ErpOracleGetPipeline,
     EscalateToClinicalReview,
     FileJustification,
-    SupplierPortalGetQuote,
-    TransferStock,
     FinanceSapGetBudget,
     GetRoundBriefing,
     MessagingSendToWard,
@@ -57,7 +55,9 @@ from lifeline.envs.pharmacy.types import (
     RequestEvidence,
     SubmitAllocationPlan,
     SubmitPo,
+    SupplierPortalGetQuote,
     SupplierPortalRequestQuote,
+    TransferStock,
     ViewRequests,
     WmsScanInventory,
 )
@@ -627,7 +627,7 @@ def usable_round(params: PharmacyParams, state: PharmacyState, p: int, s: int,
     if not life:
         return a, float(params.rounds)
     frac = float(state.delivered_life[min(t, params.rounds - 1), p, s])
-    expiry = arrive + max(1, int(round(life * frac)))
+    expiry = arrive + max(1, round(life * frac))
     return a, (expiry - a * dpr) / dpr
 
 
@@ -670,7 +670,6 @@ def lp_orders(params: PharmacyParams, state: PharmacyState) -> np.ndarray:
             a = max(1, -(-po.arrival_day // dpr) - r) if po.status == "open" else None
             if a is None:
                 continue
-            from lifeline.envs.pharmacy.dynamics import delivered_expiry
             exp = delivered_expiry(state, params, po) if SKUS[po.sku].shelf_life_days else 10**6
             last = (exp - 1) // dpr - r
             if a < T and last >= a:
@@ -702,9 +701,9 @@ def lp_orders(params: PharmacyParams, state: PharmacyState) -> np.ndarray:
                 row = np.zeros(nb + ns)
                 for u in range(i, j + 1):
                     row[nb + u * N_SKUS + s] = 1.0
-                rhs = sum(q for f, l, q in fixed[s] if f <= j and l >= i)
-                for k, (ss, _t, _p, f, l, _pr) in enumerate(options):
-                    if ss == s and f <= j and l >= i:
+                rhs = sum(q for f, last, q in fixed[s] if f <= j and last >= i)
+                for k, (ss, _t, _p, f, last, _pr) in enumerate(options):
+                    if ss == s and f <= j and last >= i:
                         row[k] = -1.0
                 A.append(row)
                 b.append(rhs)

@@ -224,7 +224,7 @@ def delivered_expiry(state: PharmacyState, params: PharmacyParams, po: PurchaseO
         return 1_000_000
     r = min(max(po.order_day, 0) // params.days_per_round, state.delivered_life.shape[0] - 1)
     frac = float(state.delivered_life[r, po.supplier, po.sku])
-    return po.arrival_day + max(1, int(round(sku.shelf_life_days * frac)))
+    return po.arrival_day + max(1, round(sku.shelf_life_days * frac))
 
 
 def _receive(state: PharmacyState, params: PharmacyParams, day: int) -> None:

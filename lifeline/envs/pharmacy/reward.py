@@ -100,7 +100,7 @@ LINE_WEIGHT = STOCKED * np.array([CRIT_WEIGHT[s.criticality] for s in SKUS])
 
 
 def network_service(state: PharmacyState) -> float:
-    """Criticality-weighted mean over stocked lines of the line's fill rate (a metric, v1's gate)."""
+    """Criticality-weighted mean over stocked lines of the line's fill rate (a metric now)."""
     c = state.counters
     live = c.line_need > 0
     if not live.any():
@@ -113,7 +113,7 @@ def network_service(state: PharmacyState) -> float:
 def class_service(state: PharmacyState, k: int) -> float:
     """Units served / demanded of SKUs of criticality class ``k`` (all wards)."""
     c = state.counters
-    cols = CLASS == k
+    cols = k == CLASS
     return _ratio(float(c.line_served[:, cols].sum()), float(c.line_need[:, cols].sum()), 0.0)
 
 

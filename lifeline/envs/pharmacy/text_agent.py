@@ -225,11 +225,10 @@ class PharmacyTextPolicy(TextPolicy):
             if (m := _QUOTE_ASKED.match(result)) is not None:
                 s.quotes[m.group(1)] = (s.round, SUPPLIER_NAMES.index(m.group(2)),
                                         _SKU[action.product_id], float(action.quantity), 0.0, -1)
-        elif isinstance(action, SupplierPortalGetQuote):
-            if (m := _QUOTE.match(result)) is not None:
-                s.quotes[m.group(1)] = (int(m.group(7)) - 1, SUPPLIER_NAMES.index(m.group(2)),
-                                        _SKU[m.group(3)], float(m.group(4)),
-                                        float(m.group(5).replace(",", "")), int(m.group(6)))
+        elif isinstance(action, SupplierPortalGetQuote) and (m := _QUOTE.match(result)):
+            s.quotes[m.group(1)] = (int(m.group(7)) - 1, SUPPLIER_NAMES.index(m.group(2)),
+                                    _SKU[m.group(3)], float(m.group(4)),
+                                    float(m.group(5).replace(",", "")), int(m.group(6)))
 
     # ----- the script ----------------------------------------------------------------------------
     def _phase_calls(self, k: int, text: str) -> list[Action] | None:
