@@ -435,6 +435,10 @@ class EscalateAllAgent(ScriptAgent):
     requests; orders like ``base_stock``. The 'escalating is always right' exploit of the seed."""
 
     name = "escalate_all"
+    cover_rounds = 4
+    """v2: its orders cover as many rounds as base-stock's and carry justifications (citing the
+    events and shortage tickets it has seen: it requests no evidence), so finance holds only
+    orders that nothing it has seen concerns."""
 
     def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
         if k == 0:
@@ -446,7 +450,8 @@ class EscalateAllAgent(ScriptAgent):
             alloc[state.verdicts == 2] *= 0.75
             alloc[state.verdicts == 3] *= 0.5
             return [*alert_calls(env, state), plan_call(alloc),
-                    *replenish(env.params, state, alloc)]
+                    *with_justifications(env.params, state, replenish(
+                        env.params, state, alloc, cover_rounds=self.cover_rounds))]
         return None
 
 
