@@ -71,14 +71,21 @@ STATS: tuple[Stat, ...] = (
                 "platelet inventory survey 2021 (2nd)",
          why="A monthly shortage is about 3 % of days; the band allows 5 % for a 16-day window "
              "with surges and late suppliers.",
-         if_outside="Shortage days follow late platelet deliveries (a day late is a round "
-                    "late), unannounced surges and the cold-chain breach scenarios."),
+         if_outside="The plan is issued once per 2-day round and the model has no STAT "
+                    "(same-day) delivery from the blood centre, so any ward whose platelets "
+                    "run out on the round's second day waits for the next round; a day-late "
+                    "MEDLINE shipment is a round late; the first round runs on 2 days of "
+                    "initial stock; a cold-chain breach empties the store for a round. Most "
+                    "short days lose 1-3 units (critical fill stays 93-94 %). Even the "
+                    "perfect-information bound leaves platelet demand unmet on some days. A "
+                    "STAT-delivery mechanic is the model change this statistic asks for."),
     Stat(key="fill_crit", label="[tuned] Critical fill rate (% of CRIT units at ICU/ER served)",
          reference=">= 98 % of lines filled (point-of-use target)", band=(95.0, 100.0),
          source="OntarioBuys Performance Measurement guide, metric 4.2",
          why="Tuned in v1 (budget, safety stock): not evidence.",
-         if_outside="The light budget and z were set for it in v1; v2's shelf lives, supplier "
-                    "delays and surges make the same budget buy less."),
+         if_outside="Set in v1 (budget, z); in v2 the shortfall is platelets (see the shortage "
+                    "days): part-used deliveries, late suppliers and surges. Red cells and "
+                    "plasma are served almost fully."),
     Stat(key="fill_all", label="[tuned] Fill rate, all lines (% of units served)",
          reference=">= 98 % of lines filled", band=(95.0, 100.0),
          source="OntarioBuys Performance Measurement guide, metric 4.2",
