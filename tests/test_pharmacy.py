@@ -493,11 +493,10 @@ def _light_card(seeds: int = 3) -> dict[str, float]:
     return {k: float(np.mean([v[k] for v in values])) for k in values[0]}
 
 
-def test_safety_stock_raises_red_cell_stock_and_critical_fill(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The card's tuned statistics on 3 held-out seeds: the service-level safety stock is what
-    holds >= 3 days of red cells; switched off, red-cell days and critical fill both fall (v2:
-    the regular order covers two rounds, so even without it about 3.3 days are on hand)."""
+def test_safety_stock_is_what_holds_red_cells_on_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The card's tuned red-cell days on 3 held-out seeds: the service-level safety stock holds
+    them; switched off, red-cell days fall (v2: the regular order covers four rounds, so critical
+    fill no longer depends on it, README "Reference tuning")."""
     from lifeline.envs.pharmacy import baselines
 
     full = _light_card()
@@ -505,7 +504,7 @@ def test_safety_stock_raises_red_cell_stock_and_critical_fill(
     monkeypatch.setattr(baselines, "safety_stock",
                         lambda params, rounds, z=2.05: np.zeros((rounds, len(SKU_NAMES))))
     lean = _light_card()
-    assert lean["rbc_days"] < full["rbc_days"] - 0.3 and lean["fill_crit"] < full["fill_crit"]
+    assert lean["rbc_days"] < full["rbc_days"] - 0.3
 
 
 def test_base_stock_scans_again_after_quarantining() -> None:

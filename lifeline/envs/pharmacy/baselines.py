@@ -355,13 +355,17 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
     known = published(state, "disruption")
     rounds_of = {p: -(-lead_time(params, known, p, r * dpr, False) // dpr)
                  for p in range(len(SUPPLIERS))}
-    for p, lead in (leads or {}).items():  # a quote states this round's real lead time
-        rounds_of[p] = max(rounds_of[p], -(-lead // dpr))
+    funded = budget_cover(params, state, issue, z)
+    # a quote states this round's real lead time; only platelets act on it (a late MEDLINE
+    # shipment of them expires): long-life lines cover ``cover_rounds`` rounds, so buying them
+    # faster on a late quote only pays a premium; and under a squeeze (``funded`` <= 0.5) the
+    # FASTMED premium on platelets costs more blood than it saves (training seeds, 5 scenarios)
+    quoted_late = funded > 0.5 and any(-(-lead // dpr) > 1
+                                       for p, lead in (leads or {}).items() if p == 0)
     # safety stock as far as the budget funds it (budget_cover), never under v0's lean 10 %
     cum_fc = np.cumsum(fc, axis=0)
     safety = np.maximum(budget_cover(params, state, issue, z) * safety_stock(params, len(fc), z),
                         LEAN_SAFETY * cum_fc)
-    funded = budget_cover(params, state, issue, z)
     if plt_z is not None:  # platelets: their own (lower) service level
         cover = funded
         safety[:, 1] = np.maximum(cover * plt_z * safety_stock(params, len(fc), 1.0)[:, 1],
@@ -401,7 +405,7 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
         target = cum[0] if short_lived else cum[min(cover, len(cum)) - 1]
         # no quote yet (round 0) and a budget that funds safety stock: MEDLINE may be late
         unsure = leads is not None and 0 not in leads and r == 0 and funded > 0.5
-        if short_lived and (rounds_of[0] > 1 or unsure):  # FASTMED: on time 97 %, lead 1
+        if short_lived and (rounds_of[0] > 1 or unsure or quoted_late):  # FASTMED: 97 %, 1 d
             avail -= buy(s, 2, target - pos, avail - keep)
         elif lag - 1 < len(cum):
             avail -= buy(s, 0, target - pos, avail - keep)
