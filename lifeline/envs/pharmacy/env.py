@@ -100,9 +100,9 @@ class PharmacyEnv(Environment[PharmacyState, Action]):
         return AdvanceRound()
 
     def invalid_penalty(self) -> float:
-        # the cost is in the score (reward.INVALID_COST per call); _apply_invalid pays it at
-        # once as the score's change, so the dense reward still telescopes to the score
-        return 0.0
+        # the score's cost of one invalid call (reward.INVALID_COST), paid at once; the round-end
+        # deltas leave it out (score_before_invalid_calls), so the reward still telescopes
+        return reward.INVALID_PENALTY
 
     def _apply(self, state: PharmacyState, action: Action) -> tuple[float, dict[str, Any]]:
         shaping = state.counters.shaping
@@ -124,10 +124,11 @@ class PharmacyEnv(Environment[PharmacyState, Action]):
         return r, {"round": state.round, "advanced": advanced}
 
     def _apply_invalid(self, state: PharmacyState) -> tuple[float, dict[str, Any]]:
-        """An invalid call uses one tool call of the round (and may end the round) and costs
-        ``reward.INVALID_COST`` of the score, paid at once as the score's change."""
+        """An invalid call uses one tool call of the round (and may end the round); its score
+        cost (``reward.INVALID_COST``) is :meth:`invalid_penalty`."""
         advanced = self._use_call(state)
-        return self._score_delta(state), {"round": state.round, "advanced": advanced}
+        r = self._score_delta(state) if advanced else 0.0
+        return r, {"round": state.round, "advanced": advanced}
 
     def _use_call(self, state: PharmacyState) -> bool:
         state.calls_used += 1
@@ -138,7 +139,7 @@ class PharmacyEnv(Environment[PharmacyState, Action]):
         return False
 
     def _score_delta(self, state: PharmacyState) -> float:
-        score = reward.grade(state, self.params).score
+        score = reward.grade(state, self.params).metrics["score_before_invalid_calls"]
         delta = score - state.last_score
         state.last_score = score
         return delta

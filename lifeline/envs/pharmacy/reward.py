@@ -26,8 +26,10 @@ unmet to save money or waste pays only if it saves more than $7,142 of spend (th
 unit costs $1,215: platelets, FASTMED, expedited) or $6,250 of waste. An invalid call costs
 0.001. Nothing is paid for touching tools, approvals, briefings or rationales: those are metrics.
 
-Dense reward: the change of the score at every round end (it telescopes to the final score);
-each invalid call -0.001 (:data:`INVALID_PENALTY`, the same as its score cost).
+Dense reward: the change of ``score_before_invalid_calls`` (the unclipped score without the
+invalid-call cost) at every round end, plus -0.001 for each invalid call at once
+(:data:`INVALID_PENALTY`, its score cost): it telescopes to the final score unless the score is
+clipped at 0, and the world an invalid call leaves does not depend on the call.
 """
 
 from __future__ import annotations
@@ -139,7 +141,9 @@ def grade(state: PharmacyState, params: PharmacyParams) -> Grade:
     parts = {k: float(min(1.0, max(0.0, v))) for k, v in parts.items()}
     invalid = state.invalid_actions + c.bad_justifications
     penalty = INVALID_COST * invalid
-    score = sum(WEIGHTS[k] * v for k, v in parts.items()) - penalty
+    before_invalid = sum(WEIGHTS[k] * v for k, v in parts.items()) \
+        - INVALID_COST * c.bad_justifications
+    score = before_invalid - INVALID_COST * state.invalid_actions
     components = {**parts, "invalid_penalty": penalty}
     rounds = max(1, min(state.round, params.rounds))
     outdate = {}
@@ -162,5 +166,6 @@ def grade(state: PharmacyState, params: PharmacyParams) -> Grade:
         "mean_pressure_general": float(state.pressure[2]), "rounds": float(state.round),
         "invalid_actions": float(state.invalid_actions),
         "bad_justifications": float(c.bad_justifications),
+        "score_before_invalid_calls": before_invalid,
     }
     return Grade(score=float(min(1.0, max(0.0, score))), components=components, metrics=metrics)
