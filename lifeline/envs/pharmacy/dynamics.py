@@ -68,9 +68,6 @@ JUSTIFICATIONS = (
 """Justification texts; v2: every line draws one uniformly from its own noise column, padded or
 not (v1 drew padded lines from all five and honest ones from the first three: a leak)."""
 VERDICTS = ("", "APPROVE", "REDUCE", "DENY")
-SHAPING_EVIDENCE = 0.0
-"""v2: no shaping (v1 paid 0.002 per ward audited per round); the dense reward is the change of
-an outcome-only score."""
 CENSUS_NOISE = 0.1
 """Log-sd of the ward-level census ratio shown with the evidence."""
 FEEDBACK_PRESSURE = 0.03
@@ -339,8 +336,6 @@ def _h_set(state: PharmacyState, params: PharmacyParams, a: SetAllocation) -> st
 
 def _evidence(state: PharmacyState, params: PharmacyParams, w: int, skus: list[int]) -> str:
     lines = []
-    if not (state.evidence_seen[w] > 0).any():
-        state.counters.shaping += SHAPING_EVIDENCE
     persona = params.wards[w]
     for s in skus:
         if not STOCKED[w, s]:

@@ -105,7 +105,6 @@ class PharmacyEnv(Environment[PharmacyState, Action]):
         return reward.INVALID_PENALTY
 
     def _apply(self, state: PharmacyState, action: Action) -> tuple[float, dict[str, Any]]:
-        shaping = state.counters.shaping
         kind = type(action)
         query = QUERIES.get(kind)
         if query is not None:
@@ -118,7 +117,7 @@ class PharmacyEnv(Environment[PharmacyState, Action]):
         advanced = kind is AdvanceRound
         if not advanced:
             advanced = self._use_call(state)
-        r = state.counters.shaping - shaping
+        r = 0.0
         if advanced:
             r += self._score_delta(state)
         return r, {"round": state.round, "advanced": advanced}

@@ -90,8 +90,6 @@ class Counters:
     """CRIT-SKU units demanded at ICU/ER."""
     crit_served: float = 0.0
     unmet_critical: float = 0.0
-    accuracy_sum: float = 0.0
-    accuracy_weight: float = 0.0
     issued_cost: float = 0.0
     """$ (standard price) of units issued to wards."""
     waste_cost: float = 0.0
@@ -120,7 +118,6 @@ class Counters:
     clean_approvals: int = 0
     bad_justifications: int = 0
     large_pos: int = 0
-    shaping: float = 0.0
 
 
 @dataclass
