@@ -57,7 +57,8 @@ def _play(env: PharmacyEnv, agent_name: str, seed: int) -> PharmacyState:
 
 
 # ----- the tool surface ------------------------------------------------------------------------
-def test_the_seed_21_tools_and_the_console_are_documented_tools(env: PharmacyEnv) -> None:
+def test_the_seed_21_tools_transfer_and_the_console_are_documented_tools(
+        env: PharmacyEnv) -> None:
     names = [s.name for s in tool_specs(env)]
     seed_tools = ["get_round_briefing", "view_requests", "read_inbox", "submit_allocation_plan",
                   "advance_round", "query_ward_history", "query_erp", "query_supplier",
@@ -65,8 +66,8 @@ def test_the_seed_21_tools_and_the_console_are_documented_tools(env: PharmacyEnv
                   "supplier_portal_request_quote", "supplier_portal_get_quote",
                   "finance_sap_get_budget", "finance_sap_request_approval",
                   "messaging_send_to_ward", "request_evidence", "escalate_to_clinical_review",
-                  "submit_po", "file_justification", "quarantine_lot"]
-    assert [t.kind for t in TOOL_TYPES] == seed_tools and len(TOOL_TYPES) == 21
+                  "submit_po", "file_justification", "quarantine_lot", "transfer_stock"]
+    assert [t.kind for t in TOOL_TYPES] == seed_tools and len(TOOL_TYPES) == 22
     assert set(names) == set(seed_tools) | {t.kind for t in CONSOLE_TYPES}
     handled = set(dynamics.HANDLERS) | set(QUERIES)
     assert handled == set(env.action_types), "every action is reached through the registries"
@@ -200,6 +201,9 @@ def test_large_po_needs_a_structural_citation(env: PharmacyEnv) -> None:
     apr = state.pos[-1].approval_id
     env.step(state, FinanceSapRequestApproval(apr, "URGENT urgent critical patients EVT-99"))
     assert state.pos[-1].status == "held" and state.counters.bad_justifications == 1
+    state.tickets["TCK-501"] = "ICU short of BLOOD-PLT"  # real, but about another product
+    env.step(state, FinanceSapRequestApproval(apr, "see TCK-501"))
+    assert state.pos[-1].status == "held" and state.counters.bad_justifications == 2
     state.tickets["TCK-500"] = "ICU short of BLOOD-RBC"
     env.step(state, FinanceSapRequestApproval(apr, "see TCK-500"))
     assert state.pos[-1].status == "approved" and state.counters.spent == 0
@@ -209,7 +213,8 @@ def test_large_po_needs_a_structural_citation(env: PharmacyEnv) -> None:
     env.step(state, FileJustification("TCK-500", "ICU shortage TCK-500"))
     env.step(state, SubmitPo("MEDLINE", "BLOOD-RBC", "CENTRAL", 50))
     assert state.pos[-1].status == "open"
-    assert reward.grade(state, env.params).components["justification_penalty"] == 0.03
+    assert reward.grade(state, env.params).components["invalid_penalty"] == pytest.approx(
+        2 * reward.INVALID_COST)
 
 
 # ----- actors, evidence and review ---------------------------------------------------------------
@@ -227,8 +232,17 @@ def test_hoarding_pressure_raises_padding(env: PharmacyEnv) -> None:
 
 
 def test_allocations_and_audits_move_hoarding_pressure(env: PharmacyEnv) -> None:
+    """Rubber-stamping keeps General padding; audits and cuts lower its pressure (v2's reference
+    grants cheap supplies in full, so the cutting variant of it is compared)."""
+    from lifeline.envs.pharmacy.baselines import BaseStockAgent
+
     stamp = _play(env, "rubber_stamp", SEED)
-    audited = _play(env, "base_stock", SEED)
+    agent = BaseStockAgent()
+    agent.grant_supplies = False
+    agent.reset(env, SEED)
+    audited = env.reset(SEED)
+    while not audited.done:
+        env.step(audited, agent.act(env, audited))
     assert stamp.pressure[2] > audited.pressure[2] + 0.2
 
 
@@ -349,50 +363,48 @@ def test_grader_by_hand(env: PharmacyEnv) -> None:
     c = state.counters
     c.line_need = STOCKED * 10.0
     c.line_served = STOCKED * 5.0
-    c.line_served[0, 0] = 10.0  # ICU RBC (weight 3) fully served
-    # weights: 6 CRIT lines x3, 8 HIGH x2, 12 NORMAL x1 = 46; fills 0.5 except one 1.0 (x3)
-    ns = (0.5 * 46 + 0.5 * 3) / 46
-    c.crit_need, c.crit_served = 100.0, 80.0
-    c.accuracy_sum, c.accuracy_weight = 3.0, 4.0
-    c.spent, c.premium = 1000.0, 100.0
-    c.issued_cost, c.waste_cost = 900.0, 100.0
-    c.escalations, c.correct_escalations = 4, 3
+    c.line_served[:, 3] = STOCKED[:, 3] * 10.0  # saline (HIGH) fully served
+    c.crit_need, c.unmet_critical = 100.0, 20.0
+    c.spent, c.waste_cost = 30_000.0, 5_000.0
+    for lots in state.central:
+        lots.clear()
+    for row in state.wards:
+        for lots in row:
+            lots.clear()
     state.round = 8
-    state.cited[:] = [True] * 4 + [False] * 4
-    state.systems[:] = [True, True, False, False, False]
-    state.overview_calls[:] = [1, 1, 2, 0, 1, 1, 3, 5]
     c.bad_justifications = 7
+    state.invalid_actions = 3
     g = reward.grade(state, env.params)
-    brief = (1 + 1 + 0.5 + 0 + 1 + 1 + 0.25 + 0) / 8
+    high = (3 * 10 + 5 * 5) / (8 * 10)  # saline on 3 wards, antibiotics 3, oxygen masks 2
+    safety = 0.8
     expected = {
-        "network_service": ns, "critical_service": 0.8, "allocation_accuracy": 0.75,
-        "event_response": ns, "budget_efficiency": ns * 0.9, "waste_control": ns * 0.9,
-        "audit": ns * (0.5 * 0.5 + 0.5 * 0.75), "approval_workflow": ns,
-        "tool_discovery": ns * 0.4, "briefing_efficiency": ns * brief,
-        "justification_penalty": 0.15,
+        "patient_safety": safety, "high_service": high, "normal_service": 0.5,
+        "event_response": safety,
+        "waste_control": safety * (1 - 5_000 / (reward.WASTE_VALUE * 100)),
+        "cost_control": safety * (1 - 30_000 / (reward.SPEND_VALUE * 100)),
+        "invalid_penalty": 10 * reward.INVALID_COST,
     }
     for k, v in expected.items():
         assert g.components[k] == pytest.approx(v), k
-    score = sum(reward.WEIGHTS[k] * expected[k] for k in reward.WEIGHTS) - 0.15
+    score = sum(reward.WEIGHTS[k] * expected[k] for k in reward.WEIGHTS) - 0.01
     assert g.score == pytest.approx(score)
+    assert g.metrics["harm_units"] == 20.0
 
 
 def test_no_component_pays_doing_nothing_or_tool_spam(env: PharmacyEnv) -> None:
-    for name in ("noop", "tool_spam"):
+    for name in ("noop", "tool_spam", "paper_trail"):
         g = env.grade(_play(env, name, SEED))
         assert g.score < 0.1, name
-        gate = g.components["network_service"]
-        for k in ("tool_discovery", "briefing_efficiency", "waste_control", "approval_workflow",
-                  "audit", "budget_efficiency"):
+        gate = g.components["patient_safety"]
+        for k in ("waste_control", "cost_control", "event_response"):
             assert g.components[k] <= gate + 1e-9, (name, k)
 
 
-def test_shaping_is_capped_per_round(env: PharmacyEnv) -> None:
+def test_auditing_pays_no_shaping(env: PharmacyEnv) -> None:
     state = env.reset(SEED)
     total = sum(env.step(state, RequestEvidence(w, "all")).reward
                 for _ in range(15) for w in WARDS)
-    assert state.round == 0
-    assert total == pytest.approx(3 * dynamics.SHAPING_EVIDENCE)
+    assert state.round == 0 and total == 0.0
 
 
 def test_dense_reward_telescopes_to_the_score(env: PharmacyEnv) -> None:
@@ -402,7 +414,7 @@ def test_dense_reward_telescopes_to_the_score(env: PharmacyEnv) -> None:
     total = 0.0
     while not state.done:
         total += env.step(state, agent.act(env, state)).reward
-    assert total == pytest.approx(env.grade(state).score + state.counters.shaping, abs=1e-9)
+    assert total == pytest.approx(env.grade(state).score, abs=1e-9)
 
 
 # ----- ladder and determinism -------------------------------------------------------------------
@@ -428,7 +440,7 @@ def test_tool_episode_identical_in_another_process() -> None:
 
 
 def test_registered_with_difficulties() -> None:
-    spec = lifeline.spec("lifeline/Pharmacy-v1")
+    spec = lifeline.spec("lifeline/Pharmacy-v2")
     assert spec.scenarios[:3] == ("light", "medium", "heavy")
     assert spec.reference == "base_stock" and spec.bound == "bound"
 
@@ -481,17 +493,18 @@ def _light_card(seeds: int = 3) -> dict[str, float]:
     return {k: float(np.mean([v[k] for v in values])) for k in values[0]}
 
 
-def test_safety_stock_is_what_puts_light_in_band(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The card's statistics on 3 held-out seeds: with the service-level safety stock red cells
-    are >= 3 days on hand and critical fill >= 95 %; switched off, both fall out of band."""
+def test_safety_stock_is_what_holds_red_cells_on_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The card's tuned red-cell days on 3 held-out seeds: the service-level safety stock holds
+    them; switched off, red-cell days fall (v2: the regular order covers four rounds, so critical
+    fill no longer depends on it, README "Reference tuning")."""
     from lifeline.envs.pharmacy import baselines
 
     full = _light_card()
-    assert full["rbc_days"] >= 3.0 and full["fill_crit"] >= 95.0
+    assert full["rbc_days"] >= 3.0
     monkeypatch.setattr(baselines, "safety_stock",
                         lambda params, rounds, z=2.05: np.zeros((rounds, len(SKU_NAMES))))
     lean = _light_card()
-    assert lean["rbc_days"] < 3.0 and lean["fill_crit"] < 95.0
+    assert lean["rbc_days"] < full["rbc_days"] - 0.3
 
 
 def test_base_stock_scans_again_after_quarantining() -> None:

@@ -48,7 +48,7 @@ def render(card: Card, plot_dir: Path | None = None) -> str:
         f"v{card.version}. Every simulated number is read from the env's own state during the "
         "episode (`lifeline/calibrate/" + _module_file(card.env) + "`); references come from "
         "`shared/notes/calibration-references.md` with their sources. **Within band: "
-        f"{inside} of {len(judged)} judged statistics.**",
+        f"{inside} of {len(judged)} judged statistics.**" + _emergent(card),
         "",
         "Simulated = mean over episodes (± standard deviation; smallest-largest episode), or the "
         "value over all episodes pooled where marked. \"checked\": `yes` = read in the source; "
@@ -86,6 +86,19 @@ def render(card: Card, plot_dir: Path | None = None) -> str:
             lines.append(f"![{p.stem}]({rel.as_posix()})")
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _emergent(card: Card) -> str:
+    """' Emergent ...: k of m.' for a card whose module labels its emergent statistics
+    (``EMERGENT``: the keys that are results of dynamics and policy, not inputs or tuned)."""
+    from lifeline.calibrate import card_module
+
+    keys = getattr(card_module(card.env), "EMERGENT", None)
+    if not keys:
+        return ""
+    rows = [r for r in card.rows if r.stat.key in keys and r.within is not None]
+    return (f" **Emergent statistics (the only evidence): {sum(bool(r.within) for r in rows)} "
+            f"of {len(rows)} within band.**")
 
 
 def _module_file(env: str) -> str:

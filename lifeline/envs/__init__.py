@@ -76,7 +76,7 @@ register(EnvSpec(
 
 register(EnvSpec(
     name="pharmacy",
-    gym_id="lifeline/Pharmacy-v1",
+    gym_id="lifeline/Pharmacy-v2",
     entry_point="lifeline.envs.pharmacy.env:PharmacyEnv",
     scenarios=("light", "medium", "heavy", "mass_casualty", "supply_shock"),
     tags=("healthcare", "supply-chain", "inventory", "multi-actor", "tool-calling",

@@ -16,14 +16,21 @@ from scipy.optimize import linprog
 
 from lifeline.core.agent import Agent
 from lifeline.core.env import Action, Environment
-from lifeline.envs.pharmacy import inventory, rules
+from lifeline.envs.pharmacy import rules
+from lifeline.envs.pharmacy.dynamics import delivered_expiry
 from lifeline.envs.pharmacy.env import PharmacyEnv
-from lifeline.envs.pharmacy.generator import COST, IS_CRIT, N_SKUS, STOCKED, lead_time
+from lifeline.envs.pharmacy.generator import (
+    COST,
+    IS_CRIT,
+    N_SKUS,
+    STOCKED,
+    lead_time,
+    true_lead_time,
+)
 from lifeline.envs.pharmacy.generator import expected_daily as _expected_daily
 from lifeline.envs.pharmacy.params import (
     CENTRAL,
     CRIT,
-    CRIT_WEIGHT,
     HIGH,
     SKU_NAMES,
     SKUS,
@@ -35,7 +42,9 @@ from lifeline.envs.pharmacy.params import (
 from lifeline.envs.pharmacy.types import (
     AdvanceRound,
     ErpOracleGetInventory,
+    ErpOracleGetPipeline,
     EscalateToClinicalReview,
+    FileJustification,
     FinanceSapGetBudget,
     GetRoundBriefing,
     MessagingSendToWard,
@@ -46,13 +55,16 @@ from lifeline.envs.pharmacy.types import (
     RequestEvidence,
     SubmitAllocationPlan,
     SubmitPo,
+    SupplierPortalGetQuote,
     SupplierPortalRequestQuote,
+    TransferStock,
     ViewRequests,
     WmsScanInventory,
 )
 
-BOUNDED_COMPONENTS = ("network_service", "critical_service", "allocation_accuracy")
-"""Components no policy may beat the perfect-information bound on."""
+BOUNDED_COMPONENTS = ("patient_safety",)
+"""Components no policy may beat the perfect-information bound on (v2: the score itself and
+patient safety; the money and waste terms trade against service by design, see reward.py)."""
 PO_CHUNK = 9_900.0
 """Largest PO ($) placed without finance approval."""
 
@@ -257,8 +269,65 @@ def po_calls(params: PharmacyParams, state: PharmacyState, s: int, supplier: int
     return calls, used
 
 
+def with_justifications(params: PharmacyParams, state: PharmacyState,
+                        calls: list[Action]) -> list[Action]:
+    """Put a ``file_justification`` before the orders of each supplier whose round spend will
+    pass the approval threshold, citing this round's evidence (or a published event / ticket)
+    for every product ordered from it; orders of products nothing concerns stay as they are
+    (finance holds them)."""
+    pos = [c for c in calls if isinstance(c, SubmitPo)]
+    out: list[Action] = []
+    r = min(state.round, params.rounds - 1)
+    for p, name in enumerate(SUPPLIER_NAMES):
+        mine = [c for c in pos if c.supplier_id == name]
+        cost = sum(c.quantity * SKUS[SKU_NAMES.index(c.product_id)].unit_cost
+                   * SUPPLIERS[p].cost_mult for c in mine)
+        if not mine or state.supplier_spend[r, p] + cost <= params.approval_threshold:
+            continue
+        skus = sorted({SKU_NAMES.index(c.product_id) for c in mine})
+        cites = [cite_for(state, s) for s in skus]
+        cites = [c for c in cites if c]
+        if cites:
+            out.append(FileJustification(cites[0], "orders for " + " ".join(cites)))
+    return out + [c for c in calls if not isinstance(c, FileJustification)]
+
+
+def cite_for(state: PharmacyState, s: int) -> str:
+    """An id the agent has seen that concerns product ``s``: this round's evidence on it, else a
+    shortage ticket naming it, else a published event concerning it ('' if none)."""
+    for eid, (r, _, k) in state.evidence_ids.items():
+        if r == state.round and k == s:
+            return eid
+    for tid in state.tickets:
+        if s in rules.id_skus(state, tid):
+            return tid
+    for ev in state.events:
+        if ev.announce_round <= state.round and s in rules.id_skus(state, ev.eid):
+            return ev.eid
+    return ""
+
+
+def quoted_leads(state: PharmacyState) -> dict[int, int]:
+    """Lead time (days) per supplier for orders placed this round, from quotes requested last
+    round (readable now): what the supplier portal said after ``supplier_portal_get_quote``."""
+    out: dict[int, int] = {}
+    for rnd, p, _s, _q, _price, lead in state.quotes.values():
+        if rnd == state.round - 1:
+            out[p] = lead
+    return out
+
+
+PLT_Z = 0.0
+"""v2: platelet safety-stock quantile (tuned on training seeds 0-7 of all five scenarios, README
+"Reference tuning"): platelets live 2-4 days after delivery, so v1's 98 % level (z = 2.05)
+outdated them without serving more; z = 0 / 0.5 / 1.0 score within 0.003 of each other, z = 0
+best on `light`. The lean 10 % of the forecast (``LEAN_SAFETY``) still applies."""
+
+
 def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
-              z: float = SERVICE_Z, reserve: float = 0.6) -> list[Action]:
+              z: float = SERVICE_Z, reserve: float = 0.6,
+              leads: dict[int, int] | None = None, plt_z: float | None = None,
+              cover_rounds: int = 1) -> list[Action]:
     """Lead-time-aware (s, S) base-stock orders, CRIT first, within a class-aware budget.
 
     Inventory position = live central stock - this round's issue - half the ERP's soon-expiring
@@ -286,10 +355,21 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
     known = published(state, "disruption")
     rounds_of = {p: -(-lead_time(params, known, p, r * dpr, False) // dpr)
                  for p in range(len(SUPPLIERS))}
+    funded = budget_cover(params, state, issue, z)
+    # a quote states this round's real lead time; only platelets act on it (a late MEDLINE
+    # shipment of them expires): long-life lines cover ``cover_rounds`` rounds, so buying them
+    # faster on a late quote only pays a premium; and under a squeeze (``funded`` <= 0.5) the
+    # FASTMED premium on platelets costs more blood than it saves (training seeds, 5 scenarios)
+    quoted_late = funded > 0.5 and any(-(-lead // dpr) > 1
+                                       for p, lead in (leads or {}).items() if p == 0)
     # safety stock as far as the budget funds it (budget_cover), never under v0's lean 10 %
     cum_fc = np.cumsum(fc, axis=0)
     safety = np.maximum(budget_cover(params, state, issue, z) * safety_stock(params, len(fc), z),
                         LEAN_SAFETY * cum_fc)
+    if plt_z is not None:  # platelets: their own (lower) service level
+        cover = funded
+        safety[:, 1] = np.maximum(cover * plt_z * safety_stock(params, len(fc), 1.0)[:, 1],
+                                  LEAN_SAFETY * cum_fc[:, 1])
     calls: list[Action] = []
 
     def buy(s: int, supplier: int, qty: float, limit: float) -> float:
@@ -309,6 +389,8 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
             continue
         short_lived = 0 < SKUS[s].shelf_life_days <= 3 * dpr
         lag = 1 if short_lived else rounds_of[0]  # rounds until a MEDLINE order serves
+        # v2: the regular order also covers the rounds a late MEDLINE delivery would miss
+        cover = lag if short_lived else max(lag, min(cover_rounds, len(cum_fc)))
         cum = cum_fc[:, s] + safety[:, s]
         pos = position[s]
         for t in range(min(lag - 1, len(cum))):  # rounds MEDLINE cannot reach in time
@@ -320,8 +402,10 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
                 used = buy(s, fast, gap, avail - keep)
                 avail -= used
                 pos += used / (SKUS[s].unit_cost * SUPPLIERS[fast].cost_mult)
-        target = cum[0] if short_lived else cum[min(lag, len(cum)) - 1]
-        if short_lived and rounds_of[0] > 1:  # platelets during a disruption: FASTMED
+        target = cum[0] if short_lived else cum[min(cover, len(cum)) - 1]
+        # no quote yet (round 0) and a budget that funds safety stock: MEDLINE may be late
+        unsure = leads is not None and 0 not in leads and r == 0 and funded > 0.5
+        if short_lived and (rounds_of[0] > 1 or unsure or quoted_late):  # FASTMED: 97 %, 1 d
             avail -= buy(s, 2, target - pos, avail - keep)
         elif lag - 1 < len(cum):
             avail -= buy(s, 0, target - pos, avail - keep)
@@ -355,6 +439,10 @@ class EscalateAllAgent(ScriptAgent):
     requests; orders like ``base_stock``. The 'escalating is always right' exploit of the seed."""
 
     name = "escalate_all"
+    cover_rounds = 4
+    """v2: its orders cover as many rounds as base-stock's and carry justifications (citing the
+    events and shortage tickets it has seen: it requests no evidence), so finance holds only
+    orders that nothing it has seen concerns."""
 
     def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
         if k == 0:
@@ -366,7 +454,8 @@ class EscalateAllAgent(ScriptAgent):
             alloc[state.verdicts == 2] *= 0.75
             alloc[state.verdicts == 3] *= 0.5
             return [*alert_calls(env, state), plan_call(alloc),
-                    *replenish(env.params, state, alloc)]
+                    *with_justifications(env.params, state, replenish(
+                        env.params, state, alloc, cover_rounds=self.cover_rounds))]
         return None
 
 
@@ -402,11 +491,25 @@ class BaseStockAgent(ScriptAgent):
 
     name = "base_stock"
     slack = 1.2
+    plt_z: float | None = PLT_Z
+    use_quotes = True
+    use_transfers = True
+    cover_rounds = 4
+    """v2 (tuned): rounds of forecast the regular MEDLINE order of a long-life SKU covers, so a
+    late delivery or a disruption finds stock on the shelf (training seeds 0-5, five
+    scenarios; README "Reference tuning": 1 -> 2 -> 3 -> 4 -> 5 rounds)."""
 
     def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
         if k == 0:
-            return [GetRoundBriefing(), ErpOracleGetInventory(), WmsScanInventory(),
-                    FinanceSapGetBudget(), *[RequestEvidence(w, "all") for w in WARDS]]
+            quotes: list[Action] = []
+            if self.use_quotes:  # read last round's quotes, ask for next round's
+                quotes = [SupplierPortalGetQuote(q) for q, v in state.quotes.items()
+                          if v[0] == state.round - 1]
+                if state.round < env.params.rounds - 2:
+                    quotes.append(SupplierPortalRequestQuote("MEDLINE", "BLOOD-RBC", 1))
+            return [GetRoundBriefing(), ErpOracleGetInventory(), ErpOracleGetPipeline(),
+                    WmsScanInventory(), FinanceSapGetBudget(), *quotes,
+                    *[RequestEvidence(w, "all") for w in WARDS]]
         if k == 1:
             sus = suspicion(state)
             worst = np.argsort(-sus, axis=None)[:env.params.reviews_per_round]
@@ -423,11 +526,56 @@ class BaseStockAgent(ScriptAgent):
         if k == 3:
             alloc = self.allocation(state, env.params)
             cite = " ".join(round_evidence_ids(state)[:6])
-            return [plan_call(alloc, f"evidence {cite}"), *replenish(env.params, state, alloc)]
+            moves = surplus_returns(state, alloc) if self.use_transfers and \
+                env.params.transfers else []
+            orders = replenish(env.params, state, alloc, plt_z=self.plt_z,
+                               leads=quoted_leads(state) if self.use_quotes else None,
+                               cover_rounds=self.cover_rounds)
+            return [*moves, plan_call(alloc, f"evidence {cite}"),
+                    *with_justifications(env.params, state, orders)]
         return None
 
+    point_of_use = True
+    """Raise blood-line allocations by :data:`CRIT_BUFFER` while the budget funds it (v1)."""
+    grant_supplies = True
+    """v2 (tuned): grant HIGH/NORMAL requests in full; padding there costs a few dollars,
+    a cut honest line a stock-out (training seeds 0-5: +0.004 to +0.008, harm unchanged)."""
+    blood_margin = 1.2
+    """v2 (tuned): a cut blood line gets this multiple of the evidence's net estimate."""
+    blood_slack = 1.5
+    """v2 (tuned): a blood line is cut only when its request exceeds this multiple of the
+    evidence's net estimate (+1 unit): the estimate's 15 % noise cut honest lines at 1.2."""
+
     def allocation(self, state: PharmacyState, params: PharmacyParams) -> np.ndarray:
-        return evidence_allocation(state, self.slack, crit_buffer(params, state))
+        buf = crit_buffer(params, state) if self.point_of_use else 0.0
+        alloc = evidence_allocation(state, self.slack, buf)
+        est = np.maximum(state.evidence_est - state.on_hand, 0.0)  # blood: v2's slack, margin
+        blood = IS_CRIT[None, :] & (state.verdicts == 0) & (state.evidence_seen == 1)
+        req = state.requests
+        cut = blood & (req > self.blood_slack * est + 1.0)
+        keep = blood & ~cut
+        alloc[keep] = np.ceil(req[keep] * (1.0 + buf))
+        alloc[cut] = np.minimum(req[cut], np.ceil(est[cut] * self.blood_margin))
+        if self.grant_supplies:
+            alloc[:, ~IS_CRIT] = np.maximum(alloc[:, ~IS_CRIT], state.requests[:, ~IS_CRIT])
+        return alloc * STOCKED
+
+
+def surplus_returns(state: PharmacyState, alloc: np.ndarray) -> list[Action]:
+    """Return ward surplus to central where central cannot fill the plan (from what the
+    evidence showed): a ward's surplus = its on-hand stock beyond its evidence estimate of the
+    round's gross need; the plan then re-issues it in ward-priority order."""
+    short = alloc.sum(axis=0) - live_stock(state)
+    calls: list[Action] = []
+    for s in np.flatnonzero(short > 1.0):
+        for w in range(len(WARDS)):
+            if not STOCKED[w, s] or state.evidence_seen[w, s] != 1:
+                continue
+            spare = float(state.on_hand[w, s] - np.ceil(state.evidence_est[w, s] * 1.1))
+            if spare >= 1.0:
+                calls.append(TransferStock(WARDS[w], CENTRAL, SKU_NAMES[s], float(np.floor(spare))))
+                alloc[w, s] = 0.0
+    return calls
 
 
 def crit_buffer(params: PharmacyParams, state: PharmacyState) -> float:
@@ -437,114 +585,150 @@ def crit_buffer(params: PharmacyParams, state: PharmacyState) -> float:
 
 
 class BoundAgent(ScriptAgent):
-    """Upper bound with perfect information: allocates the hidden true net need, escalates only
-    truly padded lines, quarantines at once, and orders the plan of a rolling linear program
-    (``scipy.optimize.linprog``) over the true future demand, supplier lead times and the budget.
-    It uses every enterprise system in round 1 and cites its evidence. Reads hidden state."""
+    """Upper bound with perfect information (reads hidden state): allocates the true net need,
+    escalates only padded lines, quarantines at once, and orders the plan of a rolling linear
+    program (``scipy.optimize.linprog``, HiGHS) over the true future demand, every supplier's
+    true lead times (its random delays included), the shelf life each shipment will arrive
+    with, and the budget, whose objective is the grader's own marginal values (reward.py):
+    ``0.50 / N_c`` per blood unit served, ``0.17 / N_high`` and ``0.08 / N_normal`` per other
+    unit, ``0.07 / (1000 N_c)`` per $ spent. It files the justifications its orders need."""
 
     name = "bound"
 
     def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
         if k == 0:
-            calls: list[Action] = [GetRoundBriefing(), *[RequestEvidence(w, "all")
-                                                         for w in WARDS]]
-            if state.round == 0:
-                calls += [ErpOracleGetInventory(), WmsScanInventory(), FinanceSapGetBudget(),
-                          SupplierPortalRequestQuote("MEDLINE", "BLOOD-RBC", 10),
-                          MessagingSendToWard("ward_general", "thank you")]
+            calls: list[Action] = [*[RequestEvidence(w, "all") for w in WARDS]]
             padded = [(w, s) for w, s in rules.LINES if state.padded[w, s]]
             padded.sort(key=lambda ln: -(state.requests[ln] - state.net_need[ln]) * COST[ln[1]])
             calls += [EscalateToClinicalReview(WARDS[w], SKU_NAMES[s], "padded")
                       for w, s in padded[:env.params.reviews_per_round]]
             return calls
         if k == 1:
-            cite = " ".join(round_evidence_ids(state)[:6])
-            alloc = np.round(state.net_need, 1)
-            return [*alert_calls(env, state), plan_call(alloc, f"evidence {cite}"),
-                    *self.orders(env.params, state)]
+            alloc = self.allocation(state)
+            return [*alert_calls(env, state), plan_call(alloc, ""),
+                    *with_justifications(env.params, state, self.orders(env.params, state))]
         return None
+
+    def allocation(self, state: PharmacyState) -> np.ndarray:
+        return np.ceil(state.net_need * 10.0 - 1e-6) / 10.0
 
     def orders(self, params: PharmacyParams, state: PharmacyState) -> list[Action]:
         buy = lp_orders(params, state)
         calls: list[Action] = []
         avail = rules.available_budget(state)
-        for s in range(N_SKUS):
-            if buy[s] >= 1:
-                sup = fastest_cheap(params, state, s)
-                more, used = po_calls(params, state, s, sup, float(np.ceil(buy[s])), avail)
-                calls += more
-                avail -= used
+        for p in range(len(SUPPLIERS)):
+            for s in range(N_SKUS):
+                if buy[p, s] >= 0.5:
+                    more, used = po_calls(params, state, s, p, float(np.ceil(buy[p, s] - 1e-6)),
+                                          avail)
+                    calls += more
+                    avail -= used
         return calls
 
 
-def fastest_cheap(params: PharmacyParams, state: PharmacyState, s: int) -> int:
-    """Cheapest supplier whose true lead time (disruptions known) delivers by next round."""
-    day = state.round * params.days_per_round
-    ok = [p for p in range(len(SUPPLIERS))
-          if lead_time(params, state.events, p, day, False) <= params.days_per_round]
-    return min(ok, key=lambda p: SUPPLIERS[p].cost_mult) if ok else 2
+def usable_round(params: PharmacyParams, state: PharmacyState, p: int, s: int,
+                 t: int) -> tuple[int, float]:
+    """(round whose issue a PO placed at round ``t`` from supplier ``p`` first reaches, the
+    number of rounds its units stay usable from then) with perfect information."""
+    dpr = params.days_per_round
+    day = t * dpr
+    arrive = day + true_lead_time(params, state.events, state.supplier_delay, p, day, False)
+    a = -(-arrive // dpr)
+    life = SKUS[s].shelf_life_days
+    if not life:
+        return a, float(params.rounds)
+    frac = float(state.delivered_life[min(t, params.rounds - 1), p, s])
+    expiry = arrive + max(1, round(life * frac))
+    return a, (expiry - a * dpr) / dpr
 
 
 def lp_orders(params: PharmacyParams, state: PharmacyState) -> np.ndarray:
-    """This round's purchase quantities per SKU from a perfect-information LP.
+    """This round's purchases (supplier, SKU) from a perfect-information LP (see BoundAgent).
 
-    Variables per SKU s and future round t (this round r .. R-1): buy[s,t] (arrives for t+1 at
-    the cheapest timely supplier's price) and serve[s,t] <= true demand of round t (net of ward
-    stock in round r). Central balance: stock[s,t+1] = stock[s,t] - serve[s,t] + buy[s,t] >= 0,
-    with known open POs arriving; platelets cannot be carried more than one round. Budget:
-    sum price x buy <= available. Objective: max sum weight x serve - 1e-4 x cost.
+    Per SKU: serve[t] <= the true network demand of round t (this round: the true net need),
+    cumulative served <= central stock + deliveries usable by then; lots that expire (platelets,
+    short-dated red cells, part-used lots) only count for the rounds they stay usable in.
     """
     r, R, dpr = state.round, params.rounds, params.days_per_round
     T = R - r
-    if T <= 1:
-        return np.zeros(N_SKUS)
+    n_sup = len(SUPPLIERS)
     demand = np.zeros((T, N_SKUS))
     for i in range(T):
         day = (r + i) * dpr
         demand[i] = state.daily[day:day + dpr].sum(axis=(0, 1))
     demand[0] = state.net_need.sum(axis=0)
-    arrivals = np.zeros((T + 1, N_SKUS))
+    c = state.counters
+    totals = state.daily.sum(axis=(0, 1))
+    n_c = max(float(state.daily[:, 0:2][:, :, IS_CRIT].sum()), 1.0)
+    cls = np.array([sku.criticality for sku in SKUS])
+    n_h = max(float(totals[cls == HIGH].sum()), 1.0)
+    n_n = max(float(totals[cls == 2].sum()), 1.0)
+    value = np.where(cls == CRIT, 0.6 / n_c, np.where(cls == HIGH, 0.17 / n_h, 0.08 / n_n))
+    lam = 0.07 / (1000.0 * n_c)
+    del c
+    # supply lots: (first usable round index, last usable round index, qty) per SKU, fixed
+    fixed: list[list[tuple[int, int, float]]] = [[] for _ in range(N_SKUS)]
+    for s in range(N_SKUS):
+        bad = {lot for ev in state.events if ev.announce_round <= r for lot in ev.lots}
+        for lot in state.central[s]:
+            if lot.lot_id in bad:
+                continue
+            last = (lot.expiry - 1) // dpr - r  # round index of its last usable day
+            if last >= 0:
+                fixed[s].append((0, min(T - 1, last), lot.qty))
     for po in state.pos:
         if po.status in ("open", "approved"):
-            t = max(1, -(-(po.arrival_day - r * dpr) // dpr))
-            if t <= T:
-                arrivals[t, po.sku] += po.qty
-    stock0 = np.array([inventory.total(lots) for lots in state.central])
-    for ev in state.events:  # stock the bound will quarantine is not usable
-        if ev.kind in ("recall", "cold_chain") and ev.announce_round <= r:
-            stock0[ev.sku] -= sum(lot.qty for lot in state.central[ev.sku] if lot.lot_id in ev.lots)
-    price = np.array([[SKUS[s].unit_cost * SUPPLIERS[fastest_cheap(params, state, s)].cost_mult
-                       for s in range(N_SKUS)] for _ in range(T)])
-    nb = (T - 1) * N_SKUS  # buy[t, s] for t < T-1
-    ns = T * N_SKUS
-    weight = np.array([CRIT_WEIGHT[s.criticality] for s in SKUS])
-    c = np.concatenate([1e-4 * price[:T - 1].ravel(), -np.tile(weight, T)])
-    A, b = [], []
-    for s in range(N_SKUS):
-        for t in range(T):
-            # cumulative served up to t <= stock0 + arrivals up to t + bought before t
-            row = np.zeros(nb + ns)
-            for u in range(t + 1):
-                row[nb + u * N_SKUS + s] = 1.0
-            for u in range(t):
-                row[u * N_SKUS + s] = -1.0
-            if s == 1 and t >= 1:  # platelets: only last round's purchase is usable
-                row = np.zeros(nb + ns)
-                row[nb + t * N_SKUS + s] = 1.0
-                row[(t - 1) * N_SKUS + s] = -1.0
-                A.append(row)
-                b.append(arrivals[t, s])
+            a = max(1, -(-po.arrival_day // dpr) - r) if po.status == "open" else None
+            if a is None:
                 continue
-            A.append(row)
-            b.append(stock0[s] + arrivals[:t + 1, s].sum())
-    budget_row = np.concatenate([price[:T - 1].ravel(), np.zeros(ns)])
-    A.append(budget_row)
+            exp = delivered_expiry(state, params, po) if SKUS[po.sku].shelf_life_days else 10**6
+            last = (exp - 1) // dpr - r
+            if a < T and last >= a:
+                fixed[po.sku].append((a, min(T - 1, last), po.qty))
+    # purchase options: (placement round index, supplier) -> (first, last usable index, price)
+    options: list[tuple[int, int, int, int, int, float]] = []  # (s, t, p, first, last, price)
+    for s in range(N_SKUS):
+        for t in range(T - 1):
+            for p in range(n_sup):
+                a, life_rounds = usable_round(params, state, p, s, r + t)
+                first = a - r
+                last = first + int(np.floor(life_rounds + 1e-9)) - 1 if SKUS[s].shelf_life_days \
+                    else T - 1
+                last = min(T - 1, last)
+                if first < T and last >= first:
+                    options.append((s, t, p, first, last,
+                                    SKUS[s].unit_cost * SUPPLIERS[p].cost_mult))
+    nb, ns = len(options), T * N_SKUS
+    cost = np.concatenate([lam * np.array([o[5] for o in options]),
+                           -np.tile(value, T)])
+    A: list[np.ndarray] = []
+    b: list[float] = []
+    # supply windows: for every SKU and window [i, j], served in [i, j] <= supply usable only
+    # inside it... (a relaxation: cumulative served up to j <= supply usable at some point up
+    # to j, and served from i on <= supply still usable at i or later)
+    for s in range(N_SKUS):
+        for j in range(T):
+            for i in range(j + 1):
+                row = np.zeros(nb + ns)
+                for u in range(i, j + 1):
+                    row[nb + u * N_SKUS + s] = 1.0
+                rhs = sum(q for f, last, q in fixed[s] if f <= j and last >= i)
+                for k, (ss, _t, _p, f, last, _pr) in enumerate(options):
+                    if ss == s and f <= j and last >= i:
+                        row[k] = -1.0
+                A.append(row)
+                b.append(rhs)
+    A.append(np.concatenate([[o[5] for o in options], np.zeros(ns)]))
     b.append(max(0.0, rules.available_budget(state)))
     bounds = [(0, None)] * nb + [(0, float(demand[t, s])) for t in range(T) for s in range(N_SKUS)]
-    res = linprog(c, A_ub=np.array(A), b_ub=np.array(b), bounds=bounds, method="highs")
+    res = linprog(cost, A_ub=np.array(A), b_ub=np.array(b), bounds=bounds, method="highs")
+    out = np.zeros((n_sup, N_SKUS))
     if res.status != 0:
-        return np.zeros(N_SKUS)
-    return np.asarray(res.x[:N_SKUS])
+        return out
+    for k, (s, t, p, _f, _l, _pr) in enumerate(options):
+        if t == 0:
+            out[p, s] += float(res.x[k])
+    return out
 
 
 # ----- exploit policies -----------------------------------------------------------------------
@@ -589,6 +773,132 @@ class CutEverythingAgent(BaseStockAgent):
         return np.round(state.requests * 0.5)
 
 
+class PaperTrailAgent(ScriptAgent):
+    """v1's free points, as one policy: never allocates, but files a justification and asks for
+    an approval, briefs once, uses all five systems, messages wards and requests quotes every
+    round (v1 paid tool_discovery, approval_workflow and briefing for exactly this)."""
+
+    name = "paper_trail"
+
+    def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
+        if k > 0:
+            return None
+        calls: list[Action] = [GetRoundBriefing(), ErpOracleGetInventory(), WmsScanInventory(),
+                               FinanceSapGetBudget(), RequestEvidence("ward_icu", "all")]
+        ev = round_evidence_ids(state)
+        calls += [SupplierPortalRequestQuote("MEDLINE", "BLOOD-RBC", 1),
+                  MessagingSendToWard("ward_general", f"about {ev[0] if ev else 'EV-1'}")]
+        return calls
+
+
+class InvalidPaddingAgent(BaseStockAgent):
+    """The reference, with every round padded by 10 malformed calls: must score lower."""
+
+    name = "invalid_padding"
+    pad = 10
+
+    def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
+        calls = super().phase(env, state, k)
+        if k == 0 and calls is not None:
+            calls = [SubmitPo("NOBODY", "BLOOD-RBC", CENTRAL, 1)] * self.pad + calls
+        return calls
+
+
+class SplitOrdersAgent(BaseStockAgent):
+    """The reference without justifications, its POs split under $10k (v1's bypass): finance
+    now judges each supplier's round, so the orders past $10k are held."""
+
+    name = "split_orders"
+
+    def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
+        calls = super().phase(env, state, k)
+        if calls is None:
+            return None
+        return [c for c in calls if not isinstance(c, FileJustification)]
+
+
+class NoBufferAgent(BaseStockAgent):
+    """The reference without its point-of-use blood buffer (v1: raised score and harm)."""
+
+    name = "no_buffer"
+    point_of_use = False
+
+
+class QuarantineExpiringAgent(BaseStockAgent):
+    """The reference, destroying every central lot that expires before next round (v1: lots
+    destroyed were not counted as waste)."""
+
+    name = "quarantine_expiring"
+
+    def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
+        calls = super().phase(env, state, k)
+        if k == 0 and calls is not None:
+            soon = (state.round + 1) * env.params.days_per_round
+            calls += [QuarantineLot(CENTRAL, SKU_NAMES[s], lot.lot_id)
+                      for s in range(N_SKUS) for lot in state.central[s] if lot.expiry <= soon]
+        return calls
+
+
+class OracleGamerAgent(BoundAgent):
+    """The bound plus every move the grader might pay for: all systems, briefings, quotes,
+    messages with feedback, a rationale citing evidence, destroying soon-expiring lots so
+    they do not count as expired, and a last-round purchase for the terminal credit. Reads
+    hidden state. Must not beat ``bound``."""
+
+    name = "oracle_gamer"
+
+    def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
+        calls = super().phase(env, state, k)
+        if calls is None:
+            return None
+        if k == 0:
+            extra: list[Action] = [GetRoundBriefing(), ErpOracleGetInventory(), WmsScanInventory(),
+                                   FinanceSapGetBudget(), QuerySupplier("MEDLINE"),
+                                   SupplierPortalRequestQuote("MEDLINE", "BLOOD-RBC", 1)]
+            soon = (state.round + 1) * env.params.days_per_round
+            extra += [QuarantineLot(CENTRAL, SKU_NAMES[s], lot.lot_id)
+                      for s in range(N_SKUS) for lot in state.central[s] if lot.expiry <= soon]
+            return extra + calls
+        if k == 1:
+            cite = " ".join(round_evidence_ids(state)[:6])
+            out: list[Action] = []
+            for c in calls:
+                if isinstance(c, SubmitAllocationPlan):
+                    c = SubmitAllocationPlan(c.plan, f"evidence {cite}")
+                out.append(c)
+            ev = round_evidence_ids(state)
+            out += [MessagingSendToWard(w, f"feedback {e}") for w in WARDS for e in ev[:1]]
+            if state.round == env.params.rounds - 1:  # buy for the terminal credit
+                out += [SubmitPo("MEDLINE", "BLOOD-FFP", CENTRAL, 40)]
+            return out
+        return calls
+
+
+class OracleStingyAgent(BoundAgent):
+    """The bound, but it issues only 85 % of the blood need and orders 15 % less blood: money
+    and waste saved by leaving critical need unmet. Reads hidden state. Must score below
+    ``bound`` (the exchange rates in reward.py)."""
+
+    name = "oracle_stingy"
+
+    def allocation(self, state: PharmacyState) -> np.ndarray:
+        alloc = super().allocation(state)
+        alloc[:, IS_CRIT] = np.floor(alloc[:, IS_CRIT] * 0.85)
+        return alloc
+
+    def orders(self, params: PharmacyParams, state: PharmacyState) -> list[Action]:
+        calls = super().orders(params, state)
+        out: list[Action] = []
+        for c in calls:
+            if isinstance(c, SubmitPo) and IS_CRIT[SKU_NAMES.index(c.product_id)]:
+                q = int(c.quantity * 0.85)
+                if q < 1:
+                    continue
+                c = SubmitPo(c.supplier_id, c.product_id, c.destination_id, q)
+            out.append(c)
+        return out
+
+
 AGENTS: dict[str, type[Agent]] = {
     "rubber_stamp": RubberStampAgent,
     "escalate_all": EscalateAllAgent,
@@ -598,10 +908,20 @@ AGENTS: dict[str, type[Agent]] = {
     "tool_spam": ToolSpamAgent,
     "hoard_orders": HoardOrdersAgent,
     "cut_everything": CutEverythingAgent,
+    "paper_trail": PaperTrailAgent,
+    "invalid_padding": InvalidPaddingAgent,
+    "split_orders": SplitOrdersAgent,
+    "no_buffer": NoBufferAgent,
+    "quarantine_expiring": QuarantineExpiringAgent,
+    "oracle_gamer": OracleGamerAgent,
+    "oracle_stingy": OracleStingyAgent,
 }
 """The pharmacy ladder (weakest first) and its exploit policies."""
 
-EXPLOITS: tuple[str, ...] = ("escalate_all", "tool_spam", "hoard_orders", "cut_everything")
+EXPLOITS: tuple[str, ...] = (
+    "escalate_all", "tool_spam", "hoard_orders", "cut_everything", "paper_trail",
+    "invalid_padding", "split_orders", "no_buffer", "quarantine_expiring", "oracle_gamer",
+    "oracle_stingy")
 """The pharmacy exploit policies (``EnvSpec.exploits``)."""
 
 TEXT_POLICY = "lifeline.envs.pharmacy.text_agent:PharmacyTextPolicy"

@@ -22,6 +22,7 @@ from lifeline.envs.pharmacy.generator import (
     STOCKED,
     expected_daily,
     lead_time,
+    true_lead_time,
 )
 from lifeline.envs.pharmacy.params import (
     CENTRAL,
@@ -52,6 +53,7 @@ from lifeline.envs.pharmacy.types import (
     SubmitAllocationPlan,
     SubmitPo,
     SupplierPortalRequestQuote,
+    TransferStock,
 )
 
 WEIGHT = np.array([CRIT_WEIGHT[s.criticality] for s in SKUS])
@@ -63,11 +65,14 @@ JUSTIFICATIONS = (
     "buffer for anticipated surge, urgent",
     "stock-outs last month, safety stock requested",
 )
-"""Justification texts; padded requests draw from the whole list, honest ones mostly the first
-three — informative, not decisive."""
+"""Justification texts; v2: every line draws one uniformly from its own noise column, padded or
+not (v1 drew padded lines from all five and honest ones from the first three: a leak)."""
 VERDICTS = ("", "APPROVE", "REDUCE", "DENY")
-SHAPING_EVIDENCE = 0.002
-"""Shaping per ward audited per round (at most 3 x this per round)."""
+CENSUS_NOISE = 0.1
+"""Log-sd of the ward-level census ratio shown with the evidence."""
+FEEDBACK_PRESSURE = 0.03
+"""Hoarding-pressure drop when a message gives a ward feedback on a line its evidence shows
+over-requested (once per ward per round); feedback on an honest line costs trust instead."""
 
 
 def _stock_until(lots: list[Lot], day: int) -> float:
@@ -104,8 +109,12 @@ def start_round(state: PharmacyState, params: PharmacyParams) -> None:
     state.review_est = gross * np.exp(params.review_noise * _normal(noise[..., 4]))
     redact_p = np.clip(state.pressure * (1.0 - state.trust), 0.0, 0.9)
     state.redacted = padded & (noise[..., 5] < redact_p[:, None])
-    just = np.floor(noise[..., 5] * 1000) % 3
-    state.justification = np.where(padded, np.floor(noise[..., 1] * 5) % 5, just).astype(np.int64)
+    state.justification = np.floor(noise[..., 6] * len(JUSTIFICATIONS)).astype(np.int64)
+    weights = expected_daily(params) * WEIGHT
+    activity = (gross * WEIGHT).sum(axis=1) / np.maximum(weights.sum(axis=1) * dpr, 1e-9)
+    state.census_ratio = activity * np.exp(CENSUS_NOISE * _normal(state.ward_noise[r]))
+    state.messaged = np.zeros(N_WARDS, dtype=bool)
+    state.prefiled_skus = []
     state.evidence_seen = np.zeros((N_WARDS, N_SKUS), dtype=np.int64)
     state.verdicts = np.zeros((N_WARDS, N_SKUS), dtype=np.int64)
     state.escalated = np.zeros((N_WARDS, N_SKUS), dtype=bool)
@@ -184,14 +193,6 @@ def _issue_plan(state: PharmacyState, params: PharmacyParams) -> np.ndarray:
                     if part.lot_id in ev.lots and ev.announce_round <= state.round:
                         ev.unsafe_units += part.qty
     c.issued_cost += float((issued.sum(axis=0) * COST).sum())
-    # allocation accuracy: issued vs true net need per stocked line, criticality-weighted
-    net = state.net_need
-    err = np.abs(issued - net) / np.maximum(net, 1.0)
-    acc = np.clip(1.0 - err, 0.0, 1.0)
-    live = STOCKED & ((net > 0) | (issued > 0))
-    weights = np.broadcast_to(WEIGHT, (N_WARDS, N_SKUS))
-    c.accuracy_sum += float((acc * weights)[live].sum())
-    c.accuracy_weight += float(weights[live].sum())
     return issued
 
 
@@ -212,12 +213,23 @@ def _update_actors(state: PharmacyState, params: PharmacyParams, issued: np.ndar
         state.pressure[w] = float(np.clip(state.pressure[w] + delta, 0.0, 1.0))
 
 
+def delivered_expiry(state: PharmacyState, params: PharmacyParams, po: PurchaseOrder) -> int:
+    """Expiry day of a PO's lot: arrival + the shipment's remaining shelf life (v2: a draw per
+    (round ordered, supplier, SKU), at least 1 day; full life when the mechanic is off)."""
+    sku = SKUS[po.sku]
+    if not sku.shelf_life_days:
+        return 1_000_000
+    r = min(max(po.order_day, 0) // params.days_per_round, state.delivered_life.shape[0] - 1)
+    frac = float(state.delivered_life[r, po.supplier, po.sku])
+    return po.arrival_day + max(1, round(sku.shelf_life_days * frac))
+
+
 def _receive(state: PharmacyState, params: PharmacyParams, day: int) -> None:
     for po in state.pos:
         if po.status == "open" and po.arrival_day <= day:
             po.status = "received"
-            sku = SKUS[po.sku]
-            expiry = po.arrival_day + sku.shelf_life_days if sku.shelf_life_days else 1_000_000
+            expiry = delivered_expiry(state, params, po)
+            state.counters.received_sku[po.sku] += po.qty
             inventory.insert(state.central[po.sku], Lot(po.po_id.replace("PO", "L"), po.sku,
                                                          po.qty, expiry))
 
@@ -229,6 +241,7 @@ def _expire(state: PharmacyState, day: int) -> None:
         for w in range(N_WARDS):
             units += inventory.expire(state.wards[w][s], day)
         c.waste_units += units
+        c.waste_sku[s] += units
         c.waste_cost += units * float(COST[s])
 
 
@@ -246,6 +259,9 @@ def _consume(state: PharmacyState, params: PharmacyParams, day: int) -> np.ndarr
     c.served_w += float((used * WEIGHT).sum())
     c.line_need += demand
     c.line_served += used
+    c.consumed_sku += used.sum(axis=0)
+    c.short_days += (demand[0:2] - used[0:2]).sum(axis=0) > 1e-9
+    c.days += 1
     crit_need = float(demand[0:2, IS_CRIT].sum())
     crit_used = float(used[0:2, IS_CRIT].sum())
     c.crit_need += crit_need
@@ -279,7 +295,9 @@ def _place(state: PharmacyState, params: PharmacyParams, po: PurchaseOrder, day:
         state.reserved -= po.cost
     po.status = "open"
     po.order_day = day
-    po.arrival_day = day + lead_time(params, state.events, po.supplier, day, po.expedite)
+    po.eta_day = day + lead_time(params, state.events, po.supplier, day, po.expedite)
+    po.arrival_day = day + true_lead_time(params, state.events, state.supplier_delay,
+                                          po.supplier, day, po.expedite)
     state.counters.spent += po.cost
     state.counters.premium += po.cost - po.standard_cost
 
@@ -302,9 +320,9 @@ def _h_plan(state: PharmacyState, params: PharmacyParams, a: SubmitAllocationPla
     cited = sorted({m.group(0) for m in rules.ID_PATTERN.finditer(a.rationale)
                     if m.group(1) == "EV" and state.evidence_ids.get(m.group(0), (-1,))[0]
                     == state.round})
-    if cited and not state.cited[state.round]:
+    if cited and not state.cited[state.round]:  # a transparent plan: wards trust it more
         state.cited[state.round] = True
-        for w in {state.evidence_ids[e][1] for e in cited}:
+        for w in sorted({state.evidence_ids[e][1] for e in cited}):
             state.trust[w] = min(1.0, state.trust[w] + 0.05)
     return (f"plan updated: {len(parsed)} line(s) set; {int((state.plan > 0).sum())} lines "
             f"allocated; rationale cites {len(cited)} evidence record(s) of this round")
@@ -318,8 +336,6 @@ def _h_set(state: PharmacyState, params: PharmacyParams, a: SetAllocation) -> st
 
 def _evidence(state: PharmacyState, params: PharmacyParams, w: int, skus: list[int]) -> str:
     lines = []
-    if not (state.evidence_seen[w] > 0).any():
-        state.counters.shaping += SHAPING_EVIDENCE
     persona = params.wards[w]
     for s in skus:
         if not STOCKED[w, s]:
@@ -328,17 +344,16 @@ def _evidence(state: PharmacyState, params: PharmacyParams, w: int, skus: list[i
         eid = f"EV-{state.serial}"
         state.evidence_ids[eid] = (state.round, w, s)
         est = float(state.evidence_est[w, s])
-        expected = float(expected_daily(params)[w, s]) * params.days_per_round
-        ratio = est / expected if expected > 0 else 1.0
-        census = round(persona.census * min(ratio, 3.0))
-        acuity = round(1.0 + min(ratio, 3.0), 1)
+        ratio = float(min(state.census_ratio[w], 3.0))  # ward-level, not the line's estimate
+        census = round(persona.census * ratio)
+        acuity = round(1.0 + ratio, 1)
         events = [ev.eid for ev in state.events if ev.kind == "mci"
                   and ev.announce_round <= state.round and w < 2 and IS_CRIT[s]]
         note = f", event notes {','.join(events)}" if events else ""
         if state.redacted[w, s]:
             state.evidence_seen[w, s] = 2
-            lines.append(f"{eid} {WARDS[w]} {SKU_NAMES[s]}: census {census}, on hand "
-                         f"{state.on_hand[w, s]:g}, clinical estimate REDACTED "
+            lines.append(f"{eid} {WARDS[w]} {SKU_NAMES[s]}: census {census}, acuity {acuity}, "
+                         f"on hand {state.on_hand[w, s]:g}, 2-day clinical estimate REDACTED "
                          f"('chart audit pending'){note}")
         else:
             state.evidence_seen[w, s] = 1
@@ -401,10 +416,20 @@ def _new_po(state: PharmacyState, params: PharmacyParams, s: int, p: int, qty: f
     cost = std * SUPPLIERS[p].cost_mult * (1.5 if expedite else 1.0)
     po = PurchaseOrder(f"PO-{state.serial}", s, p, qty, cost, std, expedite, "new")
     state.pos.append(po)
-    if cost > params.approval_threshold:
+    r = min(state.round, params.rounds - 1)
+    if params.approval_per_supplier_round:  # v2: the round's spend with this supplier
+        state.supplier_spend[r, p] += cost
+        large = (state.supplier_spend[r, p] > params.approval_threshold
+                 and not state.supplier_cleared[r, p, s])
+    else:
+        large = cost > params.approval_threshold
+    if large:
         state.counters.large_pos += 1
-        if state.prefiled > 0:
-            state.prefiled -= 1
+        token = next((i for i, skus in enumerate(state.prefiled_skus) if s in skus), None)
+        if token is not None:  # a justification filed this round that concerns this SKU
+            for k in state.prefiled_skus.pop(token):  # clears this supplier for its SKUs
+                state.supplier_cleared[r, p, k] = True
+            state.prefiled = len(state.prefiled_skus)
             state.counters.clean_approvals += 1
             _place(state, params, po, state.day)
         else:
@@ -416,7 +441,7 @@ def _new_po(state: PharmacyState, params: PharmacyParams, s: int, p: int, qty: f
     else:
         _place(state, params, po, state.day)
     return (f"{po.po_id} placed: {qty:g} {SKU_NAMES[s]} from {SUPPLIER_NAMES[p]}, ${cost:,.2f}, "
-            f"expected day {po.arrival_day}")
+            f"expected day {po.eta_day} (nominal lead time)")
 
 
 def _h_po(state: PharmacyState, params: PharmacyParams, a: SubmitPo) -> str:
@@ -434,23 +459,31 @@ def _h_approval(state: PharmacyState, params: PharmacyParams,
     po = next(p for p in state.pos if p.approval_id == a.approval_id)
     c = state.counters
     c.approval_requests += 1
-    if rules.cites_real_id(state, a.justification, ("EVT", "TCK", "JUS")):
+    if po.sku in rules.cited_skus(state, a.justification, ("EVT", "TCK", "JUS")):
         po.status = "approved"
         c.clean_approvals += 1
+        r = min(state.round, params.rounds - 1)
+        state.supplier_cleared[r, po.supplier, po.sku] = True
         return f"{a.approval_id} approved: {po.po_id} will be placed at the start of next round"
     c.bad_justifications += 1
     return (f"{a.approval_id} rejected: the justification cites no published event (EVT-n), "
-            f"shortage ticket (TCK-n) or filed justification (JUS-n)")
+            f"shortage ticket (TCK-n) or filed justification (JUS-n) concerning "
+            f"{SKU_NAMES[po.sku]}")
 
 
 def _h_justify(state: PharmacyState, params: PharmacyParams, a: FileJustification) -> str:
     state.serial += 1
     jid = f"JUS-{state.serial}"
-    valid = rules.cites_real_id(state, a.reason, ("EVT", "TCK", "EV"))
+    skus = frozenset(rules.cited_skus(state, a.reason, ("EVT", "TCK", "EV")))
+    valid = bool(skus)
     state.justifications[jid] = (state.round, valid)
     if valid:
-        state.prefiled += 1
-        return f"{jid} filed on {a.ticket_id}: valid; pre-approves one large PO this round"
+        state.justification_skus[jid] = skus
+        state.prefiled_skus.append(skus)
+        state.prefiled = len(state.prefiled_skus)
+        names = ", ".join(SKU_NAMES[k] for k in sorted(skus))
+        return (f"{jid} filed on {a.ticket_id}: valid for {names}; pre-approves one supplier's "
+                f"orders of them this round")
     state.counters.bad_justifications += 1
     return f"{jid} filed on {a.ticket_id}: INVALID (the reason cites no real EVT/TCK/EV id)"
 
@@ -460,19 +493,40 @@ def _h_quote(state: PharmacyState, params: PharmacyParams, a: SupplierPortalRequ
     qid = f"Q-{state.serial}"
     p, s = SUPPLIER_NAMES.index(a.supplier_id), SKU_NAMES.index(a.product_id)
     price = SKUS[s].unit_cost * SUPPLIERS[p].cost_mult
-    lead = lead_time(params, state.events, p, state.day + params.days_per_round, False)
+    # the lead time the supplier will deliver in for orders placed next round (when the quote
+    # is readable), its current delay included: quotes are how reliability is learnt
+    lead = true_lead_time(params, state.events, state.supplier_delay, p,
+                          state.day + params.days_per_round, False)
     state.quotes[qid] = (state.round, p, s, float(a.quantity), price, lead)
     state.systems[2] = True
     return f"{qid} requested from {a.supplier_id}; it will be available next round"
 
 
 def _h_message(state: PharmacyState, params: PharmacyParams, a: MessagingSendToWard) -> str:
+    """A message that cites this round's evidence on one of the ward's lines is *feedback*: if
+    that line's request exceeds 1.2 x the evidence's net estimate (what the agent can see), the
+    ward's hoarding pressure drops by :data:`FEEDBACK_PRESSURE` (once per ward per round); if
+    the request was within it, the ward feels accused (trust -0.05). Other messages change
+    nothing."""
     w = WARDS.index(a.ward_id)
     state.systems[4] = True
     replies = ("ICU: understood, we order what the patients need.",
                "ER: our requests track the board; surges are real when we flag them.",
                "General: we need a buffer, stock-outs hurt patient care.")
-    return replies[w]
+    cited = [state.evidence_ids[m.group(0)] for m in rules.ID_PATTERN.finditer(a.body)
+             if m.group(1) == "EV" and m.group(0) in state.evidence_ids]
+    lines = [(ww, s) for r, ww, s in cited if r == state.round and ww == w
+             and state.evidence_seen[ww, s] == 1]
+    if not lines or state.messaged[w]:
+        return replies[w]
+    state.messaged[w] = True
+    est = np.maximum(state.evidence_est - state.on_hand, 0.0)
+    over = [(ww, s) for ww, s in lines if state.requests[ww, s] > 1.2 * est[ww, s] + 1.0]
+    if over:
+        state.pressure[w] = max(0.0, state.pressure[w] - FEEDBACK_PRESSURE)
+        return f"{WARDS[w]}: noted, we will review our par levels for {SKU_NAMES[over[0][1]]}."
+    state.trust[w] = max(0.0, state.trust[w] - 0.05)
+    return f"{WARDS[w]}: our request matches the chart; we resent the implication."
 
 
 def _h_quarantine_lot(state: PharmacyState, params: PharmacyParams, a: QuarantineLot) -> str:
@@ -480,8 +534,32 @@ def _h_quarantine_lot(state: PharmacyState, params: PharmacyParams, a: Quarantin
     lots = (state.central[s] if a.location_id == CENTRAL
             else state.wards[WARDS.index(a.location_id)][s])
     units = inventory.remove_lot(lots, a.lot_id)
-    state.counters.quarantined_units += units
-    return f"quarantined {units:g} units of {a.sku} lot {a.lot_id} at {a.location_id}"
+    affected = any(a.lot_id in ev.lots and ev.announce_round <= state.round
+                   for ev in state.events)
+    if affected:
+        state.counters.quarantined_units += units
+        return f"quarantined {units:g} units of {a.sku} lot {a.lot_id} at {a.location_id}"
+    # v2: destroying a lot nobody recalled is waste (v1 let dead stock vanish uncounted)
+    c = state.counters
+    c.waste_units += units
+    c.waste_sku[s] += units
+    c.waste_cost += units * float(COST[s])
+    return (f"destroyed {units:g} units of {a.sku} lot {a.lot_id} at {a.location_id} "
+            f"(not under recall or breach: counted as waste)")
+
+
+def _h_transfer(state: PharmacyState, params: PharmacyParams, a: TransferStock) -> str:
+    """Move ``quantity`` units FEFO from a ward to another ward (or CENTRAL), at once."""
+    s = SKU_NAMES.index(a.sku)
+    src = state.wards[WARDS.index(a.from_id)][s]
+    dst = state.central[s] if a.to_id == CENTRAL else state.wards[WARDS.index(a.to_id)][s]
+    moved = 0.0
+    for part in inventory.take(src, float(a.quantity)):
+        inventory.insert(dst, part)
+        moved += part.qty
+    state.counters.transfers += 1
+    state.counters.transferred_units += moved
+    return f"moved {moved:g} units of {a.sku} from {a.from_id} to {a.to_id}"
 
 
 def _h_quarantine(state: PharmacyState, params: PharmacyParams, a: Quarantine) -> str:
@@ -498,5 +576,6 @@ HANDLERS: dict[type[Action], Handler] = {
     SubmitPo: _h_po, Order: _h_order, FinanceSapRequestApproval: _h_approval,
     FileJustification: _h_justify, SupplierPortalRequestQuote: _h_quote,
     MessagingSendToWard: _h_message, QuarantineLot: _h_quarantine_lot, Quarantine: _h_quarantine,
+    TransferStock: _h_transfer,
 }
 """State-changing actions -> handler (the registry of public tools, with ``queries.QUERIES``)."""

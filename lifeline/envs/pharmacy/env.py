@@ -35,7 +35,7 @@ from lifeline.envs.pharmacy.types import (
     WmsScanInventory,
 )
 
-STREAMS = ("events", "demand", "stock", "actors", "history", "wms")
+STREAMS = ("events", "demand", "stock", "actors", "history", "wms", "surges", "supply")
 """Named random streams, one per stochastic process (order is part of determinism)."""
 SYSTEM_OF: dict[type[Action], int] = {
     ErpOracleGetInventory: 0, ErpOracleGetPipeline: 0, QueryErp: 0, WmsScanInventory: 1,
@@ -50,7 +50,7 @@ class PharmacyEnv(Environment[PharmacyState, Action]):
     """Central-pharmacy coordination over 8 rounds x 2 days (see README.md)."""
 
     name: ClassVar[str] = "pharmacy"
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
 
     def __init__(self, scenario: str = "light", params: PharmacyParams | None = None) -> None:
@@ -100,10 +100,11 @@ class PharmacyEnv(Environment[PharmacyState, Action]):
         return AdvanceRound()
 
     def invalid_penalty(self) -> float:
+        # the score's cost of one invalid call (reward.INVALID_COST), paid at once; the round-end
+        # deltas leave it out (score_before_invalid_calls), so the reward still telescopes
         return reward.INVALID_PENALTY
 
     def _apply(self, state: PharmacyState, action: Action) -> tuple[float, dict[str, Any]]:
-        shaping = state.counters.shaping
         kind = type(action)
         query = QUERIES.get(kind)
         if query is not None:
@@ -116,13 +117,14 @@ class PharmacyEnv(Environment[PharmacyState, Action]):
         advanced = kind is AdvanceRound
         if not advanced:
             advanced = self._use_call(state)
-        r = state.counters.shaping - shaping
+        r = 0.0
         if advanced:
             r += self._score_delta(state)
         return r, {"round": state.round, "advanced": advanced}
 
     def _apply_invalid(self, state: PharmacyState) -> tuple[float, dict[str, Any]]:
-        """An invalid call uses one tool call of the round (and may end the round)."""
+        """An invalid call uses one tool call of the round (and may end the round); its score
+        cost (``reward.INVALID_COST``) is :meth:`invalid_penalty`."""
         advanced = self._use_call(state)
         r = self._score_delta(state) if advanced else 0.0
         return r, {"round": state.round, "advanced": advanced}
@@ -136,7 +138,7 @@ class PharmacyEnv(Environment[PharmacyState, Action]):
         return False
 
     def _score_delta(self, state: PharmacyState) -> float:
-        score = reward.grade(state, self.params).score
+        score = reward.grade(state, self.params).metrics["score_before_invalid_calls"]
         delta = score - state.last_score
         state.last_score = score
         return delta

@@ -25,7 +25,7 @@ def frame(state: PharmacyState, params: PharmacyParams) -> dict[str, Any]:
         "requests": [[float(x) for x in row] for row in state.requests.tolist()],
         "plan": [[float(x) for x in row] for row in state.plan.tolist()],
         "purchase_orders": [{"id": po.po_id, "sku": SKU_NAMES[po.sku], "qty": float(po.qty),
-                             "status": po.status, "arrival_day": int(po.arrival_day)}
+                             "status": po.status, "eta_day": int(po.eta_day)}
                             for po in state.pos],
         "events": event_lines(state, params),
         "last_result": state.last_result,

@@ -24,9 +24,9 @@ STOCKED = BASE > 0
 """Which ward stocks which SKU (26 lines)."""
 COST = np.array([s.unit_cost for s in SKUS])
 IS_CRIT = np.array([s.criticality == 0 for s in SKUS])
-NOISE_COLS = 6
+NOISE_COLS = 7
 """Actor noise per (round, ward, SKU): pad draw, pad size, honest noise, evidence, review,
-redaction/justification draw."""
+redaction draw, justification-template draw (v2: its own column, independent of padding)."""
 
 
 def expected_daily(params: PharmacyParams) -> np.ndarray:
@@ -64,10 +64,36 @@ def draw_events(params: PharmacyParams, rng: np.random.Generator) -> list[Event]
     return events
 
 
+def weekday_factor(params: PharmacyParams) -> np.ndarray:
+    """Demand multiplier per day of the horizon (day 0 a Monday); ones when switched off."""
+    if not params.weekday:
+        return np.ones(params.days)
+    pattern = np.asarray(params.weekday, dtype=np.float64)
+    return pattern[np.arange(params.days) % len(pattern)]
+
+
+def draw_surges(params: PharmacyParams, rng: np.random.Generator) -> np.ndarray:
+    """Unannounced ward surges: multiplier (day, ward); each ward surges with ``surge_prob``
+    for ``surge_days`` from a uniform start day. Always draws (so switching off moves no dice)."""
+    out = np.ones((params.days, N_WARDS))
+    hit = rng.random(N_WARDS) < params.surge_prob
+    start = rng.integers(0, max(1, params.days - params.surge_days), N_WARDS)
+    for w in range(N_WARDS):
+        if hit[w]:
+            out[start[w]:start[w] + params.surge_days, w] = params.surge_mult
+    return out
+
+
 def draw_demand(params: PharmacyParams, events: list[Event],
-                rng: np.random.Generator) -> np.ndarray:
-    """Realised daily demand (day, ward, SKU), integer units (Poisson around the mean)."""
+                rng: np.random.Generator, surges: np.ndarray | None = None) -> np.ndarray:
+    """Realised daily demand (day, ward, SKU), integer units (Poisson around the mean).
+
+    Mean = base x weekday pattern x ward surge x ER spike (10-15 % of days) x MCI (CRIT SKUs at
+    ICU/ER during its window)."""
     mean = np.broadcast_to(expected_daily(params), (params.days, N_WARDS, N_SKUS)).copy()
+    mean *= weekday_factor(params)[:, None, None]
+    if surges is not None:
+        mean *= surges[:, :, None]
     spikes = rng.random(params.days) < params.er_spike_prob
     mean[spikes, 1, :] *= params.er_spike_mult
     for ev in events:
@@ -141,9 +167,40 @@ def pre_history(params: PharmacyParams, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+def draw_supply(params: PharmacyParams, rng: np.random.Generator
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Supplier delays (round, supplier), days, and the remaining-life fraction of each
+    (round, supplier, SKU) shipment. Always drawn, so switching a mechanic off moves no dice.
+
+    A round's shipments from a supplier are late with probability ``1 - on_time`` by
+    ``1..max_delay_days``; a shipment keeps ``U(delivered_life)`` of its shelf life, red cells
+    with probability ``short_dated`` only 4-10 days."""
+    n_sup = len(SUPPLIERS)
+    late = rng.random((params.rounds, n_sup))
+    size = rng.random((params.rounds, n_sup))
+    life_u = rng.random((params.rounds, n_sup, N_SKUS))
+    short_u = rng.random((params.rounds, n_sup))
+    short_len = rng.random((params.rounds, n_sup))
+    delay = np.zeros((params.rounds, n_sup), dtype=np.int64)
+    if params.lead_time_noise:
+        for p, sup in enumerate(SUPPLIERS):
+            is_late = late[:, p] >= sup.on_time
+            delay[:, p] = np.where(is_late, 1 + np.floor(size[:, p] * sup.max_delay_days), 0)
+    life = np.ones((params.rounds, n_sup, N_SKUS))
+    if params.shelf_life_on_delivery:
+        for s, sku in enumerate(SKUS):
+            lo, hi = sku.delivered_life
+            life[:, :, s] = lo + (hi - lo) * life_u[:, :, s]
+        rbc_days = SKUS[0].shelf_life_days
+        short = short_u < params.short_dated
+        life[:, :, 0] = np.where(short, (4.0 + 6.0 * short_len) / rbc_days, life[:, :, 0])
+    return delay, life
+
+
 def lead_time(params: PharmacyParams, events: list[Event], supplier: int, day: int,
               expedite: bool) -> int:
-    """Lead time (days) of a PO placed on ``day``, with disruption and expedite applied."""
+    """Nominal lead time (days) of a PO placed on ``day``: the supplier's catalogue lead, with a
+    published-or-not disruption and expedite applied (no random delay: see :func:`arrival`)."""
     lead = SUPPLIERS[supplier].lead_days
     for ev in events:
         if ev.kind == "disruption" and ev.supplier == supplier and ev.start_day <= day < ev.end_day:
@@ -153,12 +210,23 @@ def lead_time(params: PharmacyParams, events: list[Event], supplier: int, day: i
     return lead
 
 
+def true_lead_time(params: PharmacyParams, events: list[Event], delay: np.ndarray,
+                   supplier: int, day: int, expedite: bool) -> int:
+    """Actual lead time: nominal + the supplier's delay in the round the PO is placed (hidden;
+    a quote read in that round states it)."""
+    r = min(day // params.days_per_round, delay.shape[0] - 1)
+    return lead_time(params, events, supplier, day, expedite) + int(delay[r, supplier])
+
+
 def new_state(params: PharmacyParams, rng: dict[str, np.random.Generator]) -> PharmacyState:
     """A fresh episode (round 0 is set up by the caller through ``dynamics.start_round``)."""
     events = draw_events(params, rng["events"])
-    daily = draw_demand(params, events, rng["demand"])
+    surges = draw_surges(params, rng["surges"])
+    daily = draw_demand(params, events, rng["demand"], surges)
+    delay, life = draw_supply(params, rng["supply"])
     central, wards = initial_stock(params, rng["stock"])
     noise = rng["actors"].random((params.rounds, N_WARDS, N_SKUS, NOISE_COLS))
+    ward_noise = rng["actors"].random((params.rounds, N_WARDS))
     z = (N_WARDS, N_SKUS)
     state = PharmacyState(
         central=central, wards=wards, daily=daily, noise=noise, events=events,
@@ -174,5 +242,9 @@ def new_state(params: PharmacyParams, rng: dict[str, np.random.Generator]) -> Ph
         erp_stock=np.array([sum(lot.qty for lot in lots) for lots in central]),
         erp_expiring=np.zeros(N_SKUS), wms_seen=np.full(N_SKUS, -1.0),
         systems=np.zeros(5, dtype=bool), overview_calls=np.zeros(params.rounds, dtype=np.int64),
-        cited=np.zeros(params.rounds, dtype=bool), rng=rng)
+        cited=np.zeros(params.rounds, dtype=bool), rng=rng, surges=surges,
+        supplier_delay=delay, delivered_life=life, ward_noise=ward_noise,
+        supplier_spend=np.zeros((params.rounds, len(SUPPLIERS))),
+        supplier_cleared=np.zeros((params.rounds, len(SUPPLIERS), N_SKUS), dtype=bool),
+        messaged=np.zeros(N_WARDS, dtype=bool))
     return state

@@ -38,11 +38,16 @@ class Sku:
     """Mean daily consumption at ICU, ER, General, units/day (0 = the ward does not stock it)."""
     initial_days: float
     """Central stock at the start, days of network demand."""
+    delivered_life: tuple[float, float] = (1.0, 1.0)
+    """v2: remaining shelf life of a delivered lot, fraction of ``shelf_life_days``: uniform
+    between these bounds (one draw per round, supplier and SKU: a shipment is one batch).
+    Blood arrives part-used: platelets are released after 1-2 days of testing; blood centres
+    ship red cells of mixed age (``PharmacyParams.short_dated`` adds short-dated lots)."""
 
 
 SKUS: tuple[Sku, ...] = (
-    Sku("BLOOD-RBC", 42, CRIT, 220.0, (6.0, 6.0, 0.0), 4.0),
-    Sku("BLOOD-PLT", 5, CRIT, 450.0, (3.0, 3.0, 0.0), 2.0),
+    Sku("BLOOD-RBC", 42, CRIT, 220.0, (6.0, 6.0, 0.0), 4.0, (0.45, 0.85)),
+    Sku("BLOOD-PLT", 5, CRIT, 450.0, (3.0, 3.0, 0.0), 2.0, (0.4, 0.8)),
     Sku("BLOOD-FFP", 365, CRIT, 180.0, (4.0, 4.0, 0.0), 8.0),
     Sku("IV-SAL-500", 540, HIGH, 3.5, (20.0, 20.0, 20.0), 10.0),
     Sku("ANTIBIO-01", 365, HIGH, 15.0, (12.0, 12.0, 12.0), 8.0),
@@ -64,12 +69,17 @@ class Supplier:
     """Nominal lead time, days from placing the PO to arrival at the central pharmacy."""
     cost_mult: float
     """Price multiplier over the standard unit cost."""
+    on_time: float = 1.0
+    """v2: probability that a round's shipments from this supplier arrive on time; otherwise
+    they are ``1..max_delay_days`` late (uniform). Drawn per (round, supplier) at reset."""
+    max_delay_days: int = 0
+    """v2: the largest delay of a late round, days."""
 
 
 SUPPLIERS: tuple[Supplier, ...] = (
-    Supplier("MEDLINE", 2, 1.0),
-    Supplier("BACKUP-B", 3, 1.3),
-    Supplier("FASTMED", 1, 1.8),
+    Supplier("MEDLINE", 2, 1.0, 0.8, 2),
+    Supplier("BACKUP-B", 3, 1.3, 0.65, 3),
+    Supplier("FASTMED", 1, 1.8, 0.97, 1),
 )
 SUPPLIER_NAMES = tuple(s.name for s in SUPPLIERS)
 
@@ -148,6 +158,30 @@ class PharmacyParams:
     initial_ward_days: float = 1.0
     """Ward stock at the start, days of that ward's demand."""
     wards: tuple[Persona, ...] = field(default=PERSONAS)
+    # ----- v2 supply-chain mechanics (each can be switched off for its test) -----------------
+    shelf_life_on_delivery: bool = True
+    """Deliveries arrive with :attr:`Sku.delivered_life` of their shelf life left (off: fresh)."""
+    short_dated: float = 0.25
+    """Probability that a round's red-cell shipment is short-dated (blood centres rotate
+    near-expiry stock to hospitals): it then has 4-10 days left instead of the normal range."""
+    lead_time_noise: bool = True
+    """Suppliers are late with probability ``1 - Supplier.on_time`` (off: always on time)."""
+    weekday: tuple[float, ...] = (1.1, 1.15, 1.1, 1.1, 1.05, 0.75, 0.75)
+    """Daily demand multipliers by weekday (day 0 is a Monday; mean 1.0): elective surgery
+    and clinics run on weekdays. ``()`` switches the pattern off."""
+    surge_prob: float = 0.35
+    """Probability per ward per episode of an unannounced demand surge (a local outbreak, a
+    busy theatre list): every SKU of that ward x ``surge_mult`` for ``surge_days``. 0 = off."""
+    surge_mult: float = 1.5
+    surge_days: int = 4
+    transfers: bool = True
+    """The ``transfer_stock`` tool may move stock between wards and back to central."""
+    terminal_days: float = 4.0
+    """Stock on hand at the end is credited at standard cost up to this many days of expected
+    demand per SKU (network), less what would expire before use (see reward.py); 0 = off."""
+    approval_per_supplier_round: bool = True
+    """Finance judges the spend per supplier per round (v2): a PO needs approval when it takes
+    the round's spend with its supplier above ``approval_threshold`` (off: per PO, v1)."""
 
     @property
     def days(self) -> int:

@@ -131,7 +131,7 @@ def _inventory_text(state: PharmacyState) -> str:
 
 def _pipeline_text(state: PharmacyState) -> str:
     rows = [f"{po.po_id} {SKU_NAMES[po.sku]} {po.qty:g} from {SUPPLIER_NAMES[po.supplier]} "
-            f"{po.status}" + (f" ETA day {po.arrival_day}" if po.status == "open" else "")
+            f"{po.status}" + (f" ETA day {po.eta_day} (nominal)" if po.status == "open" else "")
             + (f" ({po.approval_id})" if po.approval_id else "")
             for po in state.pos if po.status in ("open", "held", "approved")]
     return "ERP pipeline: " + ("; ".join(rows) if rows else "no open POs")

@@ -48,6 +48,7 @@ from lifeline.envs.pharmacy.types import (
     SubmitPo,
     SupplierPortalGetQuote,
     SupplierPortalRequestQuote,
+    TransferStock,
 )
 
 LEVELS = (0.0, 0.5, 0.75, 1.0, 1.25)
@@ -251,6 +252,39 @@ def cites_real_id(state: PharmacyState, text: str, kinds: tuple[str, ...]) -> bo
                for m in ID_PATTERN.finditer(text))
 
 
+def id_skus(state: PharmacyState, token: str) -> set[int]:
+    """SKUs a real id concerns: an MCI -> blood; a disruption -> every SKU; a recall or breach
+    -> its SKU; a shortage ticket -> the SKU it names; evidence -> its line's SKU; a valid
+    justification -> what its own citations concerned. Empty for an unknown id."""
+    if not known_id(state, token):
+        return set()
+    if token.startswith("EVT-"):
+        ev = next(e for e in state.events if e.eid == token)
+        if ev.kind == "mci":
+            return {s for s, sku in enumerate(SKUS) if sku.criticality == 0}
+        if ev.kind == "disruption":
+            return set(range(len(SKUS)))
+        return {ev.sku}
+    if token.startswith("TCK-"):
+        text = state.tickets[token]
+        return {s for s, name in enumerate(SKU_NAMES) if f" {name} " in f" {text} "}
+    if token.startswith("EV-"):
+        return {state.evidence_ids[token][2]}
+    if token.startswith("JUS-"):
+        return set(state.justification_skus.get(token, frozenset()))
+    return set()
+
+
+def cited_skus(state: PharmacyState, text: str, kinds: tuple[str, ...]) -> set[int]:
+    """SKUs the real ids of the given kinds cited in ``text`` concern (v2: finance checks that a
+    citation concerns the product ordered; v1 accepted any real id)."""
+    out: set[int] = set()
+    for m in ID_PATTERN.finditer(text):
+        if m.group(1) in kinds:
+            out |= id_skus(state, m.group(0))
+    return out
+
+
 # ----- validate ---------------------------------------------------------------------------------
 def validate(state: PharmacyState, params: PharmacyParams, layout: Layout,
              action: Action) -> str | None:
@@ -370,9 +404,9 @@ def _v_po(state: PharmacyState, params: PharmacyParams, layout: Layout,
 
 def _v_justify(state: PharmacyState, params: PharmacyParams, layout: Layout,
                a: FileJustification) -> str | None:
-    if not re.fullmatch(r"(EVT|TCK|APR)-\d+", a.ticket_id) or not known_id(state, a.ticket_id):
+    if not re.fullmatch(r"(EVT|TCK|APR|EV)-\d+", a.ticket_id) or not known_id(state, a.ticket_id):
         return (f"unknown ticket_id {a.ticket_id!r}: file on a published event (EVT-n), a "
-                f"shortage ticket (TCK-n) or a held PO's approval id (APR-n)")
+                f"shortage ticket (TCK-n), evidence (EV-n) or a held PO's approval id (APR-n)")
     return _text(a.reason, "reason")
 
 
@@ -390,6 +424,36 @@ def _v_quarantine_lot(state: PharmacyState, params: PharmacyParams, layout: Layo
         lots = state.wards[w][s]
     if not any(lot.lot_id == a.lot_id for lot in lots):
         return f"no lot {a.lot_id!r} of {a.sku} at {a.location_id}"
+    return None
+
+
+def _v_transfer(state: PharmacyState, params: PharmacyParams, layout: Layout,
+                a: TransferStock) -> str | None:
+    if not params.transfers:
+        return "transfer_stock is not available in this configuration"
+    s = sku_index(a.sku)
+    if isinstance(s, str):
+        return s
+    w = ward_index(a.from_id)
+    if isinstance(w, str):
+        return f"unknown from_id {a.from_id!r}; valid: {', '.join(WARDS)}"
+    if a.to_id == a.from_id:
+        return "from_id and to_id must differ"
+    if a.to_id != CENTRAL:
+        v = ward_index(a.to_id)
+        if isinstance(v, str):
+            return f"unknown to_id {a.to_id!r}; valid: {CENTRAL}, {', '.join(WARDS)}"
+        if not STOCKED[v, s]:
+            return f"{WARDS[v]} does not stock {SKU_NAMES[s]}"
+    if not STOCKED[w, s]:
+        return f"{WARDS[w]} does not stock {SKU_NAMES[s]}"
+    q = a.quantity
+    if isinstance(q, bool) or not isinstance(q, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(q)) or q <= 0:
+        return f"quantity must be a positive number, got {q!r}"
+    held = inventory.total(state.wards[w][s])
+    if float(q) > held + 1e-9:
+        return f"{WARDS[w]} holds only {held:g} units of {SKU_NAMES[s]}"
     return None
 
 
@@ -455,6 +519,7 @@ _VALIDATORS: dict[type[Action], Any] = {
     EscalateToClinicalReview: _v_escalate_tool, SubmitPo: _v_po, FileJustification: _v_justify,
     QuarantineLot: _v_quarantine_lot, SetAllocation: _v_set, Order: _v_order,
     ReviewWard: _v_review, Escalate: _v_escalate, Quarantine: _v_quarantine,
+    TransferStock: _v_transfer,
 }
 
 

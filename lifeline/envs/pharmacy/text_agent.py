@@ -26,11 +26,12 @@ from lifeline.core.env import Action
 from lifeline.core.registry import make
 from lifeline.envs.pharmacy.baselines import (
     BaseStockAgent,
-    crit_buffer,
-    evidence_allocation,
     plan_call,
+    quoted_leads,
     replenish,
+    surplus_returns,
     suspicion,
+    with_justifications,
 )
 from lifeline.envs.pharmacy.dynamics import VERDICTS
 from lifeline.envs.pharmacy.env import PharmacyEnv
@@ -39,12 +40,15 @@ from lifeline.envs.pharmacy.params import CENTRAL, SKU_NAMES, SUPPLIER_NAMES, WA
 from lifeline.envs.pharmacy.types import (
     AdvanceRound,
     ErpOracleGetInventory,
+    ErpOracleGetPipeline,
     EscalateToClinicalReview,
     FinanceSapGetBudget,
     QuarantineLot,
     QuerySupplier,
     RequestEvidence,
     SubmitPo,
+    SupplierPortalGetQuote,
+    SupplierPortalRequestQuote,
     ViewRequests,
     WmsScanInventory,
 )
@@ -58,8 +62,11 @@ _ERP = re.compile(r"([\w-]+) ([\d.]+) \(expiring soon ([\d.]+)\)")
 _WMS = re.compile(r"([\w-]+): ([^;]*)")
 _BUDGET = re.compile(r"available \$([\d,.]+)")
 _EVIDENCE = re.compile(r"^(EV-\d+) (\w+) ([\w-]+): census \d+, (?:acuity [\d.]+, )?on hand "
-                       r"([\d.]+), (?:2-day clinical estimate ([\d.]+) units|clinical estimate "
-                       r"REDACTED)")
+                       r"([\d.]+), 2-day clinical estimate (?:([\d.]+) units|REDACTED)")
+_QUOTE_ASKED = re.compile(r"^(Q-\d+) requested from ([\w-]+)")
+_QUOTE = re.compile(r"^(Q-\d+): ([\w-]+) ([\w-]+) ([\d.]+) units at \$([\d,.]+)/unit, lead time "
+                    r"(\d+) days \(as quoted in round (\d+)\)")
+_PIPELINE = re.compile(r"(PO-\d+) [\w-]+ [\d.]+ from [\w-]+ (\w+)")
 _VERDICT = re.compile(r"clinical review of (\w+) ([\w-]+): (\w+)")
 _PLACED = re.compile(r"^(PO-\d+) placed: ([\d.]+) ([\w-]+) from [\w-]+, .*expected day (\d+)")
 _HELD = re.compile(r"^(PO-\d+) \(([\d.]+) ([\w-]+) from")
@@ -85,6 +92,7 @@ class _Order:
     qty: float
     arrival_day: int
     status: str = "open"
+    po_id: str = ""
 
 
 @dataclass
@@ -114,6 +122,11 @@ class Seen:
     """Available budget as last read (``counters.spent`` and ``reserved`` stay 0)."""
     reserved: float = 0.0
     counters: _Counters = field(default_factory=_Counters)
+    quotes: dict[str, tuple[int, int, int, float, float, int]] = field(default_factory=dict)
+    """Quote id -> (round requested, supplier, SKU, qty, price, lead days; -1 until read)."""
+    supplier_spend: np.ndarray = field(default_factory=lambda: np.zeros((64, 3)))
+    """$ of this policy's POs per (round, supplier) (0 before the round's orders)."""
+    tickets: dict[str, str] = field(default_factory=dict)
 
     def new_round(self, rnd: int) -> None:
         self.round = rnd
@@ -133,6 +146,7 @@ class PharmacyTextPolicy(TextPolicy):
         assert isinstance(env, PharmacyEnv)
         self.params = env.params
         self.slack = BaseStockAgent.slack
+        self._reference = BaseStockAgent()
         self.seen = Seen()
         self._round = -1
         self._phase = 0
@@ -197,16 +211,37 @@ class PharmacyTextPolicy(TextPolicy):
                 s.verdicts[_WARD[m.group(1)], _SKU[m.group(2)]] = VERDICTS.index(m.group(3))
         elif isinstance(action, SubmitPo):
             if (m := _PLACED.match(result)) is not None:
-                s.pos.append(_Order(_SKU[m.group(3)], float(m.group(2)), int(m.group(4))))
+                s.pos.append(_Order(_SKU[m.group(3)], float(m.group(2)), int(m.group(4)),
+                                    po_id=m.group(1)))
             elif (m := _HELD.match(result)) is not None:
-                s.pos.append(_Order(_SKU[m.group(3)], float(m.group(2)), 10**9, "held"))
+                s.pos.append(_Order(_SKU[m.group(3)], float(m.group(2)), 10**9, "held",
+                                    m.group(1)))
+        elif isinstance(action, ErpOracleGetPipeline):
+            still = {m.group(1) for m in _PIPELINE.finditer(result)
+                     if m.group(2) in ("open", "held", "approved")}
+            for po in s.pos:  # what the ERP no longer lists has been received (or cancelled)
+                if po.status == "open" and po.po_id not in still:
+                    po.status = "received"
+        elif isinstance(action, SupplierPortalRequestQuote):
+            if (m := _QUOTE_ASKED.match(result)) is not None:
+                s.quotes[m.group(1)] = (s.round, SUPPLIER_NAMES.index(m.group(2)),
+                                        _SKU[action.product_id], float(action.quantity), 0.0, -1)
+        elif isinstance(action, SupplierPortalGetQuote) and (m := _QUOTE.match(result)):
+            s.quotes[m.group(1)] = (int(m.group(7)) - 1, SUPPLIER_NAMES.index(m.group(2)),
+                                    _SKU[m.group(3)], float(m.group(4)),
+                                    float(m.group(5).replace(",", "")), int(m.group(6)))
 
     # ----- the script ----------------------------------------------------------------------------
     def _phase_calls(self, k: int, text: str) -> list[Action] | None:
         s, p = self.seen, self.params
         if k == 0:
-            return [ViewRequests(), ErpOracleGetInventory(), WmsScanInventory(),
-                    FinanceSapGetBudget(), *[RequestEvidence(w, "all") for w in WARDS]]
+            quotes: list[Action] = [SupplierPortalGetQuote(q) for q, v in s.quotes.items()
+                                    if v[0] == s.round - 1]
+            if s.round < p.rounds - 2:
+                quotes.append(SupplierPortalRequestQuote("MEDLINE", "BLOOD-RBC", 1))
+            return [ViewRequests(), ErpOracleGetInventory(), ErpOracleGetPipeline(),
+                    WmsScanInventory(), FinanceSapGetBudget(), *quotes,
+                    *[RequestEvidence(w, "all") for w in WARDS]]
         if k == 1:
             sus = suspicion(s)  # type: ignore[arg-type]
             worst = np.argsort(-sus, axis=None)[:p.reviews_per_round]
@@ -225,15 +260,16 @@ class PharmacyTextPolicy(TextPolicy):
                 self._phase -= 1  # look at the slots again afterwards
                 return fresh
             return [WmsScanInventory()] if self._quarantined else []
-        if k == 3:
-            for po in s.pos:  # delivered by the start of this round
-                if po.status == "open" and po.arrival_day <= s.round * p.days_per_round:
-                    po.status = "received"
-            alloc = evidence_allocation(s, self.slack,  # type: ignore[arg-type]
-                                        crit_buffer(p, s))  # type: ignore[arg-type]
+        if k == 3:  # base-stock's allocation, returns, orders and justifications on the record
+            ref = self._reference
+            alloc = ref.allocation(s, p)  # type: ignore[arg-type]
             cite = " ".join([e for e, (r, _, _) in s.evidence_ids.items() if r == s.round][:6])
-            return [plan_call(alloc, f"evidence {cite}"),
-                    *replenish(p, s, alloc)]  # type: ignore[arg-type]
+            moves = surplus_returns(s, alloc) if p.transfers else []  # type: ignore[arg-type]
+            orders = replenish(p, s, alloc, plt_z=ref.plt_z,  # type: ignore[arg-type]
+                               leads=quoted_leads(s),  # type: ignore[arg-type]
+                               cover_rounds=ref.cover_rounds)
+            return [*moves, plan_call(alloc, f"evidence {cite}"),
+                    *with_justifications(p, s, orders)]  # type: ignore[arg-type]
         return None
 
     @staticmethod

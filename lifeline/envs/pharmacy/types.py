@@ -48,6 +48,9 @@ class PurchaseOrder:
     approval_id: str = ""
     order_day: int = -1
     arrival_day: int = -1
+    """True arrival day (hidden: includes the supplier's random delay)."""
+    eta_day: int = -1
+    """Arrival day at the nominal lead time (what the pipeline shows)."""
 
 
 @dataclass(slots=True)
@@ -87,14 +90,25 @@ class Counters:
     """CRIT-SKU units demanded at ICU/ER."""
     crit_served: float = 0.0
     unmet_critical: float = 0.0
-    accuracy_sum: float = 0.0
-    accuracy_weight: float = 0.0
     issued_cost: float = 0.0
     """$ (standard price) of units issued to wards."""
     waste_cost: float = 0.0
     """$ (standard price) of units that expired (central or ward)."""
     waste_units: float = 0.0
+    waste_sku: np.ndarray = field(default_factory=lambda: np.zeros(10))
+    """v2: units expired (or quarantined without cause) per SKU."""
+    received_sku: np.ndarray = field(default_factory=lambda: np.zeros(10))
+    """v2: units delivered per SKU."""
+    consumed_sku: np.ndarray = field(default_factory=lambda: np.zeros(10))
+    """v2: units consumed by patients per SKU."""
     quarantined_units: float = 0.0
+    """Units of announced affected lots destroyed (not waste: not the agent's doing)."""
+    transfers: int = 0
+    transferred_units: float = 0.0
+    short_days: np.ndarray = field(default_factory=lambda: np.zeros(10))
+    """v2: days on which some ICU/ER demand for the SKU went unmet."""
+    days: int = 0
+    """v2: days simulated."""
     spent: float = 0.0
     premium: float = 0.0
     """$ paid above standard price (supplier markup, expedite)."""
@@ -104,7 +118,6 @@ class Counters:
     clean_approvals: int = 0
     bad_justifications: int = 0
     large_pos: int = 0
-    shaping: float = 0.0
 
 
 @dataclass
@@ -170,6 +183,8 @@ class PharmacyState(CoreState):
     tickets: dict[str, str] = field(default_factory=dict)
     """Shortage ticket id -> description (opened by wards after a critical shortfall)."""
     justifications: dict[str, tuple[int, bool]] = field(default_factory=dict)
+    justification_skus: dict[str, frozenset[int]] = field(default_factory=dict)
+    """Valid justification id -> the SKUs its citations concern."""
     """Justification id -> (round filed, cites a real id)."""
     prefiled: int = 0
     """Valid justifications filed this round not yet used by a large PO."""
@@ -192,6 +207,28 @@ class PharmacyState(CoreState):
     """Output of the last tool call (shown in the text view)."""
     last_score: float = 0.0
     rng: dict[str, np.random.Generator] = field(default_factory=dict)
+    # ----- v2 ------------------------------------------------------------------------------
+    surges: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Hidden: unannounced surge multiplier (day, ward)."""
+    supplier_delay: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Hidden: days late of shipments ordered in (round, supplier) (a quote reveals them)."""
+    delivered_life: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Hidden: remaining-life fraction of the (round ordered, supplier, SKU) shipment."""
+    ward_noise: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Hidden: ward-level census noise per (round, ward)."""
+    supplier_spend: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """$ of POs submitted per (round, supplier) (finance judges the round's spend)."""
+    supplier_cleared: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """(round, supplier, SKU) cleared for the round's further orders by a valid justification."""
+    messaged: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Ward already given request feedback this round."""
+    census_ratio: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Ward-level activity this round relative to normal (census/acuity of the evidence): the
+    ward's true total demand / expected x exp(N(0, 0.1)); one number per ward, so it says
+    nothing about one line's estimate (v2: v1 encoded the line's redacted estimate in it)."""
+    prefiled_skus: list[frozenset[int]] = field(default_factory=list)
+    """Valid justifications filed this round, not yet used: the SKUs each one's citations
+    concern (a justification pre-approves one supplier's round of orders for those SKUs)."""
 
     @property
     def day(self) -> int:
@@ -379,10 +416,11 @@ class EscalateToClinicalReview(Action):
 # ----- procurement ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SubmitPo(Action):
-    """Place a purchase order to the central pharmacy (charged now; >$10k needs approval).
+    """Place a purchase order to the central pharmacy (charged now; finance approval when the
+    round's spend with the supplier passes $10k, however the orders are split).
 
-    With a valid justification filed this round (file_justification) a large PO is placed at once;
-    otherwise it is held (APR-n) until finance_sap_request_approval releases it next round.
+    With a valid justification for the product filed this round (file_justification) it is placed
+    at once; otherwise it is held (APR-n) until finance_sap_request_approval releases it next round.
     ``expedite``: x1.5 price, lead time -2 days (at least 1).
     """
 
@@ -396,13 +434,17 @@ class SubmitPo(Action):
 
 @dataclass(frozen=True)
 class FileJustification(Action):
-    """File a finance justification on an existing id (EVT-n, TCK-n or APR-n).
+    """File a finance justification on an existing id (EVT-n, TCK-n, EV-n or APR-n).
 
-    A justification whose reason cites a real id pre-approves one large PO this round.
+    Finance judges the spend per supplier per round: an order that takes a supplier's round
+    above $10k needs a justification filed this round whose reason cites real ids *concerning
+    that product* (an MCI: blood; a disruption: any; a recall/breach: its product; a shortage
+    ticket or evidence record: its product). It clears that supplier for those products for
+    the rest of the round.
     """
 
     kind: ClassVar[str] = "file_justification"
-    ticket_id: str = _arg("EVT-n, TCK-n or APR-n")
+    ticket_id: str = _arg("EVT-n, TCK-n, EV-n or APR-n")
     reason: str = _arg("text citing EVT-n / TCK-n / EV-n")
 
 
@@ -414,6 +456,21 @@ class QuarantineLot(Action):
     location_id: str = _arg("CENTRAL or a ward id")
     sku: str = _arg(_SKU)
     lot_id: str = _arg("lot id, e.g. L-3-1")
+
+
+@dataclass(frozen=True)
+class TransferStock(Action):
+    """Move stock between wards that stock the SKU, or back to CENTRAL (v2), FEFO, at once.
+
+    For a ward holding more than it will use (a granted padded request, a surge that ended)
+    while another runs short, or central is empty. Moving stock costs a tool call, no money.
+    """
+
+    kind: ClassVar[str] = "transfer_stock"
+    from_id: str = _arg("ward id (the source)")
+    to_id: str = _arg("ward id or CENTRAL (the destination)")
+    sku: str = _arg(_SKU)
+    quantity: float = _arg("units, > 0 (at most what the source holds)")
 
 
 # ----- console actions (the Gymnasium face; integer arguments) ------------------------------
@@ -468,9 +525,9 @@ TOOL_TYPES: tuple[type[Action], ...] = (
     ErpOracleGetInventory, ErpOracleGetPipeline, WmsScanInventory, SupplierPortalRequestQuote,
     SupplierPortalGetQuote, FinanceSapGetBudget, FinanceSapRequestApproval, MessagingSendToWard,
     RequestEvidence, EscalateToClinicalReview,
-    SubmitPo, FileJustification, QuarantineLot,
+    SubmitPo, FileJustification, QuarantineLot, TransferStock,
 )
-"""The seed's 21 tools."""
+"""The seed's 21 tools and v2's ``transfer_stock`` (the ward-to-ward transfer the seed promised)."""
 CONSOLE_TYPES: tuple[type[Action], ...] = (SetAllocation, Order, ReviewWard, Escalate, Quarantine)
 ACTION_TYPES: tuple[type[Action], ...] = (*CONSOLE_TYPES, *TOOL_TYPES)
 """Console actions first (small integer arguments), then the 21 tools."""

@@ -1,0 +1,188 @@
+"""Pharmacy v2 supply-chain mechanics: each test fails when its mechanic is switched off."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import pytest
+
+from lifeline.agents import make_agent
+from lifeline.envs.pharmacy import dynamics, inventory
+from lifeline.envs.pharmacy.env import PharmacyEnv
+from lifeline.envs.pharmacy.generator import expected_daily
+from lifeline.envs.pharmacy.params import SCENARIOS, SUPPLIERS, PharmacyParams
+from lifeline.envs.pharmacy.types import (
+    AdvanceRound,
+    MessagingSendToWard,
+    PharmacyState,
+    QuarantineLot,
+    RequestEvidence,
+    SubmitPo,
+    SupplierPortalGetQuote,
+    SupplierPortalRequestQuote,
+    TransferStock,
+)
+
+
+def _env(scenario: str = "medium", **off: Any) -> PharmacyEnv:
+    return PharmacyEnv(scenario, params=dataclasses.replace(SCENARIOS[scenario], **off))
+
+
+def _play(env: PharmacyEnv, name: str, seed: int) -> PharmacyState:
+    agent = make_agent(name, "pharmacy")
+    agent.reset(env, seed)
+    state = env.reset(seed)
+    while not state.done:
+        env.step(state, agent.act(env, state))
+    return state
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_deliveries_arrive_part_used(on: bool) -> None:
+    env = _env(shelf_life_on_delivery=on)
+    state = env.reset(2)
+    env.step(state, SubmitPo("FASTMED", "BLOOD-PLT", "CENTRAL", 5))
+    env.step(state, SubmitPo("MEDLINE", "BLOOD-RBC", "CENTRAL", 5))
+    po_plt, po_rbc = state.pos[-2], state.pos[-1]
+    plt_life = dynamics.delivered_expiry(state, env.params, po_plt) - po_plt.arrival_day
+    rbc_life = dynamics.delivered_expiry(state, env.params, po_rbc) - po_rbc.arrival_day
+    if on:
+        assert 2 <= plt_life <= 4 and rbc_life < 42
+    else:
+        assert plt_life == 5 and rbc_life == 42
+
+
+def test_part_used_platelets_outdate_under_the_reference() -> None:
+    on = [_play(_env("light"), "base_stock", s).counters.waste_sku[1] for s in range(4)]
+    off = [_play(_env("light", shelf_life_on_delivery=False), "base_stock", s)
+           .counters.waste_sku[1] for s in range(4)]
+    assert np.mean(on) > np.mean(off) + 1.0
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_suppliers_are_late_at_random(on: bool) -> None:
+    late = 0
+    for seed in range(4):
+        state = _play(_env(lead_time_noise=on), "base_stock", seed)
+        late += sum(po.arrival_day > po.eta_day for po in state.pos if po.status == "received")
+    assert (late > 0) == on
+
+
+def test_a_quote_states_the_real_lead_time() -> None:
+    env = _env()
+    state = env.reset(9)
+    env.step(state, SupplierPortalRequestQuote("MEDLINE", "BLOOD-RBC", 1))
+    qid = next(iter(state.quotes))
+    env.step(state, AdvanceRound())
+    env.step(state, SupplierPortalGetQuote(qid))
+    quoted = int(state.last_result.split("lead time ")[1].split(" ")[0])
+    env.step(state, SubmitPo("MEDLINE", "BLOOD-FFP", "CENTRAL", 1))
+    po = state.pos[-1]
+    assert po.arrival_day - po.order_day == quoted
+    assert quoted == SUPPLIERS[0].lead_days + state.supplier_delay[1, 0] + sum(
+        env.params.disruption_extra_days for ev in state.events
+        if ev.kind == "disruption" and ev.start_day <= 2 < ev.end_day)
+
+
+def _weekday_ratio(params: PharmacyParams) -> float:
+    env = PharmacyEnv("medium", params=params)
+    days = np.array([env.reset(s).daily.sum(axis=(1, 2)) for s in range(30)]).mean(axis=0)
+    week, weekend = [d for d in range(14) if d % 7 < 5], [d for d in range(14) if d % 7 >= 5]
+    return float(days[week].mean() / days[weekend].mean())
+
+
+def test_weekday_pattern() -> None:
+    base = dataclasses.replace(SCENARIOS["medium"], surge_prob=0.0, er_spike_prob=0.0)
+    assert _weekday_ratio(base) > 1.3
+    assert _weekday_ratio(dataclasses.replace(base, weekday=())) == pytest.approx(1.0, abs=0.05)
+
+
+def test_unannounced_surges() -> None:
+    on = _env(surge_prob=1.0).reset(4)
+    off = _env(surge_prob=0.0).reset(4)
+    assert (on.surges > 1.0).any() and not (off.surges > 1.0).any()
+    mean = expected_daily(SCENARIOS["medium"]).sum()
+    assert on.daily.sum() > off.daily.sum() + 0.1 * mean  # 3 wards x 4 days x 1.5
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_transfer_moves_ward_stock(on: bool) -> None:
+    env = _env(transfers=on)
+    state = env.reset(6)
+    er_before = inventory.total(state.wards[1][0])
+    ts = env.step(state, TransferStock("ward_er", "ward_icu", "BLOOD-RBC", 2.0))
+    assert ts.valid == on
+    if on:
+        assert inventory.total(state.wards[1][0]) == pytest.approx(er_before - 2.0)
+    else:
+        assert "not available" in ts.message
+
+
+def test_transfer_serves_a_patient_central_cannot() -> None:
+    """ICU short, central empty, ER over-stocked: returning ER's surplus serves ICU."""
+    results = []
+    for move in (True, False):
+        env = _env()
+        state = env.reset(8)
+        state.central[0].clear()
+        state.wards[0][0].clear()
+        state.wards[1][0][0].qty = 60.0
+        if move:
+            env.step(state, TransferStock("ward_er", "CENTRAL", "BLOOD-RBC", 30.0))
+        env.step(state, SubmitPo("MEDLINE", "BLOOD-FFP", "CENTRAL", 1))
+        plan = '{"ward_icu": {"BLOOD-RBC": 20}}'
+        from lifeline.envs.pharmacy.types import SubmitAllocationPlan
+        env.step(state, SubmitAllocationPlan(plan, ""))
+        env.step(state, AdvanceRound())
+        results.append(state.counters.unmet_critical)
+    assert results[0] < results[1]
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_terminal_credit_values_stock_on_hand(on: bool) -> None:
+    env = _env(terminal_days=4.0 if on else 0.0)
+    state = _play(env, "base_stock", 3)
+    g = env.grade(state)
+    assert (g.metrics["terminal_credit"] > 0) == on
+    assert g.metrics["net_spend"] == pytest.approx(max(0.0, g.metrics["spent"]
+                                                       - g.metrics["terminal_credit"]))
+
+
+def test_messages_with_feedback_move_pressure() -> None:
+    env = _env()
+    state = env.reset(12)
+    env.step(state, RequestEvidence("ward_general", "all"))
+    est = np.maximum(state.evidence_est - state.on_hand, 0.0)
+    over = [(eid, s) for eid, (r, w, s) in state.evidence_ids.items()
+            if w == 2 and state.evidence_seen[2, s] == 1
+            and state.requests[2, s] > 1.2 * est[2, s] + 1.0]
+    if not over:
+        pytest.skip("no over-requested line at this seed")
+    before = state.pressure[2]
+    env.step(state, MessagingSendToWard("ward_general", f"please see {over[0][0]}"))
+    assert state.pressure[2] == pytest.approx(before - dynamics.FEEDBACK_PRESSURE)
+    env.step(state, MessagingSendToWard("ward_general", f"again {over[0][0]}"))  # once a round
+    assert state.pressure[2] == pytest.approx(before - dynamics.FEEDBACK_PRESSURE)
+    env.step(state, MessagingSendToWard("ward_general", "hello"))
+    assert state.pressure[2] == pytest.approx(before - dynamics.FEEDBACK_PRESSURE)
+
+
+def test_destroying_a_lot_nobody_recalled_is_waste() -> None:
+    env = _env()
+    state = env.reset(2)
+    lot = state.central[1][0]
+    units = lot.qty
+    env.step(state, QuarantineLot("CENTRAL", "BLOOD-PLT", lot.lot_id))
+    assert state.counters.waste_sku[1] == pytest.approx(units)
+    assert state.counters.waste_cost == pytest.approx(units * 450.0)
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_finance_judges_the_round_per_supplier(on: bool) -> None:
+    env = _env(approval_per_supplier_round=on)
+    state = env.reset(5)
+    for _ in range(6):  # 6 x $2,200 with MEDLINE in one round
+        env.step(state, SubmitPo("MEDLINE", "BLOOD-RBC", "CENTRAL", 10))
+    assert ("held" in [po.status for po in state.pos]) == on
