@@ -21,7 +21,8 @@ register(EnvSpec(
     bound="bound",
     exploits=("churn", "instant_discharge", "discharge_sickest", "discharge_when_waiting",
               "dump_the_dying", "icu_hoarding", "fifo", "lwbs_farming", "never_ventilate",
-              "all_general", "ignore_retriage", "hold_ready", "invalid_instead_of_wait"),
+              "all_general", "ignore_retriage", "hold_ready", "invalid_instead_of_wait",
+              "discharge_boarders", "see_least_urgent", "expedite_last"),
     harm_metric="deaths",
     vector_entry_point="lifeline.envs.ed.batch:make_vector_env",
 ))

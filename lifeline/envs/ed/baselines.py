@@ -449,10 +449,62 @@ class InvalidInsteadOfWaitAgent(EDHeuristicAgent):
         return env.num_actions if isinstance(action, Wait) else action
 
 
+class DischargeBoardersAgent(_MakeRoomAgent):
+    """v3: when someone waits and no general bed is free, sends a boarding admission home
+    before the hospital has a bed for it (an early discharge that frees an ED bed)."""
+
+    name = "discharge_boarders"
+
+    def make_room(self, gen: np.ndarray, icu: np.ndarray, queue: np.ndarray) -> Action | None:
+        if gen.shape[1] <= _SEEN or queue[0, _ESI] == 0 or (gen[:, _ESI] == 0).any():
+            return None
+        for ward, beds in (("general", gen), ("icu", icu)):
+            boarders = np.flatnonzero(beds[:, _BOARDING] == 1)
+            if boarders.size:
+                return _discharge_bed(ward, int(boarders[0]))
+        return None
+
+
+class SeeLeastUrgentAgent(EDHeuristicAgent):
+    """v3: physicians see the least urgent unseen patient first (quick ESI 4-5 visits turn beds
+    over and keep the walk-ins from leaving; the sick wait for a doctor)."""
+
+    name = "see_least_urgent"
+
+    def see(self, gen: np.ndarray, icu: np.ndarray, obs: dict[str, np.ndarray]
+            ) -> Action | None:
+        if obs["staff"][_PHYS_FREE] < 1:
+            return None
+        rows = [(-float(beds[b, _ESI]), ward, int(b)) for ward, beds in (("icu", icu),
+                                                                        ("general", gen))
+                for b in np.flatnonzero((beds[:, _ESI] > 0) & (beds[:, _SEEN] == 0))]
+        if not rows:
+            return None
+        _, ward, bed = min(rows)
+        return SeeICU(bed=bed) if ward == "icu" else SeeGeneral(bed=bed)
+
+
+class ExpediteLastAgent(EDHeuristicAgent):
+    """v3: always expedites the last imaging order in the queue (the scanner queue churns; a
+    decision slot is spent on it every time)."""
+
+    name = "expedite_last"
+
+    def expedite(self, gen: np.ndarray, icu: np.ndarray) -> Action | None:
+        rows = [(float(beds[b, _IMG_POS]), ward, int(b))
+                for ward, beds in (("icu", icu), ("general", gen))
+                for b in np.flatnonzero(beds[:, _IMG_POS] > 1)]
+        if not rows:
+            return None
+        _, ward, bed = max(rows)
+        return ExpediteICU(bed=bed) if ward == "icu" else ExpediteGeneral(bed=bed)
+
+
 EXPLOITS: tuple[str, ...] = ("churn", "instant_discharge", "discharge_sickest",
                              "discharge_when_waiting", "dump_the_dying", "icu_hoarding", "fifo",
                              "lwbs_farming", "never_ventilate", "all_general", "ignore_retriage",
-                             "hold_ready", "invalid_instead_of_wait")
+                             "hold_ready", "invalid_instead_of_wait", "discharge_boarders",
+                             "see_least_urgent", "expedite_last")
 """The ed exploit policies (named in the EnvSpec's ``exploits``)."""
 
 AGENTS: dict[str, type[Agent]] = {
@@ -471,6 +523,9 @@ AGENTS: dict[str, type[Agent]] = {
     "ignore_retriage": IgnoreRetriageAgent,
     "hold_ready": HoldReadyAgent,
     "invalid_instead_of_wait": InvalidInsteadOfWaitAgent,
+    "discharge_boarders": DischargeBoardersAgent,
+    "see_least_urgent": SeeLeastUrgentAgent,
+    "expedite_last": ExpediteLastAgent,
 }
 """The ed ladder's own agents (``noop``/``random`` are generic) and its exploit policies."""
 
