@@ -92,11 +92,13 @@ class EDHeuristicAgent(Agent):
             ) -> Action | None:
         """v3: a free physician sees the most urgent unseen bed patient (ICU bays first at equal
         ESI, then the longest in bed)."""
-        if obs["staff"][_PHYS_FREE] < 1:
-            return None
+        free = obs["staff"][_PHYS_FREE] >= 1
         best: tuple[float, int, float, int] | None = None
         for ward_rank, beds in ((0, icu), (1, gen)):
-            for b in np.flatnonzero((beds[:, _ESI] > 0) & (beds[:, _SEEN] == 0)):
+            unseen = (beds[:, _ESI] > 0) & (beds[:, _SEEN] == 0)
+            if not free:  # only ESI 1 is seen without a free physician
+                unseen &= beds[:, _ESI] == 1
+            for b in np.flatnonzero(unseen):
                 key = (float(beds[b, _ESI]), ward_rank, -float(beds[b, _ELAPSED]), int(b))
                 if best is None or key < best:
                     best = key

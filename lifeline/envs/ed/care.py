@@ -33,7 +33,8 @@ def physicians_on_duty(state: EDState, params: EDParams) -> int:
 
 def physicians_free(state: EDState, params: EDParams) -> int:
     """Physicians on shift and not in an assessment (never negative: an assessment that runs
-    past a shift change is finished by the leaving physician)."""
+    past a shift change is finished by the leaving physician, and an ESI-1 patient is seen at
+    once even when every physician is busy, which delays the next free one)."""
     return max(0, physicians_on_duty(state, params) - state.physicians_busy)
 
 
@@ -83,6 +84,12 @@ def leave(state: EDState, patient: Patient) -> None:
 def unseen(patient: Patient) -> bool:
     """In the ED without a finished provider assessment."""
     return patient.seen_tick < 0 or patient.assess_left > 0
+
+
+def awaiting_provider(patient: Patient) -> bool:
+    """No physician has started seeing the patient in this visit (care begins with the
+    assessment: from then on the hazards are those of the patient's level of care)."""
+    return patient.seen_tick < 0
 
 
 def advance_assessments(state: EDState, params: EDParams, beds: list[Patient]) -> None:

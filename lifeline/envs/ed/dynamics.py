@@ -212,7 +212,7 @@ def hazard_factor(patient: Patient, params: EDParams) -> float:
         factor = params.treated_factor
     else:
         factor = params.under_care_factor
-    if params.version >= 3 and patient.location != WAITING and care.unseen(patient):
+    if params.version >= 3 and patient.location != WAITING and care.awaiting_provider(patient):
         factor = max(factor, params.unseen_factor)  # in a bed, no physician yet
     return factor * params.condition_hazard[patient.condition]
 
@@ -308,7 +308,7 @@ def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
         care.assign_inpatient_beds(state, params)
     unseen = list(state.waiting)
     if v3:  # v3: waiting is waiting for a provider (in a bed without one too)
-        unseen += [p for p in in_beds if p.location != GONE and care.unseen(p)]
+        unseen += [p for p in in_beds if p.location != GONE and care.awaiting_provider(p)]
     critical_waiting = sum(1 for p in unseen if p.true_acuity <= 2)
     events.waiting_critical_ticks += critical_waiting
     events.waiting_other_ticks += len(unseen) - critical_waiting

@@ -141,10 +141,10 @@ class EDParams:
                                     4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3, 3)
     """Emergency physicians on duty in each hour of the day 00..23 (shifts). A physician
     assesses one patient at a time; an assessment that runs past a shift change is finished."""
-    assess_ticks: FiveInts = (2, 2, 2, 1, 1)
-    """Physician time of the provider assessment by true ESI 1..5, ticks (30 / 15 min). Care
+    assess_ticks: FiveInts = (3, 3, 2, 1, 1)
+    """Physician time of the provider assessment by true ESI 1..5, ticks (45 / 30 / 15 min). Care
     (and the work-up) starts with it; door-to-provider is arrival to its start."""
-    unseen_factor: float = 0.6
+    unseen_factor: float = 0.3
     """Hazard multiplier of a patient in a bed whom no physician has assessed yet (nursing
     observation only)."""
     # --- v3: diagnostics -----------------------------------------------------------------------
@@ -236,6 +236,9 @@ V3_DEFAULTS: dict[str, object] = {
     "actions_per_tick": 6,
     "treated_factor": 0.02,
     "lwbs_patience_sigma": 0.8,
+    "under_care_factor": 0.3,
+    "death_hazard_untreated": 0.06,
+    "worsen_hazard": (0.0, 0.03, 0.01, 0.003, 0.001),
 }
 """Shared fields whose v3 value differs from v2: the treatment that follows the work-up (the
 work-up and the queues now make up the rest of the stay), hazards lowered to in-ED mortality
@@ -282,6 +285,30 @@ def v1_mechanics(params: EDParams) -> EDParams:
     the v1 outside-death probability of a discharged ESI-1 patient."""
     return replace(params, esi1_icu_prob=1.0, ward_admit_prob=(0.0,) * 5, triage_ticks=0,
                    outside_death_prob=(0.5, *params.outside_death_prob[1:]))
+
+
+def unlimited_physicians(params: EDParams) -> EDParams:
+    """v3 probe: a physician for every patient at every hour (the capacity limit switched off)."""
+    return replace(params, physicians_by_hour=(250,) * 24)
+
+
+def no_imaging_queue(params: EDParams) -> EDParams:
+    """v3 probe: a scanner for every order (the imaging queue switched off; scan and report
+    times remain)."""
+    return replace(params, scanners=250)
+
+
+def unlimited_inpatient_beds(params: EDParams) -> EDParams:
+    """v3 probe: the hospital always has a ward and an ICU bed (boarding is only the bed
+    turnaround)."""
+    return replace(params, ward_capacity=params.ward_capacity + 400, ward_free_start=400,
+                   hospital_icu_capacity=params.hospital_icu_capacity + 200,
+                   hospital_icu_free_start=200)
+
+
+def without_workup(params: EDParams) -> EDParams:
+    """v3 probe: nobody needs labs or imaging (care is assessment and treatment only)."""
+    return replace(params, lab_prob=(0.0,) * 5, imaging_share=0.0)
 
 
 def without_ventilator_need(params: EDParams) -> EDParams:

@@ -139,8 +139,8 @@ def validate(state: EDState, params: EDParams, action: EDAction) -> str | None:
     elif isinstance(action, (SeeGeneral, SeeICU)):
         if patient.seen_tick >= 0:
             return f"the patient in {name} {action.bed} has already been seen"
-        if care.physicians_free(state, params) <= 0:
-            return "no physician is free"
+        if care.physicians_free(state, params) <= 0 and patient.observed_acuity != 1:
+            return "no physician is free (only an ESI-1 patient is seen at once regardless)"
     elif isinstance(action, (ExpediteGeneral, ExpediteICU)):
         if patient.imaging_state != 1:
             return f"the patient in {name} {action.bed} has no imaging order waiting"
@@ -177,6 +177,7 @@ def action_mask(state: EDState, params: EDParams, layout: Layout) -> np.ndarray:
         for kind, ward in (("general", state.general), ("icu", state.icu)):
             for b, p in enumerate(ward):
                 if p is not None:
-                    mask[off["see_" + kind] + b] = doctor and p.seen_tick < 0
+                    mask[off["see_" + kind] + b] = p.seen_tick < 0 and (
+                        doctor or p.observed_acuity == 1)
                     mask[off["expedite_" + kind] + b] = p.imaging_state == 1 and p is not first
     return mask
