@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lifeline.core.env import Environment
 from lifeline.envs.ed import params as P
 from lifeline.envs.ed.baselines import EDHeuristicAgent
 from lifeline.envs.ed.env import EDEnv
@@ -36,14 +37,14 @@ KEYS = ("score", "door_to_provider_h", "deaths", "lwbs", "los_h")
 
 def play(params: P.EDParams, seed: int) -> dict[str, float]:
     """One heuristic episode: score, door-to-provider (h), deaths, LWBS, mean LOS (h)."""
-    env = EDEnv("custom", params=params)
+    env: Environment = EDEnv("custom", params=params)
     agent = EDHeuristicAgent()
     state = env.reset(seed)
     agent.reset(env, seed)
     while not state.done:
         env.step(state, agent.act(env, state))
     g = env.grade(state)
-    stays = [d[1] for d in state.log.departures]
+    stays = [d[1] for d in state.log.departures]  # EDState.log: per-visit records
     return {"score": g.score, "door_to_provider_h": g.metrics["door_to_provider_h"],
             "deaths": g.metrics["deaths"], "lwbs": g.metrics["lwbs"],
             "los_h": float(np.mean(stays)) * params.tick_minutes / 60.0 if stays else 0.0}

@@ -7,7 +7,6 @@ import copy
 import numpy as np
 import pytest
 
-import lifeline
 from lifeline.envs.ed import generator
 from lifeline.envs.ed.env import EDv2Env as EDEnv
 from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS

@@ -22,7 +22,7 @@ from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS
 GYM_ID = spec("ed").gym_id
 
 
-def _v2_gym(scenario: str = "normal_day") -> gym.Env:  # type: ignore[type-arg]
+def _v2_gym(scenario: str = "normal_day") -> gym.Env:
     """The scalar ED-v2 as a Gymnasium env (the batch env is ED-v2 only)."""
     from lifeline.adapters.gymnasium import LifelineGymEnv
 

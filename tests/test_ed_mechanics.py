@@ -13,7 +13,6 @@ from lifeline.agents import make_agent
 from lifeline.core.env import Environment
 from lifeline.envs.ed import dynamics, generator
 from lifeline.envs.ed.env import EDv2Env as EDEnv
-from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS
 from lifeline.envs.ed.params import (
     CONDITIONS,
     MINOR,
@@ -21,6 +20,7 @@ from lifeline.envs.ed.params import (
     neutral_conditions,
     without_ventilator_need,
 )
+from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS
 from lifeline.envs.ed.types import ICU, WAITING, Patient, Wait
 from lifeline.eval.stats import paired_compare
 from lifeline.testing.exploits import EXPLOIT_SEED_BASE

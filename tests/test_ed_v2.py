@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from test_ed_grader import TINY, add, play, tiny
 
-import lifeline
 from lifeline.agents import make_agent
 from lifeline.envs.ed import dynamics, generator
 from lifeline.envs.ed.env import EDv2Env as EDEnv

@@ -171,7 +171,8 @@ def assign_inpatient_beds(state: EDState, params: EDParams) -> None:
     beds = in_beds(state)
     turnaround = round(params.bed_turnaround_minutes / params.tick_minutes)
     for p in beds:  # assigned beds become ready after the turnaround
-        if p.awaiting_bed and 0 <= p.bed_assigned_tick <= state.tick + 1 - turnaround:
+        # assigned at the end of tick ``bed_assigned_tick``; ready ``turnaround`` ticks later
+        if p.awaiting_bed and 0 <= p.bed_assigned_tick <= state.tick - turnaround:
             p.awaiting_bed = False
     boarders = sorted((p for p in beds if p.awaiting_bed and p.decision_tick >= 0
                        and p.bed_assigned_tick < 0), key=lambda p: (p.decision_tick, p.pid))
@@ -183,7 +184,7 @@ def assign_inpatient_beds(state: EDState, params: EDParams) -> None:
         elif state.ward_free > 0:
             state.ward_free -= 1
             p.bed_assigned_tick = state.tick
-        if turnaround <= 1 and p.bed_assigned_tick == state.tick:
+        if turnaround <= 0 and p.bed_assigned_tick == state.tick:
             p.awaiting_bed = False
 
 

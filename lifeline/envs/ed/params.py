@@ -205,7 +205,7 @@ class EDParams:
     ``lwbs_patience_sigma``; 0 = never leaves). v2 let only ESI 4-5 leave."""
 
 
-def _V2(**changes: object) -> EDParams:  # noqa: N802 (reads like a constructor)
+def _V2(**changes: object) -> EDParams:
     return EDParams(version=2, **changes)  # type: ignore[arg-type]
 
 
