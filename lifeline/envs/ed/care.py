@@ -56,7 +56,7 @@ def close_provider_wait(state: EDState, patient: Patient, end_tick: int) -> None
     wait = end_tick - patient.arrival_tick
     state.counters.provider_wait_ticks_closed += wait
     if patient.seen_tick >= 0:
-        state.log.provider.append((patient.esi_at_arrival, wait))
+        state.log.provider.append((patient.esi_at_arrival, wait, patient.arrival_tick))
 
 
 def expedite(state: EDState, patient: Patient) -> None:
@@ -210,5 +210,6 @@ def log_departure(state: EDState, patient: Patient) -> None:
     boarding = state.tick - patient.decision_tick if disposition and patient.decision_tick >= 0 \
         else -1
     state.log.departures.append((patient.esi_at_arrival,
-                                 state.tick - patient.arrival_tick, disposition, boarding))
+                                 state.tick - patient.arrival_tick, disposition, boarding,
+                                 patient.arrival_tick))
 

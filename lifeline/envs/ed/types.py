@@ -172,15 +172,19 @@ class EDCounters:
 class EDLog:
     """v3: per-visit records for the calibration card (never observed, never graded).
 
-    ``provider``: (ESI at arrival, door-to-provider ticks); ``departures``: (ESI at arrival,
-    length of stay ticks, disposition 0 home / 1 ward / 2 ICU, boarding ticks = departure minus
-    decision, -1 for home)."""
+    ``provider``: (ESI at arrival, door-to-provider ticks, arrival tick) per visit seen by a
+    physician; ``departures``: (ESI at arrival, length of stay ticks, disposition 0 home /
+    1 ward / 2 ICU, boarding ticks = departure minus decision (-1 for home), arrival tick) per
+    visit that left treated."""
 
-    provider: list[tuple[int, int]] = field(default_factory=list)
-    departures: list[tuple[int, int, int, int]] = field(default_factory=list)
+    provider: list[tuple[int, int, int]] = field(default_factory=list)
+    departures: list[tuple[int, int, int, int, int]] = field(default_factory=list)
     busy_physician_ticks: int = 0
+    """Physician-ticks spent in assessments."""
     physician_ticks: int = 0
+    """Physician-ticks on duty (the utilisation denominator)."""
     scanner_ticks: int = 0
+    """Scanner-ticks spent scanning."""
 
 
 @dataclass
