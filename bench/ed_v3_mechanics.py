@@ -3,7 +3,8 @@
 For each scenario and probe (``unlimited_physicians``, ``no_imaging_queue``,
 ``unlimited_inpatient_beds``, ``without_workup`` from ``lifeline.envs.ed.params``) it plays the
 heuristic on the same seeds with and without the mechanic and reports the paired difference of
-the score, door-to-provider, deaths, LWBS and the mean length of stay, with bootstrap 95% CIs
+the score, door-to-provider, deaths, LWBS, the mean length of stay and the mean boarding time
+of admissions, with bootstrap 95% CIs
 (``lifeline.eval.stats.paired_compare``). Seeds: the exploit range ``1_500_000 + i`` (never the
 held-out evaluation seeds). Writes ``results/ed/mechanics_v3.json``.
 
@@ -32,11 +33,12 @@ PROBES: dict[str, Callable[[P.EDParams], P.EDParams]] = {
     "unlimited_inpatient_beds": P.unlimited_inpatient_beds,
     "without_workup": P.without_workup,
 }
-KEYS = ("score", "door_to_provider_h", "deaths", "lwbs", "los_h")
+KEYS = ("score", "door_to_provider_h", "deaths", "lwbs", "los_h", "boarding_h")
 
 
 def play(params: P.EDParams, seed: int) -> dict[str, float]:
-    """One heuristic episode: score, door-to-provider (h), deaths, LWBS, mean LOS (h)."""
+    """One heuristic episode: score, door-to-provider (h), deaths, LWBS, mean LOS of the visits
+    that left treated (h) and mean boarding of admissions (h)."""
     env: Environment = EDEnv("custom", params=params)
     agent = EDHeuristicAgent()
     state = env.reset(seed)
@@ -44,10 +46,13 @@ def play(params: P.EDParams, seed: int) -> dict[str, float]:
     while not state.done:
         env.step(state, agent.act(env, state))
     g = env.grade(state)
+    hours = params.tick_minutes / 60.0
     stays = [d[1] for d in state.log.departures]  # EDState.log: per-visit records
+    boarding = [d[3] for d in state.log.departures if d[2] > 0]
     return {"score": g.score, "door_to_provider_h": g.metrics["door_to_provider_h"],
             "deaths": g.metrics["deaths"], "lwbs": g.metrics["lwbs"],
-            "los_h": float(np.mean(stays)) * params.tick_minutes / 60.0 if stays else 0.0}
+            "los_h": float(np.mean(stays)) * hours if stays else 0.0,
+            "boarding_h": float(np.mean(boarding)) * hours if boarding else 0.0}
 
 
 def compare(scenario: str, probe: str, seeds: list[int]) -> dict[str, object]:

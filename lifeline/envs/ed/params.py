@@ -156,7 +156,7 @@ class EDParams:
     lab_prob: FiveFloats = (1.0, 0.95, 0.9, 0.4, 0.5)
     """Probability that one of a patient's resources (if any) is a laboratory panel (ESI counts
     all labs as one resource)."""
-    imaging_share: float = 0.45
+    imaging_share: float = 0.35
     """Probability that each further resource is an imaging study (X-ray, CT, ultrasound; at
     most ``max_imaging``); the rest are IV medication, consults and procedures."""
     max_imaging: int = 3
@@ -167,7 +167,7 @@ class EDParams:
     lab_minutes: float = 60.0
     """Mean laboratory turnaround from the order (at the end of the assessment) to the result,
     minutes (lognormal, ``diag_sigma``)."""
-    scanners: int = 2
+    scanners: int = 1
     """Imaging rooms; each scans one patient at a time, ``scan_ticks`` per study."""
     scan_ticks: int = 1
     """Scanner time per imaging study, ticks."""
@@ -235,7 +235,7 @@ V3_DEFAULTS: dict[str, object] = {
     "general_treatment_hours": (2.0, 1.75, 1.25, 0.75, 0.75),
     "actions_per_tick": 6,
     "treated_factor": 0.02,
-    "lwbs_patience_sigma": 0.8,
+    "lwbs_patience_sigma": 0.6,
     "under_care_factor": 0.3,
     "death_hazard_untreated": 0.06,
     "worsen_hazard": (0.0, 0.03, 0.01, 0.003, 0.001),
