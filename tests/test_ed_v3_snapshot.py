@@ -17,10 +17,14 @@ from lifeline.agents import make_agent
 from lifeline.envs.ed.env import EDEnv
 
 GOLDEN = {
-    ("heuristic", "surge", 11): "",
-    ("random", "mass_casualty", 5): "",
-    ("discharge_boarders", "icu_boarding", 3): "",
-    ("invalid_instead_of_wait", "night_shift", 2): "",
+    ("heuristic", "surge", 11):
+        "da7d4c322b85bf87485b785cb735056fc16675d6427b69c09424821d03599b55",
+    ("random", "mass_casualty", 5):
+        "b3f1fb4a5ca7836f587aaf32fc88cb2ac81c57b5a0e8d19f5fb159cf73af3821",
+    ("discharge_boarders", "icu_boarding", 3):
+        "b9b1bd313631b6f32b020c82a99ae7edebd5bb7969a14165b7a7677b877a06c9",
+    ("invalid_instead_of_wait", "night_shift", 2):
+        "f2fb0f8c7ca93664fe4348e940192e80a2ed4725547562515408e635f7696146",
 }
 
 
