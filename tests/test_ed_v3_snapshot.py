@@ -24,7 +24,7 @@ GOLDEN = {
     ("discharge_boarders", "icu_boarding", 3):
         "b9b1bd313631b6f32b020c82a99ae7edebd5bb7969a14165b7a7677b877a06c9",
     ("invalid_instead_of_wait", "night_shift", 2):
-        "f2fb0f8c7ca93664fe4348e940192e80a2ed4725547562515408e635f7696146",
+        "898b8b819d9e13fab57ec8d08158494a0eec9e468af64ab11e22ebc8422f1632",
 }
 
 
