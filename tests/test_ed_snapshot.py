@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from lifeline.agents import make_agent
+from lifeline.core.env import Environment
 from lifeline.envs.ed.env import EDv2Env
 
 GOLDEN = {
@@ -32,7 +33,7 @@ GOLDEN = {
 
 
 def trajectory_digest(agent_name: str, scenario: str, seed: int) -> str:
-    env = EDv2Env(scenario)
+    env: Environment = EDv2Env(scenario)
     agent = make_agent(agent_name, "ed")
     state = env.reset(seed)
     agent.reset(env, seed)

@@ -15,6 +15,7 @@ import pytest
 from test_ed_grader import TINY, add, play, tiny
 
 from lifeline.agents import make_agent
+from lifeline.core.env import Environment
 from lifeline.envs.ed import dynamics, generator
 from lifeline.envs.ed.env import EDv2Env as EDEnv
 from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS
@@ -107,7 +108,7 @@ def test_esi1_icu_need_is_drawn_per_patient() -> None:
 
 
 def _episode(params: EDParams, seed: int, agent: str = "heuristic") -> tuple[float, float]:
-    env = EDEnv("normal_day", params=params)
+    env: Environment = EDEnv("normal_day", params=params)
     a = make_agent(agent, "ed")
     state = env.reset(seed)
     a.reset(env, seed)

@@ -11,6 +11,7 @@ import pytest
 from test_ed_v3 import arrive, patient, quiet
 
 from lifeline.agents import make_agent
+from lifeline.core.env import Environment
 from lifeline.envs.ed import reward
 from lifeline.envs.ed.env import EDEnv
 from lifeline.envs.ed.params import SCENARIOS
@@ -76,7 +77,7 @@ def test_no_v3_exploit_has_more_deaths_and_a_higher_score(scenario: str) -> None
     def run(name: str) -> tuple[float, float]:
         scores, deaths = [], []
         for seed in seeds:
-            env = EDEnv(scenario)
+            env: Environment = EDEnv(scenario)
             agent = make_agent(name, "ed")
             s = env.reset(seed)
             agent.reset(env, seed)

@@ -4,15 +4,10 @@ the same seeds give a measurably different heuristic (the README gives the 30-se
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 
 from lifeline.envs.ed import params as P
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from ed_v3_mechanics import play  # noqa: E402
+from lifeline.envs.ed.sensitivity import play
 
 SEEDS = [1_500_000 + i for i in range(3)]
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from lifeline.agents import make_agent
+from lifeline.core.env import Environment
 from lifeline.envs.ed.env import EDEnv
 
 GOLDEN = {
@@ -29,7 +30,7 @@ GOLDEN = {
 
 
 def trajectory_digest(agent_name: str, scenario: str, seed: int) -> str:
-    env = EDEnv(scenario)
+    env: Environment = EDEnv(scenario)
     agent = make_agent(agent_name, "ed")
     state = env.reset(seed)
     agent.reset(env, seed)
