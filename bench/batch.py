@@ -33,9 +33,15 @@ import gymnasium as gym
 import numpy as np
 
 import lifeline
+from lifeline.faces.gymnasium import LifelineGymEnv
 from lifeline.core.registry import spec
 from lifeline.envs.ed.batch import EDBatch, EDVectorEnv
-from lifeline.envs.ed.env import EDEnv
+from lifeline.envs.ed.env import EDv2Env as EDEnv  # the kernel is ED-v2: like with like
+
+
+def _v2_gym(scenario: str) -> gym.Env:  # type: ignore[type-arg]
+    """The scalar ED-v2 as a Gymnasium env (what SyncVectorEnv loops over)."""
+    return LifelineGymEnv("ed", core=EDEnv(scenario))
 
 
 def pick(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
@@ -146,8 +152,9 @@ def main() -> None:
                 add(f"vector_{n}", time_vector(partial(EDVectorEnv, n, args.scenario), n,
                                                args.seconds))
                 add(f"loop_{n}", time_vector(
-                    partial(gym.make_vec, gym_id, num_envs=n, vectorization_mode="sync",
-                            scenario=args.scenario), n, args.seconds))
+                    partial(gym.vector.SyncVectorEnv,
+                            [partial(_v2_gym, args.scenario) for _ in range(n)]),
+                    n, args.seconds))
 
     def med(key: str, field: str | None = None) -> float:
         values = [r[field] if field else r for r in raw[key]]

@@ -21,9 +21,8 @@ from lifeline.core.registry import spec
 
 IN_BAND: dict[str, tuple[int, tuple[str, ...]]] = {
     # env: (episodes, statistics within band on the default scenario today)
-    "ed": (40, ("los_esi1", "los_esi2", "los_esi3", "los_esi4", "los_esi5", "los_order",
-                "admit_esi1", "admit_esi2", "admit_esi3", "admit_esi4", "admit_esi5",
-                "admit_share", "lwbs_pct", "d2p_median", "los_discharged_median", "esi3_share")),
+    "ed": (40, ("d2p_median", "seen_in_target", "los_esi2", "los_esi3", "los_esi4", "los_esi5",
+                "los_order", "los_discharged_median", "los_ward_median", "boarding_median_h")),
     "dispatch": (30, ("resp_median", "resp_p90", "scene_median", "transport_median",
                       "handover_median", "non_transport_pct")),
     "codered": (100, ("d2b_median", "d2b_le90", "inhosp_cardiac")),
@@ -32,7 +31,7 @@ IN_BAND: dict[str, tuple[int, tuple[str, ...]]] = {
                    "fast_minutes", "fast_kwh")),
 }
 """Kept cheap (the five together take about a minute on one core); ed plays the card's 40
-episodes because its admission shares by ESI pool a few ESI-1 and ESI-5 visits a day."""
+episodes because its per-ESI rows pool a few ESI-1 and ESI-5 visits a day."""
 
 
 def test_band_check_is_inclusive_and_ignores_unjudged() -> None:
@@ -83,38 +82,26 @@ def test_default_scenario_stays_within_band(env: str) -> None:
 
 
 def test_ed_probe_reads_stays_from_the_state() -> None:
-    """Hand-made ED states: arrival at tick 0, a bed at tick 2, gone at tick 10 -> LOS 150 min,
-    door-to-bed 30 min; a second patient takes an ICU bed at tick 1 (its ED stay ends there)."""
+    """ED-v3: the probe reads the env's own per-visit log. A visit seen after 30 min that left
+    home after 150 min, and an ICU admission seen at once that left after 300 min, 60 of them
+    boarding; a visit arriving after 18:00 is not in the LOS rows."""
     from types import SimpleNamespace
 
     from lifeline.calibrate.ed import Probe
-    from lifeline.envs.ed.types import GENERAL, ICU, EDCounters, Patient
+    from lifeline.envs.ed.types import EDCounters, EDLog
 
     env = SimpleNamespace(params=SimpleNamespace(tick_minutes=15.0))
-    a = Patient(pid=0, arrival_tick=0, true_acuity=3, triage_error=0, condition=0,
-                needs_icu=False, needs_vent=False, treatment_ticks=8, patience_ticks=99)
-    b = Patient(pid=1, arrival_tick=0, true_acuity=1, triage_error=0, condition=0,
-                needs_icu=True, needs_vent=False, treatment_ticks=80, patience_ticks=99)
-    counters = EDCounters(patients=2)
-
-    def state(tick: int, waiting: list[Patient], general: list[Patient | None],
-              icu: list[Patient | None]) -> SimpleNamespace:
-        return SimpleNamespace(tick=tick, waiting=waiting, general=general, icu=icu,
-                               counters=counters)
-
+    log = EDLog(provider=[(3, 2, 0), (1, 1, 0)],
+                departures=[(3, 10, 0, -1, 0), (1, 20, 2, 4, 0), (3, 8, 0, -1, 80)],
+                busy_physician_ticks=5, physician_ticks=10)
+    state = SimpleNamespace(log=log, counters=EDCounters(patients=3, lwbs=0), schedule=[[]])
     probe = Probe()
-    probe.on_step(env, state(0, [a, b], [None], [None]))
-    b.location, b.admitted_tick = ICU, 1
-    probe.on_step(env, state(1, [a], [None], [b]))
-    a.location, a.admitted_tick = GENERAL, 2
-    probe.on_step(env, state(2, [], [a], [b]))
-    a.progress_ticks = 8
-    probe.on_step(env, state(10, [], [None], [b]))
+    probe.on_step(env, state)
     values = probe.values()
-    assert values["los_esi3"] == 150.0
-    assert values["los_all_esi1"] == 15.0 and math.isnan(values["los_esi1"])
-    assert values["admit_esi1"] == 100.0 and values["admit_esi3"] == 0.0
+    assert values["los_esi3"] == 150.0 and values["los_esi1"] == 300.0
     assert values["d2p_median"] == (30.0 + 15.0) / 2
+    assert values["los_icu_mean"] == 300.0 and values["boarding_median_h"] == 1.0
+    assert values["admitted_within_6h"] == 100.0 and values["physician_utilisation"] == 50.0
 
 
 def test_dispatch_probe_reads_the_env_intervals() -> None:
@@ -135,33 +122,21 @@ def test_dispatch_probe_reads_the_env_intervals() -> None:
 
 
 def test_ed_probe_counts_a_boarded_ward_admission_as_admitted() -> None:
-    """A ward admission (v2): arrives at tick 0, bed at tick 1, treated by tick 3, boards 4 ticks,
-    leaves for the ward at tick 7 -> admitted, LOS 105 min in the judged (non-ICU) rows and the
-    ward-LOS median; an early discharge of a boarder would not be an admission."""
+    """ED-v3: a ward admission the env logged (ESI 2, left for the ward after 105 min, 4 ticks
+    boarding) is an admission in the shares, the ward-LOS median and the boarding rows; no home
+    discharge, so the discharged median is undefined."""
     from types import SimpleNamespace
 
     from lifeline.calibrate.ed import Probe
-    from lifeline.envs.ed.types import GENERAL, EDCounters, Patient
+    from lifeline.envs.ed.types import EDCounters, EDLog
 
     env = SimpleNamespace(params=SimpleNamespace(tick_minutes=15.0))
-    c = Patient(pid=0, arrival_tick=0, true_acuity=2, triage_error=0, condition=0,
-                needs_icu=False, needs_vent=False, treatment_ticks=2, patience_ticks=99,
-                needs_ward=True, board_ticks=4)
-    counters = EDCounters(patients=1)
-
-    def state(tick: int, waiting: list[Patient], general: list[Patient | None]
-              ) -> SimpleNamespace:
-        return SimpleNamespace(tick=tick, waiting=waiting, general=general, icu=[None],
-                               counters=counters)
-
+    log = EDLog(provider=[(2, 1, 0)], departures=[(2, 7, 1, 4, 0)])
+    state = SimpleNamespace(log=log, counters=EDCounters(patients=1), schedule=[[]])
     probe = Probe()
-    probe.on_step(env, state(0, [c], [None]))
-    c.location, c.admitted_tick = GENERAL, 1
-    probe.on_step(env, state(1, [], [c]))
-    c.progress_ticks = 6  # treatment (2) and boarding (4) done: ready
-    probe.on_step(env, state(7, [], [None]))
+    probe.on_step(env, state)
     values = probe.values()
     assert values["admit_esi2"] == 100.0 and values["admit_share"] == 100.0
-    assert values["icu_share"] == 0.0
     assert values["los_esi2"] == 105.0 and values["los_ward_median"] == 105.0
+    assert values["boarding_mean_h"] == 1.0
     assert math.isnan(values["los_discharged_median"])

@@ -17,7 +17,7 @@ def test_list_json() -> None:
     assert result.exit_code == 0
     rows = json.loads(result.stdout)
     ed = next(r for r in rows if r["name"] == "ed")
-    assert ed["gym_id"] == "lifeline/ED-v2" and "surge" in ed["scenarios"]
+    assert ed["gym_id"] == "lifeline/ED-v3" and "surge" in ed["scenarios"]
 
 
 def test_run_with_render() -> None:

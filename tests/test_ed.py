@@ -7,10 +7,10 @@ import copy
 import numpy as np
 import pytest
 
-import lifeline
 from lifeline.envs.ed import generator
-from lifeline.envs.ed.env import EDEnv
-from lifeline.envs.ed.params import SCENARIOS, TRAUMA
+from lifeline.envs.ed.env import EDv2Env as EDEnv
+from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS
+from lifeline.envs.ed.params import TRAUMA
 from lifeline.envs.ed.types import (
     GENERAL,
     AdmitGeneral,
@@ -27,7 +27,7 @@ from lifeline.eval.episode import Task, run_episode
 
 
 def ed(scenario: str = "normal_day") -> EDEnv:
-    env = lifeline.make("ed", scenario)
+    env = EDEnv(scenario)
     assert isinstance(env, EDEnv)
     return env
 

@@ -16,10 +16,17 @@ pytest.importorskip("numba")
 import lifeline  # noqa: F401  (registers the Gymnasium ids)
 from lifeline.core.registry import spec
 from lifeline.envs.ed.batch import EDBatch, EDVectorEnv
-from lifeline.envs.ed.env import EDEnv
-from lifeline.envs.ed.params import SCENARIOS
+from lifeline.envs.ed.env import EDv2Env as EDEnv
+from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS
 
 GYM_ID = spec("ed").gym_id
+
+
+def _v2_gym(scenario: str = "normal_day") -> gym.Env:
+    """The scalar ED-v2 as a Gymnasium env (the batch env is ED-v2 only)."""
+    from lifeline.faces.gymnasium import LifelineGymEnv
+
+    return LifelineGymEnv("ed", core=EDEnv(scenario))
 
 
 def _policy_action(rng: np.random.Generator, mask: np.ndarray, offsets: dict[str, int],
@@ -119,9 +126,9 @@ def test_patient_arrays_grow_on_demand() -> None:
 # ----- the Gymnasium VectorEnv face --------------------------------------------------------------
 def test_make_vec_returns_the_batch_env_with_batched_spaces() -> None:
     venv = gym.make_vec(GYM_ID, num_envs=4, vectorization_mode="vector_entry_point",
-                        scenario="surge")
+                        scenario="surge", version=2)
     assert isinstance(venv.unwrapped, EDVectorEnv)
-    single = gym.make(GYM_ID, scenario="surge")
+    single = _v2_gym("surge")
     assert venv.single_observation_space == single.observation_space
     assert venv.single_action_space == single.action_space
     assert venv.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
@@ -144,7 +151,8 @@ def test_make_vec_returns_the_batch_env_with_batched_spaces() -> None:
 
 def test_unknown_keywords_are_rejected_and_other_modes_still_work() -> None:
     with pytest.raises(TypeError, match="unexpected keyword"):
-        gym.make_vec(GYM_ID, num_envs=2, vectorization_mode="vector_entry_point", colour=1)
+        gym.make_vec(GYM_ID, num_envs=2, vectorization_mode="vector_entry_point", colour=1,
+                     version=2)
     sync = gym.make_vec(GYM_ID, num_envs=2, vectorization_mode="sync")
     assert isinstance(sync, gym.vector.SyncVectorEnv)
     sync.close()
@@ -156,8 +164,8 @@ def _play_both(mode: str, steps: int) -> None:
     from its own np_random, as in LifelineGymEnv)."""
     n = 3
     batch = EDVectorEnv(n, "night_shift", autoreset_mode=mode)
-    sync = gym.make_vec(GYM_ID, num_envs=n, vectorization_mode="sync", scenario="night_shift",
-                        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode(mode)})
+    sync = gym.vector.SyncVectorEnv([lambda: _v2_gym("night_shift") for _ in range(n)],
+                                    autoreset_mode=gym.vector.AutoresetMode(mode))
     obs_b, info_b = batch.reset(seed=11)
     obs_s, info_s = sync.reset(seed=11)
     rng = np.random.default_rng(0)
@@ -237,3 +245,21 @@ def test_large_batch_prefetch_path_same_as_small_batch() -> None:
         for key, value in small.obs.items():
             np.testing.assert_array_equal(big.obs[key][:m], value, err_msg=key)
     assert all(small.done(j) for j in range(m))
+
+
+def test_the_batch_env_is_ed_v2_only_and_says_so() -> None:
+    """ED-v3's mechanics are not in the kernel: EDBatch refuses v3 params, make_vec of the v3 id
+    warns and gives the loop of scalar v3 envs, and version=2 gives the v2 batch env."""
+    from lifeline.envs.ed.env import EDEnv as EDv3Env
+    from lifeline.envs.ed.params import SCENARIOS as SCENARIOS_V3
+
+    with pytest.raises(ValueError, match="ED-v2 only"):
+        EDBatch(1, "surge", params=SCENARIOS_V3["surge"])
+    with pytest.warns(UserWarning, match="ED-v2 only"):
+        venv = gym.make_vec(GYM_ID, num_envs=2, vectorization_mode="vector_entry_point")
+    assert isinstance(venv, gym.vector.SyncVectorEnv)
+    assert venv.single_action_space == gym.spaces.Discrete(EDv3Env("normal_day").num_actions)
+    venv.close()
+    v2 = gym.make_vec(GYM_ID, num_envs=2, vectorization_mode="vector_entry_point", version=2)
+    assert isinstance(v2.unwrapped, EDVectorEnv) and v2.unwrapped.core.version == 2
+    v2.close()

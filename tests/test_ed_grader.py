@@ -15,7 +15,7 @@ import pytest
 
 from lifeline.core.env import Action
 from lifeline.envs.ed import reward
-from lifeline.envs.ed.env import EDEnv
+from lifeline.envs.ed.env import EDv2Env as EDEnv
 from lifeline.envs.ed.params import MINOR, EDParams
 from lifeline.envs.ed.types import (
     AdmitGeneral,
@@ -27,7 +27,7 @@ from lifeline.envs.ed.types import (
 )
 
 CARDIAC = 0
-TINY = replace(EDParams(), general_beds=1, icu_beds=1, ventilators=1, queue_slots=2,
+TINY = replace(EDParams(version=2), general_beds=1, icu_beds=1, ventilators=1, queue_slots=2,
                horizon_ticks=8, arrivals_per_hour=0.0, mistriage_prob=0.0, triage_ticks=0,
                outside_death_prob=(0.5, 0.1, 0.02, 0.0, 0.0))
 """One general bed, one ICU bed, a 2-hour shift (8 ticks of 15 min), nobody arrives by chance.

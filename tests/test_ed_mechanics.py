@@ -12,15 +12,15 @@ import lifeline
 from lifeline.agents import make_agent
 from lifeline.core.env import Environment
 from lifeline.envs.ed import dynamics, generator
-from lifeline.envs.ed.env import EDEnv
+from lifeline.envs.ed.env import EDv2Env as EDEnv
 from lifeline.envs.ed.params import (
     CONDITIONS,
     MINOR,
-    SCENARIOS,
     EDParams,
     neutral_conditions,
     without_ventilator_need,
 )
+from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS
 from lifeline.envs.ed.types import ICU, WAITING, Patient, Wait
 from lifeline.eval.stats import paired_compare
 from lifeline.testing.exploits import EXPLOIT_SEED_BASE
@@ -158,7 +158,7 @@ def test_early_stop_grades_like_waiting_to_the_end() -> None:
 
 def test_mass_casualty_has_an_early_stop_and_utilisation_is_reported() -> None:
     assert SCENARIOS["mass_casualty"].early_stop_deaths > 0
-    g = lifeline.make("ed", "normal_day").grade(lifeline.make("ed", "normal_day").reset(0))
+    g = EDEnv("normal_day").grade(EDEnv("normal_day").reset(0))
     assert {"general_utilisation", "icu_utilisation", "ventilator_utilisation"} <= set(g.metrics)
 
 

@@ -1,4 +1,6 @@
-"""Golden trajectories of ed v2 (recorded for v2, issue 18; the v1 digests are replaced): whole
+"""Golden trajectories of ed v2 (recorded for v2, issue 18; the v1 digests are replaced), played on
+``EDv2Env`` (ED-v2 is kept unchanged beside v3; v3's own digests are in
+``test_ed_v3_snapshot.py``): whole
 episodes (every action, reward, validity, clock and observation, and the final grade) hashed
 and compared with digests recorded for this version.
 
@@ -14,8 +16,9 @@ import json
 import numpy as np
 import pytest
 
-import lifeline
 from lifeline.agents import make_agent
+from lifeline.core.env import Environment
+from lifeline.envs.ed.env import EDv2Env
 
 GOLDEN = {
     ("heuristic", "surge", 11):
@@ -30,7 +33,7 @@ GOLDEN = {
 
 
 def trajectory_digest(agent_name: str, scenario: str, seed: int) -> str:
-    env = lifeline.make("ed", scenario)
+    env: Environment = EDv2Env(scenario)
     agent = make_agent(agent_name, "ed")
     state = env.reset(seed)
     agent.reset(env, seed)
@@ -54,5 +57,5 @@ def trajectory_digest(agent_name: str, scenario: str, seed: int) -> str:
 @pytest.mark.parametrize(("agent", "scenario", "seed"), list(GOLDEN))
 def test_whole_trajectory_matches_the_recorded_digest(agent: str, scenario: str,
                                                       seed: int) -> None:
-    assert lifeline.make("ed", scenario).version == 2
+    assert EDv2Env(scenario).version == 2
     assert trajectory_digest(agent, scenario, seed) == GOLDEN[(agent, scenario, seed)]

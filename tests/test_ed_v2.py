@@ -14,10 +14,12 @@ import numpy as np
 import pytest
 from test_ed_grader import TINY, add, play, tiny
 
-import lifeline
 from lifeline.agents import make_agent
+from lifeline.core.env import Environment
 from lifeline.envs.ed import dynamics, generator
-from lifeline.envs.ed.params import SCENARIOS, EDParams, v1_mechanics
+from lifeline.envs.ed.env import EDv2Env as EDEnv
+from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS
+from lifeline.envs.ed.params import EDParams, v1_mechanics
 from lifeline.envs.ed.types import GENERAL, AdmitGeneral, DischargeGeneral, Wait
 
 TRIAGE = replace(TINY, triage_ticks=1)
@@ -106,8 +108,7 @@ def test_esi1_icu_need_is_drawn_per_patient() -> None:
 
 
 def _episode(params: EDParams, seed: int, agent: str = "heuristic") -> tuple[float, float]:
-    env = lifeline.make("ed", "normal_day")
-    env = type(env)("normal_day", params=params)
+    env: Environment = EDEnv("normal_day", params=params)
     a = make_agent(agent, "ed")
     state = env.reset(seed)
     a.reset(env, seed)
@@ -134,8 +135,8 @@ def test_discharged_esi1_dies_outside_more_often_than_v1() -> None:
 
 
 def test_the_v1_id_fails_with_a_clear_message() -> None:
-    """v1 is not kept: Gymnasium names the current version when the old id is asked for."""
+    """v1 is not kept: Gymnasium names the current version (v3) when the old id is asked for."""
     import gymnasium as gym
 
-    with pytest.raises(gym.error.DeprecatedEnv, match="lifeline/ED-v2"):
+    with pytest.raises(gym.error.DeprecatedEnv, match="lifeline/ED-v3"):
         gym.make("lifeline/ED-v1")

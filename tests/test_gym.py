@@ -12,7 +12,7 @@ from lifeline.faces.gymnasium import FlattenMasked, make_gym
 
 
 def test_make_by_id_with_scenario() -> None:
-    env = gym.make("lifeline/ED-v2", scenario="surge")
+    env = gym.make("lifeline/ED-v3", scenario="surge")
     obs, info = env.reset(seed=3)
     assert env.unwrapped.core.scenario == "surge"  # type: ignore[attr-defined]
     assert set(obs) >= {"action_mask", "queue", "general_beds", "icu_beds"}
@@ -23,7 +23,7 @@ def test_make_by_id_with_scenario() -> None:
 
 def test_unknown_scenario_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match=r"unknown scenario 'nope'.*normal_day"):
-        gym.make("lifeline/ED-v2", scenario="nope")
+        gym.make("lifeline/ED-v3", scenario="nope")
 
 
 def test_noop_episode_terminates_at_end_of_shift() -> None:

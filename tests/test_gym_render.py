@@ -37,10 +37,10 @@ def test_rgb_array_is_a_picture_of_the_frame(gym_id: str, scenario: str) -> None
 
 
 def test_ansi_and_human(capsys: pytest.CaptureFixture[str]) -> None:
-    env = gym.make("lifeline/ED-v2", render_mode="ansi")
+    env = gym.make("lifeline/ED-v3", render_mode="ansi")
     env.reset(seed=0)
     assert env.render().startswith("ED shift")
-    human = gym.make("lifeline/ED-v2", render_mode="human")
+    human = gym.make("lifeline/ED-v3", render_mode="human")
     human.reset(seed=0)
     assert human.render() is None
     assert "ED shift" in capsys.readouterr().out  # reset rendered by itself
@@ -58,7 +58,7 @@ def test_record_video(tmp_path: Path) -> None:
     pytest.importorskip("moviepy")
     from gymnasium.wrappers import RecordVideo
 
-    env = RecordVideo(gym.make("lifeline/ED-v2", render_mode="rgb_array"), str(tmp_path / "v"),
+    env = RecordVideo(gym.make("lifeline/ED-v3", render_mode="rgb_array"), str(tmp_path / "v"),
                       episode_trigger=lambda _: True, video_length=12, disable_logger=True)
     env.reset(seed=3)
     _steps(env, 14)
@@ -71,7 +71,7 @@ def test_sb3_make_vec_env() -> None:
     pytest.importorskip("stable_baselines3")
     from stable_baselines3.common.env_util import make_vec_env
 
-    venv = make_vec_env("lifeline/ED-v2", n_envs=2, seed=0)
+    venv = make_vec_env("lifeline/ED-v3", n_envs=2, seed=0)
     obs = venv.reset()
     assert obs["action_mask"].shape[0] == 2
     venv.step(np.zeros(2, dtype=np.int64))  # wait is always legal

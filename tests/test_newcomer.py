@@ -221,14 +221,14 @@ def test_plots_wrap_into_a_readable_grid(tmp_path: Path) -> None:
 
 def test_gym_ids_reject_unknown_kwargs_and_keep_the_checker() -> None:
     with pytest.raises(TypeError, match=r"unexpected keyword argument.*env"):
-        gym.make("lifeline/ED-v2", env="dispatch")
-    env = gym.make("lifeline/ED-v2", scenario="surge")
+        gym.make("lifeline/ED-v3", env="dispatch")
+    env = gym.make("lifeline/ED-v3", scenario="surge")
     assert "PassiveEnvChecker" in str(env) and env.unwrapped.core.name == "ed"
-    assert gym.spec("lifeline/ED-v2").disable_env_checker is False
+    assert gym.spec("lifeline/ED-v3").disable_env_checker is False
 
 
 def test_vector_entry_point() -> None:
-    venv = gym.make_vec("lifeline/ED-v2", num_envs=2, scenario="surge")
+    venv = gym.make_vec("lifeline/ED-v3", num_envs=2, scenario="surge")
     obs, _ = venv.reset(seed=3)
     assert obs["action_mask"].shape[0] == 2
     _, reward, *_ = venv.step(np.zeros(2, dtype=np.int64))
@@ -243,7 +243,7 @@ def test_evaluate_masked_uses_masks() -> None:
         def predict(self, obs: Any, deterministic: bool = True, action_masks: Any = None) -> Any:
             return int(np.flatnonzero(action_masks)[-1]), None
 
-    result = evaluate_masked(LastLegal(), "lifeline/ED-v2", n_eval_episodes=1)
+    result = evaluate_masked(LastLegal(), "lifeline/ED-v3", n_eval_episodes=1)
     assert result.seeds == [seeds.EVAL_SEED_BASE] and sum(result.invalid) == 0
     assert 0.0 <= result.mean_score <= 1.0
 

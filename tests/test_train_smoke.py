@@ -37,7 +37,7 @@ def test_run_writes_model_metadata_and_curve(run_dir: Path) -> None:
     meta = json.loads((run_dir / ppo.METADATA_FILE).read_text())
     core = make("ed", "surge")
     assert meta["env"] == "ed" and meta["scenario"] == "surge"
-    assert meta["gym_id"] == "lifeline/ED-v2"
+    assert meta["gym_id"] == "lifeline/ED-v3"
     assert meta["env_version"] == core.version and meta["num_actions"] == core.num_actions
     assert meta["seed"] == 3 and meta["timesteps"] >= 256 and meta["wall_s"] > 0
     assert meta["algorithm"] == "MaskablePPO" and meta["package_version"]

@@ -9,12 +9,13 @@ from lifeline.core.registry import EnvSpec, register
 
 register(EnvSpec(
     name="ed",
-    gym_id="lifeline/ED-v2",
+    gym_id="lifeline/ED-v3",
     entry_point="lifeline.envs.ed.env:EDEnv",
     scenarios=("normal_day", "surge", "mass_casualty", "night_shift", "ventilator_crisis",
                "icu_boarding"),
     tags=("healthcare", "triage", "allocation", "discrete-time"),
-    description="Emergency-department triage and bed/ICU/ventilator allocation over a 24 h shift.",
+    description="Emergency-department triage, physicians, diagnostics and bed/ICU/ventilator "
+                "allocation with inpatient boarding over a 24 h shift.",
     agents=("noop", "random", "heuristic", "bound"),
     baselines="lifeline.envs.ed.baselines",
     reference="heuristic",

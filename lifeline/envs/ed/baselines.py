@@ -24,6 +24,10 @@ from lifeline.envs.ed.types import (
     DischargeGeneral,
     DischargeICU,
     EDState,
+    ExpediteGeneral,
+    ExpediteICU,
+    SeeGeneral,
+    SeeICU,
     StepDown,
     TransferToICU,
     Ventilate,
@@ -31,6 +35,8 @@ from lifeline.envs.ed.types import (
 )
 
 _ESI, _COND, _ELAPSED, _READY, _VENT, _BOARDING = 0, 1, 2, 3, 4, 5  # columns of the bed arrays
+_SEEN, _PENDING, _IMG_POS = 6, 7, 8  # v3 bed columns
+_PHYS_FREE = 1  # v3 staff vector: physicians free
 _WAIT_H = 2  # column of the queue array
 _RESP_CODE = RESPIRATORY + 1
 
@@ -52,6 +58,14 @@ class EDHeuristicAgent(Agent):
     """
 
     name = "heuristic"
+    esi2_icu_free = 2
+    """Send an ESI-2 patient to the ICU only while at least this many ICU beds are free."""
+    fast_track_hours = 1.0
+    """v3: fast-track ESI 4-5 patients who have waited this long (before they leave unseen;
+    tuned on training seeds 100-105: 1.0 h beat 2.5 h on three of four scenarios)."""
+    fast_track_hours_v2 = 2.5
+    """The same threshold in ED-v2 (unchanged, so v2's trajectories are too)."""
+    _v3 = False
 
     def view(self, env: EDEnv, state: Any) -> dict[str, np.ndarray]:
         """What the policy looks at (the observation; exploits may distort it)."""
@@ -63,12 +77,58 @@ class EDHeuristicAgent(Agent):
     def decide(self, obs: dict[str, np.ndarray]) -> Action:
         """The recipe's first applicable step for one observation (else ``Wait``)."""
         gen, icu, queue = obs["general_beds"], obs["icu_beds"], obs["queue"]
+        v3 = self._v3 = "staff" in obs
         for action in (self.discharge(gen, icu), self.ventilate(icu, obs),
-                       self.transfer(gen, icu), self.make_room(gen, icu, queue),
+                       self.transfer(gen, icu),
+                       self.see(gen, icu, obs) if v3 else None,
+                       self.expedite(gen, icu) if v3 else None,
+                       self.make_room(gen, icu, queue),
                        self.admit(gen, icu, queue)):
             if action is not None:
                 return action
         return Wait()
+
+    def see(self, gen: np.ndarray, icu: np.ndarray, obs: dict[str, np.ndarray]
+            ) -> Action | None:
+        """v3: a free physician sees the most urgent unseen bed patient (ICU bays first at equal
+        ESI, then the longest in bed)."""
+        free = obs["staff"][_PHYS_FREE] >= 1
+        best: tuple[float, int, float, int] | None = None
+        for ward_rank, beds in ((0, icu), (1, gen)):
+            unseen = (beds[:, _ESI] > 0) & (beds[:, _SEEN] == 0)
+            if not free:  # only ESI 1 is seen without a free physician
+                unseen &= beds[:, _ESI] == 1
+            for b in np.flatnonzero(unseen):
+                key = (self.see_rank(float(beds[b, _ESI])), ward_rank, -float(beds[b, _ELAPSED]),
+                       int(b))
+                if best is None or key < best:
+                    best = key
+        if best is None:
+            return None
+        return SeeICU(bed=best[3]) if best[1] == 0 else SeeGeneral(bed=best[3])
+
+    see_first_up_to = 3
+    """Physicians see ESI 1..``see_first_up_to`` first (most urgent first), then the *least*
+    urgent (ESI 5 before 4: quick visits free beds and keep walk-ins from leaving). Tuned on
+    training seeds 100-105 (surge, normal_day, mass_casualty): 3 scored best in sum, though
+    1, 2, 3 and 5 (pure acuity order) lie within 0.002 of each other."""
+
+    def see_rank(self, esi: float) -> float:
+        """Order of physician assessment by observed ESI (lower = sooner)."""
+        return esi if esi <= self.see_first_up_to else 10.0 - esi
+
+    def expedite(self, gen: np.ndarray, icu: np.ndarray) -> Action | None:
+        """v3: move the most urgent queued imaging order ahead of a less urgent first one."""
+        rows = [(float(beds[b, _ESI]), float(beds[b, _IMG_POS]), ward, int(b))
+                for ward, beds in (("icu", icu), ("general", gen))
+                for b in np.flatnonzero(beds[:, _IMG_POS] > 0)]
+        if len(rows) < 2:
+            return None
+        front = min(rows, key=lambda r: r[1])
+        best = min(rows, key=lambda r: (r[0], r[1]))
+        if best[0] >= front[0]:
+            return None
+        return ExpediteICU(bed=best[3]) if best[2] == "icu" else ExpediteGeneral(bed=best[3])
 
     def discharge(self, gen: np.ndarray, icu: np.ndarray) -> Action | None:
         """Discharge a patient whose treatment is complete."""
@@ -109,7 +169,9 @@ class EDHeuristicAgent(Agent):
         free_i = int((icu[:, _ESI] == 0).sum())
         if free_g:
             urgent = (queue[:, _ESI] >= 1) & (queue[:, _ESI] <= 2)
-            at_risk = np.flatnonzero((queue[:, _ESI] >= 4) & (queue[:, _WAIT_H] >= 2.5))
+            at_risk = np.flatnonzero((queue[:, _ESI] >= 4)
+                                     & (queue[:, _WAIT_H] >= (self.fast_track_hours if self._v3
+                                                              else self.fast_track_hours_v2)))
             if at_risk.size and not urgent.any():
                 return AdmitGeneral(slot=int(at_risk[0]))
         step_down = self._most_stable_icu(icu)
@@ -122,7 +184,7 @@ class EDHeuristicAgent(Agent):
                     return AdmitICU(slot=slot)
                 if step_down is not None and free_g:
                     return StepDown(bed=step_down)
-            if esi == 2 and free_i >= 2:
+            if esi == 2 and free_i >= self.esi2_icu_free:
                 return AdmitICU(slot=slot)
             if free_g:
                 return AdmitGeneral(slot=slot)
@@ -153,6 +215,13 @@ class EDBoundAgent(Agent):
 
     def act(self, env: Environment, state: Any) -> Action | int:
         s: EDState = state
+        if _ed(env).params.version >= 3:
+            for b, p in enumerate(s.icu):
+                if p is not None and p.seen_tick < 0:
+                    return SeeICU(bed=b)
+            for b, p in enumerate(s.general):
+                if p is not None and p.seen_tick < 0 and not p.needs_icu:
+                    return SeeGeneral(bed=b)
         for b, p in enumerate(s.icu):
             if p is not None and p.ready:
                 return DischargeICU(bed=b)
@@ -393,10 +462,62 @@ class InvalidInsteadOfWaitAgent(EDHeuristicAgent):
         return env.num_actions if isinstance(action, Wait) else action
 
 
+class DischargeBoardersAgent(_MakeRoomAgent):
+    """v3: when someone waits and no general bed is free, sends a boarding admission home
+    before the hospital has a bed for it (an early discharge that frees an ED bed)."""
+
+    name = "discharge_boarders"
+
+    def make_room(self, gen: np.ndarray, icu: np.ndarray, queue: np.ndarray) -> Action | None:
+        if gen.shape[1] <= _SEEN or queue[0, _ESI] == 0 or (gen[:, _ESI] == 0).any():
+            return None
+        for ward, beds in (("general", gen), ("icu", icu)):
+            boarders = np.flatnonzero(beds[:, _BOARDING] == 1)
+            if boarders.size:
+                return _discharge_bed(ward, int(boarders[0]))
+        return None
+
+
+class SeeLeastUrgentAgent(EDHeuristicAgent):
+    """v3: physicians see the least urgent unseen patient first (quick ESI 4-5 visits turn beds
+    over and keep the walk-ins from leaving; the sick wait for a doctor)."""
+
+    name = "see_least_urgent"
+
+    def see(self, gen: np.ndarray, icu: np.ndarray, obs: dict[str, np.ndarray]
+            ) -> Action | None:
+        if obs["staff"][_PHYS_FREE] < 1:
+            return None
+        rows = [(-float(beds[b, _ESI]), ward, int(b)) for ward, beds in (("icu", icu),
+                                                                        ("general", gen))
+                for b in np.flatnonzero((beds[:, _ESI] > 0) & (beds[:, _SEEN] == 0))]
+        if not rows:
+            return None
+        _, ward, bed = min(rows)
+        return SeeICU(bed=bed) if ward == "icu" else SeeGeneral(bed=bed)
+
+
+class ExpediteLastAgent(EDHeuristicAgent):
+    """v3: always expedites the last imaging order in the queue (the scanner queue churns; a
+    decision slot is spent on it every time)."""
+
+    name = "expedite_last"
+
+    def expedite(self, gen: np.ndarray, icu: np.ndarray) -> Action | None:
+        rows = [(float(beds[b, _IMG_POS]), ward, int(b))
+                for ward, beds in (("icu", icu), ("general", gen))
+                for b in np.flatnonzero(beds[:, _IMG_POS] > 1)]
+        if not rows:
+            return None
+        _, ward, bed = max(rows)
+        return ExpediteICU(bed=bed) if ward == "icu" else ExpediteGeneral(bed=bed)
+
+
 EXPLOITS: tuple[str, ...] = ("churn", "instant_discharge", "discharge_sickest",
                              "discharge_when_waiting", "dump_the_dying", "icu_hoarding", "fifo",
                              "lwbs_farming", "never_ventilate", "all_general", "ignore_retriage",
-                             "hold_ready", "invalid_instead_of_wait")
+                             "hold_ready", "invalid_instead_of_wait", "discharge_boarders",
+                             "see_least_urgent", "expedite_last")
 """The ed exploit policies (named in the EnvSpec's ``exploits``)."""
 
 AGENTS: dict[str, type[Agent]] = {
@@ -415,6 +536,9 @@ AGENTS: dict[str, type[Agent]] = {
     "ignore_retriage": IgnoreRetriageAgent,
     "hold_ready": HoldReadyAgent,
     "invalid_instead_of_wait": InvalidInsteadOfWaitAgent,
+    "discharge_boarders": DischargeBoardersAgent,
+    "see_least_urgent": SeeLeastUrgentAgent,
+    "expedite_last": ExpediteLastAgent,
 }
 """The ed ladder's own agents (``noop``/``random`` are generic) and its exploit policies."""
 

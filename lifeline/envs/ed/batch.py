@@ -1,4 +1,10 @@
-"""The batch ED: N environments held as arrays and stepped together by a compiled kernel.
+"""The batch ED (**ED-v2 only**): N environments held as arrays, stepped together by a kernel.
+
+The kernel implements ED-v2's dynamics (``EDParams.version == 2``, :class:`EDv2Env`); ED-v3's
+clinicians, diagnostics and inpatient units are not in it, and ``EDBatch`` refuses v3 params.
+``gymnasium.make_vec("lifeline/ED-v3", ...)`` therefore builds Gymnasium's loop of scalar v3
+envs (with a warning); ``make_vec("lifeline/ED-v3", version=2, ...)`` builds this batch env of
+ED-v2 (what ``lifeline.train.fastppo`` trains on). Everything below describes v2.
 
 :class:`EDBatch` is the array engine (reset one env from its seed, step all envs with one call
 into ``batch_kernel.step_all``, grade an env); :class:`EDVectorEnv` is its Gymnasium
@@ -34,7 +40,8 @@ from lifeline.core.rng import check_seed, make_streams
 from lifeline.envs.ed.env import STREAMS, return_bound
 from lifeline.envs.ed.generator import diurnal_profile
 from lifeline.envs.ed.observation import observation_spec
-from lifeline.envs.ed.params import SCENARIOS, EDParams
+from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS
+from lifeline.envs.ed.params import EDParams
 from lifeline.envs.ed.reward import FLOW_WEIGHTS, RETURN_HARM, WAIT_NORMALISER_HOURS
 from lifeline.envs.ed.rules import Layout
 
@@ -174,6 +181,10 @@ class EDBatch:
                 raise ValueError(f"unknown scenario {scenario!r} for ed; choose one of: "
                                  f"{', '.join(SCENARIOS)}")
             params = SCENARIOS[scenario]
+        if params.version != 2:
+            raise ValueError("the batch kernel implements ED-v2 only (no clinicians, diagnostics "
+                             "or inpatient units); pass v2 params (params.SCENARIOS_V2) or use "
+                             "the scalar ED-v3 env (lifeline.envs.ed.env.EDEnv)")
         self.k = require_numba()
         self.params = params
         self.scenario = scenario
@@ -342,15 +353,15 @@ class EDVectorEnv(gym.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.nda
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  copy: bool = True, params: EDParams | None = None,
                  episode_seeds: Iterator[int] | None = None) -> None:
-        from lifeline.envs.ed.env import EDEnv
         from lifeline.faces.gymnasium import observation_space
+        from lifeline.envs.ed.env import EDv2Env
 
         mode = AutoresetMode(autoreset_mode)
         if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
             raise ValueError(f"autoreset_mode {mode} is not supported (NEXT_STEP or SAME_STEP)")
         scenario = scenario or next(iter(SCENARIOS))
         self.batch = EDBatch(num_envs, scenario, params=params)
-        self.core = EDEnv(scenario, params=self.batch.params)
+        self.core = EDv2Env(scenario, params=self.batch.params)
         self.num_envs = num_envs
         self.metadata = {"autoreset_mode": mode}
         self.copy = copy
@@ -483,15 +494,26 @@ def make_vector_env(num_envs: int = 1, lifeline_env: str = "ed", scenario: str |
                     render_mode: str | None = None, asynchronous: bool = False,
                     max_episode_steps: int | None = None, batch: bool = True,
                     autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-                    copy: bool = True, **unknown: Any) -> gym.vector.VectorEnv[Any, Any, Any]:
-    """ed's ``vector_entry_point``: ``gym.make_vec("lifeline/ED-v2", num_envs=N)`` is an
-    :class:`EDVectorEnv` (the batch kernel). ``batch=False``, ``asynchronous=True`` or a
-    ``render_mode`` build the generic Python loop of scalar envs instead
-    (:func:`lifeline.faces.gymnasium.make_vector_env`); so does a missing numba, with a
-    warning (same episodes, slower)."""
+                    copy: bool = True, version: int = 3,
+                    **unknown: Any) -> gym.vector.VectorEnv[Any, Any, Any]:
+    """ed's ``vector_entry_point``. ED-v3 (``version=3``, the default) has no batch kernel:
+    ``gym.make_vec("lifeline/ED-v3", num_envs=N)`` is Gymnasium's loop of scalar v3 envs
+    (:func:`lifeline.faces.gymnasium.make_vector_env`), with a warning saying so.
+    ``version=2`` is an :class:`EDVectorEnv`: the batch kernel of ED-v2 (needs numba; it is an
+    error without it, or with ``batch=False``, ``asynchronous=True`` or a ``render_mode``, as
+    no scalar ED-v2 loop is registered)."""
     from lifeline.faces import gymnasium as adapter
 
+    if version not in (2, 3):
+        raise ValueError(f"version must be 2 (the batch kernel) or 3 (scalar envs), got {version}")
+    if version == 3 and batch and not asynchronous and render_mode is None:
+        gym.logger.warn("the ED batch kernel implements ED-v2 only: ED-v3 runs as Gymnasium's "
+                        "loop of scalar envs (pass version=2 for the batch env of ED-v2)")
+        batch = False
     if not batch or asynchronous or render_mode is not None:
+        if version == 2:
+            raise ValueError("version=2 is only available as the batch env (numba, no "
+                             "render_mode, not asynchronous)")
         return adapter.make_vector_env(num_envs, lifeline_env, scenario, render_mode,
                                        asynchronous, max_episode_steps, **unknown)
     if max_episode_steps is not None:
@@ -501,9 +523,5 @@ def make_vector_env(num_envs: int = 1, lifeline_env: str = "ed", scenario: str |
             f"lifeline/ED: unexpected keyword argument(s) {', '.join(sorted(unknown))}; "
             f"accepted: num_envs, scenario, render_mode, asynchronous, batch, autoreset_mode, "
             f"copy")
-    try:
-        require_numba()
-    except ImportError as exc:
-        gym.logger.warn(f"{exc}; falling back to the Python loop of scalar envs")
-        return adapter.make_vector_env(num_envs, lifeline_env, scenario, render_mode)
+    require_numba()  # version 2 only reaches here; without numba there is no v2 vector env
     return EDVectorEnv(num_envs, scenario, autoreset_mode=autoreset_mode, copy=copy)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from lifeline.envs.ed import care
 from lifeline.envs.ed.params import EDParams
 from lifeline.envs.ed.types import (
     GENERAL,
@@ -28,7 +29,11 @@ from lifeline.envs.ed.types import (
     DischargeICU,
     EDAction,
     EDState,
+    ExpediteGeneral,
+    ExpediteICU,
     Patient,
+    SeeGeneral,
+    SeeICU,
     StepDown,
     TransferToICU,
     Ventilate,
@@ -125,10 +130,32 @@ def apply_action(state: EDState, params: EDParams, action: EDAction, events: Ste
         occupant = ward[action.bed]
         assert occupant is not None
         _discharge(state, params, occupant, events)
+    elif isinstance(action, (SeeGeneral, SeeICU)):
+        occupant = (state.general if isinstance(action, SeeGeneral) else state.icu)[action.bed]
+        assert occupant is not None
+        care.start_assessment(state, params, occupant)
+    elif isinstance(action, (ExpediteGeneral, ExpediteICU)):
+        occupant = (state.general if isinstance(action, ExpediteGeneral)
+                    else state.icu)[action.bed]
+        assert occupant is not None
+        care.expedite(state, occupant)
     use_slot(state, params, events)
 
 
+def _leave_v3(state: EDState, params: EDParams, patient: Patient, end_tick: int) -> None:
+    """v3 bookkeeping when a patient leaves the ED (discharge, death, LWBS): an unseen visit's
+    door-to-provider closes at ``end_tick``; a pending imaging order or scan is dropped."""
+    if params.version < 3:
+        return
+    if patient.seen_tick < 0:
+        care.close_provider_wait(state, patient, end_tick)
+    care.leave(state, patient)
+
+
 def _discharge(state: EDState, params: EDParams, patient: Patient, events: StepEvents) -> None:
+    _leave_v3(state, params, patient, state.tick)
+    if params.version >= 3 and patient.ready:
+        care.log_departure(state, patient)
     _vacate(state, patient)
     if patient.ready:
         state.counters.treated += 1
@@ -138,6 +165,14 @@ def _discharge(state: EDState, params: EDParams, patient: Patient, events: StepE
         return
     state.counters.early_discharges += 1
     events.early_discharge_severity += 6 - patient.true_acuity
+    outside_outcome(state, params, patient, events)
+
+
+def outside_outcome(state: EDState, params: EDParams, patient: Patient,
+                    events: StepEvents) -> None:
+    """What happens to a patient who leaves unfinished (early discharge; in v3 also leaving
+    without being seen): dies outside with ``outside_death_prob`` by true ESI, else comes back
+    one level worse with ``return_prob`` (a harm of the policy, counted now)."""
     if patient.return_count:  # a repeat early discharge: the draws of the k-th return
         u_death, u_return, u_delay = state.return_draws[patient.pid, patient.return_count - 1]
     else:
@@ -177,6 +212,8 @@ def hazard_factor(patient: Patient, params: EDParams) -> float:
         factor = params.treated_factor
     else:
         factor = params.under_care_factor
+    if params.version >= 3 and patient.location != WAITING and care.awaiting_provider(patient):
+        factor = max(factor, params.unseen_factor)  # in a bed, no physician yet
     return factor * params.condition_hazard[patient.condition]
 
 
@@ -188,7 +225,11 @@ def _worsen(state: EDState, params: EDParams, patient: Patient) -> None:
         patient.needs_icu = True
         patient.needs_ward, patient.board_ticks = False, 0  # now an ICU admission
         patient.needs_vent = bool(u_vent < params.condition_vent_prob[patient.condition])
-        extra_hours = (params.icu_treatment_hours * params.condition_los[patient.condition]
+        icu_hours = params.icu_stabilise_hours if params.version >= 3 else \
+            params.icu_treatment_hours
+        if params.version >= 3:
+            patient.awaiting_bed = True  # now waits for a hospital ICU bed
+        extra_hours = (icu_hours * params.condition_los[patient.condition]
                        * (0.5 + 0.5 * float(u_hours)))
         patient.treatment_ticks = patient.progress_ticks + round(
             extra_hours * 60.0 / params.tick_minutes)
@@ -196,10 +237,11 @@ def _worsen(state: EDState, params: EDParams, patient: Patient) -> None:
         patient.treatment_ticks += round(120.0 / params.tick_minutes)  # two more hours of care
 
 
-def _die(state: EDState, patient: Patient, events: StepEvents) -> None:
+def _die(state: EDState, params: EDParams, patient: Patient, events: StepEvents) -> None:
     state.counters.deaths += 1
     state.counters.critical_deaths += int(patient.critical_at_arrival)
     events.deaths += 1
+    _leave_v3(state, params, patient, state.tick + 1)
     if patient.location == WAITING:
         state.waiting.remove(patient)
         _close_wait(state, patient, state.tick + 1)  # died during this tick
@@ -229,11 +271,19 @@ def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
     c.general_bed_ticks += len(in_beds) - sum(p is not None for p in state.icu)
     c.icu_bed_ticks += sum(p is not None for p in state.icu)
     c.ventilator_ticks += state.ventilators_in_use
+    v3 = params.version >= 3
+    if v3:
+        state.log.physician_ticks += care.physicians_on_duty(state, params)
+        care.advance_assessments(state, params, in_beds)
+        care.advance_scanners(state, params)
     for p in in_beds:
         p.ticks_in_bed += 1
         p.triage_error = 0  # a tick in a bed reveals the true acuity
-        if not p.ready and correct_care(p):
+        if not p.ready and p.workup_done and correct_care(p):
             p.progress_ticks += 1
+    if v3:
+        care.update_workups(state, in_beds)
+        care.note_decisions(state, in_beds)
     at_risk = [p for p in state.waiting] + [p for p in in_beds if not p.treatment_done]
     if at_risk:
         draws = state.hazard_draws[[p.pid for p in at_risk], state.tick]
@@ -241,19 +291,27 @@ def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
             factor = hazard_factor(p, params)
             if p.true_acuity == 1:
                 if u < params.death_hazard_untreated * factor:
-                    _die(state, p, events)
+                    _die(state, params, p, events)
             elif u < params.worsen_hazard[p.true_acuity - 1] * factor:
                 _worsen(state, params, p)
     for p in list(state.waiting):
-        if p.true_acuity >= 4 and state.tick - p.arrival_tick >= p.patience_ticks:
+        if (v3 or p.true_acuity >= 4) and state.tick - p.arrival_tick >= p.patience_ticks:
             state.waiting.remove(p)
             _close_wait(state, p, state.tick + 1)  # left during this tick
+            _leave_v3(state, params, p, state.tick + 1)
             p.location = GONE
             state.counters.lwbs += 1
             events.lwbs += 1
-    critical_waiting = sum(1 for p in state.waiting if p.true_acuity <= 2)
+            if v3:  # v3: leaving unseen is not a safe exit (any ESI can leave)
+                outside_outcome(state, params, p, events)
+    if v3:
+        care.assign_inpatient_beds(state, params)
+    unseen = list(state.waiting)
+    if v3:  # v3: waiting is waiting for a provider (in a bed without one too)
+        unseen += [p for p in in_beds if p.location != GONE and care.awaiting_provider(p)]
+    critical_waiting = sum(1 for p in unseen if p.true_acuity <= 2)
     events.waiting_critical_ticks += critical_waiting
-    events.waiting_other_ticks += len(state.waiting) - critical_waiting
+    events.waiting_other_ticks += len(unseen) - critical_waiting
     state.tick += 1
     admit_arrivals(state, params)
 
@@ -271,6 +329,12 @@ def admit_arrivals(state: EDState, params: EDParams) -> None:
         due = sorted(r for r in state.returns if r[0] <= state.tick)
         state.returns = [r for r in state.returns if r[0] > state.tick]
         for _, _, p in due:
+            if params.version >= 3:
+                # v3 fixes v2's order: the new visit starts from nothing *before* worsening, so
+                # a return that worsens to ESI 1 needs the ICU treatment time, not its old
+                # progress plus that time.
+                p.progress_ticks = 0
+                care.reset_visit(p)
             if p.true_acuity > 1:
                 _worsen(state, params, p)  # returns come back one level worse
             p.location, p.bed, p.admitted_tick = WAITING, -1, -1

@@ -12,12 +12,22 @@ from lifeline.core.rng import make_streams
 from lifeline.core.specs import ArraySpec
 from lifeline.envs.ed import dynamics, observation, render, reward, rules
 from lifeline.envs.ed import frame as ed_frame
-from lifeline.envs.ed.generator import generate_schedule, initial_icu
-from lifeline.envs.ed.params import SCENARIOS, EDParams
-from lifeline.envs.ed.types import ACTION_TYPES, EDAction, EDState, Wait, max_returns
+from lifeline.envs.ed.generator import generate_schedule, initial_icu, inpatient_flow
+from lifeline.envs.ed.params import SCENARIOS, SCENARIOS_V2, EDParams
+from lifeline.envs.ed.types import (
+    ACTION_TYPES,
+    ACTION_TYPES_V2,
+    EDAction,
+    EDState,
+    Wait,
+    max_returns,
+)
 
 STREAMS = ("arrivals", "patients", "deterioration", "returns")
 """Named random streams, one per stochastic process (order is part of determinism)."""
+STREAMS_V3 = (*STREAMS, "inpatient")
+"""v3 adds the hospital's inpatient flow (discharges, elective admissions), appended so the
+first four streams are v2's."""
 
 
 def return_bound(params: EDParams) -> int:
@@ -27,18 +37,23 @@ def return_bound(params: EDParams) -> int:
 
 
 class EDEnv(Environment[EDState, EDAction]):
-    """Triage and bed/ICU/ventilator allocation over one 24-hour shift (see README.md)."""
+    """Triage, clinicians, diagnostics and bed/ICU/ventilator allocation over one 24-hour shift
+    (ED-v3; see README.md). :class:`EDv2Env` is ED-v2 exactly."""
 
     name: ClassVar[str] = "ed"
-    version: ClassVar[int] = 2
+    version: ClassVar[int] = 3
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
+    scenarios: ClassVar[dict[str, EDParams]] = SCENARIOS
 
     def __init__(self, scenario: str = "normal_day", params: EDParams | None = None) -> None:
         if params is None:
-            if scenario not in SCENARIOS:
+            if scenario not in self.scenarios:
                 raise ValueError(f"unknown scenario {scenario!r} for ed; choose one of: "
-                                 f"{', '.join(SCENARIOS)}")
-            params = SCENARIOS[scenario]
+                                 f"{', '.join(self.scenarios)}")
+            params = self.scenarios[scenario]
+        if (params.version >= 3) != (self.version >= 3):
+            raise ValueError(f"{type(self).__name__} is ED-v{self.version}; these params are "
+                             f"v{params.version} (use EDEnv for v3, EDv2Env for v2)")
         super().__init__(scenario)
         self.params = params
         self.layout = rules.Layout(params)
@@ -58,7 +73,8 @@ class EDEnv(Environment[EDState, EDAction]):
 
     def reset(self, seed: int) -> EDState:
         p = self.params
-        rng = make_streams(seed, STREAMS)
+        v3 = p.version >= 3
+        rng = make_streams(seed, STREAMS_V3 if v3 else STREAMS)
         schedule = generate_schedule(p, rng["arrivals"], rng["patients"])
         first_free_pid = sum(len(t) for t in schedule)
         state = EDState(general=[None] * p.general_beds, icu=[None] * p.icu_beds,
@@ -75,6 +91,10 @@ class EDEnv(Environment[EDState, EDAction]):
                 state.ventilators_in_use += 1
             state.counters.patients += 1
             state.counters.critical += int(b.ever_critical)
+        if v3:
+            state.inpatient_flow = inpatient_flow(p, rng["inpatient"])
+            state.ward_free = min(p.ward_free_start, p.ward_capacity)
+            state.hospital_icu_free = min(p.hospital_icu_free_start, p.hospital_icu_capacity)
         state.tick = 0
         dynamics.admit_arrivals(state, p)
         return state
@@ -142,3 +162,13 @@ class EDEnv(Environment[EDState, EDAction]):
 
     def grade(self, state: EDState) -> Grade:
         return reward.grade(state, self.params)
+
+
+class EDv2Env(EDEnv):
+    """ED-v2 exactly (no clinicians, diagnostics or inpatient units; v2's scenarios, actions,
+    observation and digests). Kept because the numba batch env implements only v2
+    (``lifeline.envs.ed.batch``); its parity tests compare against this class."""
+
+    version: ClassVar[int] = 2
+    action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES_V2
+    scenarios: ClassVar[dict[str, EDParams]] = SCENARIOS_V2

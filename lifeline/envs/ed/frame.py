@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lifeline.envs.ed import care
 from lifeline.envs.ed.params import CONDITIONS, EDParams
 from lifeline.envs.ed.types import EDState, Patient
 
@@ -28,6 +29,7 @@ def _patient(p: Patient, tick: int, hours_per_tick: float) -> dict[str, Any]:
         "boarding": p.boarding,
         "vent": p.ventilated,
         "returned": p.returned,
+        "seen": p.seen_tick >= 0,
         "truth": {"esi": p.true_acuity, "needs_icu": p.needs_icu, "needs_vent": p.needs_vent,
                   "needs_ward": p.needs_ward},
     }
@@ -47,7 +49,15 @@ def frame(state: EDState, params: EDParams, progress: float) -> dict[str, Any]:
         entry = _patient(p, state.tick, hpt)
         entry["slot"] = slot if slot < params.queue_slots else None
         waiting.append(entry)
+    staff = {}
+    if params.version >= 3:
+        staff = {"physicians_on_duty": care.physicians_on_duty(state, params),
+                 "physicians_free": care.physicians_free(state, params),
+                 "scanners_free": params.scanners - len(state.scanning),
+                 "imaging_queue": len(state.imaging_queue), "ward_beds_free": state.ward_free,
+                 "hospital_icu_beds_free": state.hospital_icu_free}
     return {
+        "staff": staff,
         "progress": progress,
         "clock": f"{int(hours) % 24:02d}:{round((hours % 1) * 60):02d}",
         "tick": state.tick,

@@ -61,23 +61,85 @@ def make_patient(pid: int, tick: int, acuity: int, condition: int | None,
         needs_icu = acuity == 2 and bool(rng.random() < params.condition_icu_prob[condition])
     needs_vent = needs_icu and rng.random() < params.condition_vent_prob[condition]
     error = triage_error(acuity, rng, params)
-    mean_hours = (params.icu_treatment_hours if needs_icu
-                  else params.general_treatment_hours[acuity - 1])
+    v3 = params.version >= 3
+    if needs_icu:
+        mean_hours = params.icu_stabilise_hours if v3 else params.icu_treatment_hours
+    else:
+        mean_hours = params.general_treatment_hours[acuity - 1]
     treatment = _lognormal_ticks(rng, mean_hours * params.condition_los[condition],
                                  params.treatment_sigma, params)
-    patience = _lognormal_ticks(rng, params.lwbs_patience_hours, params.lwbs_patience_sigma,
-                                params)
+    patience_hours = params.lwbs_patience_by_esi[acuity - 1] if v3 else params.lwbs_patience_hours
+    patience = _lognormal_ticks(rng, patience_hours or 1.0, params.lwbs_patience_sigma, params)
     # v2: ward admission and its boarding time, always drawn (two draws) so that every patient
     # consumes the same number of draws here whatever the outcome.
     u_ward = float(rng.random())
     board = _lognormal_ticks(rng, params.boarding_hours[acuity - 1], params.boarding_sigma,
                              params)
     needs_ward = not needs_icu and u_ward < params.ward_admit_prob[acuity - 1]
-    return Patient(pid=pid, arrival_tick=tick, true_acuity=acuity, triage_error=error,
-                   condition=condition, needs_icu=needs_icu, needs_vent=needs_vent,
-                   treatment_ticks=treatment, patience_ticks=patience,
-                   needs_ward=needs_ward, board_ticks=board if needs_ward else 0,
-                   ever_critical=acuity <= 2, critical_at_arrival=acuity <= 2)
+    patient = Patient(pid=pid, arrival_tick=tick, true_acuity=acuity, triage_error=error,
+                      condition=condition, needs_icu=needs_icu, needs_vent=needs_vent,
+                      treatment_ticks=treatment, patience_ticks=patience,
+                      needs_ward=needs_ward, board_ticks=board if needs_ward else 0,
+                      ever_critical=acuity <= 2, critical_at_arrival=acuity <= 2,
+                      esi_at_arrival=acuity)
+    if v3:
+        draw_workup(patient, rng, params)
+        if not patience_hours:
+            patient.patience_ticks = 10 * params.horizon_ticks  # never leaves unseen
+    return patient
+
+
+def draw_workup(p: Patient, rng: np.random.Generator, params: EDParams) -> None:
+    """v3: the patient's ESI resources (Tanabe 2004 means by ESI: a fixed part plus a Poisson
+    part), split into a lab panel, imaging studies and other resources, and the lab turnaround
+    and radiology reporting times. A fixed number of draws per patient (common random numbers).
+    Admissions wait for an inpatient bed (``awaiting_bed``); boarding is no longer sampled."""
+    esi = p.true_acuity - 1
+    total = params.resources_base[esi] + int(rng.poisson(params.resources_extra[esi]))
+    u_lab = float(rng.random())
+    u_kinds = rng.random(8)
+    p.labs = int(total >= 1 and u_lab < params.lab_prob[esi])
+    rest = total - p.labs
+    p.imaging = min(params.max_imaging, int((u_kinds[:rest] < params.imaging_share).sum()))
+    p.other_resources = rest - p.imaging
+    p.lab_ticks = _lognormal_ticks(rng, params.lab_minutes / 60.0, params.diag_sigma, params)
+    p.read_ticks = _lognormal_ticks(rng, params.read_minutes / 60.0, params.diag_sigma, params)
+    p.treatment_ticks += round(p.other_resources * params.other_resource_minutes
+                               / params.tick_minutes)
+    p.workup_done = False
+    p.board_ticks = 0
+    p.awaiting_bed = p.needs_ward or p.needs_icu
+
+
+def inpatient_flow(params: EDParams, rng: np.random.Generator) -> np.ndarray:
+    """v3: per tick [ward discharges, ward electives, ICU discharges, other ICU admissions] of
+    the hospital outside the ED, Poisson with the daily means of ``params`` spread over the day
+    by :func:`discharge_profile` (discharges) and :func:`elective_profile` (admissions). Drawn
+    up front, so inpatient census follows the same path for every policy except for the beds
+    the ED's own admissions take."""
+    ticks = params.horizon_ticks
+    tick_hours = params.tick_minutes / 60.0
+    hours = [(t * tick_hours) % 24.0 for t in range(ticks)]
+    out_w = np.array([discharge_profile(h) for h in hours])
+    in_w = np.array([elective_profile(h) for h in hours])
+    out_w, in_w = out_w / out_w.sum() * ticks * tick_hours / 24.0, in_w / in_w.sum() * (
+        ticks * tick_hours / 24.0)
+    means = np.stack([params.ward_discharges_per_day * out_w,
+                      params.ward_electives_per_day * in_w,
+                      params.icu_discharges_per_day * out_w,
+                      params.icu_other_admissions_per_day * in_w], axis=1)
+    return rng.poisson(means).astype(np.int64)
+
+
+def discharge_profile(hour: float) -> float:
+    """Relative rate of inpatient discharges by hour: few at night, most 10:00-18:00 (peak
+    ~14:00; the familiar afternoon discharge peak that makes morning boarding worst)."""
+    return 0.05 + math.exp(-(((hour - 14.0) / 2.5) ** 2))
+
+
+def elective_profile(hour: float) -> float:
+    """Relative rate of elective/direct inpatient admissions by hour (daytime, peak ~11:00)."""
+    return 0.05 + math.exp(-(((hour - 11.0) / 3.0) ** 2))
 
 
 def generate_schedule(params: EDParams, arrivals: np.random.Generator,
@@ -124,5 +186,10 @@ def initial_icu(params: EDParams, patients: np.random.Generator,
         p.location, p.bed, p.admitted_tick = ICU, i, 0
         p.admitted_acuity = p.true_acuity
         p.ticks_in_bed = p.progress_ticks
+        if params.version >= 3:  # stabilised, assessed and worked up: boarding for the ICU
+            p.workup_done, p.seen_tick, p.awaiting_bed = True, 0, True
+            p.imaging, p.labs = 0, 0
+            p.treatment_ticks = p.progress_ticks
+            p.decision_tick = 0
         boarders.append(p)
     return boarders

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from lifeline.core.specs import ArraySpec
+from lifeline.envs.ed import care
 from lifeline.envs.ed.params import CONDITIONS, EDParams
 from lifeline.envs.ed.types import EDState, Patient
 
@@ -20,8 +21,37 @@ MAX_HOURS = 72.0
 MAX_COUNT = 100_000.0
 
 
+BED_COLUMNS_V3 = 9
+"""v3 bed rows: v2's six columns, then seen (1 = a physician has started the assessment),
+results pending (ordered lab panels and imaging studies not yet reported) and imaging queue
+position (1 = next for a scanner, 0 = not queued)."""
+STAFF_FIELDS = ("physicians_on_duty", "physicians_free", "scanners_free", "imaging_queue",
+                "ward_beds_free", "hospital_icu_beds_free")
+"""v3 ``staff`` vector: the department's and the hospital's bed board."""
+
+
 def observation_spec(params: EDParams) -> dict[str, ArraySpec]:
     """Shapes, dtypes and bounds of :func:`observe`'s arrays."""
+    if params.version >= 3:
+        return _spec_v3(params)
+    return _spec_v2(params)
+
+
+def _spec_v3(params: EDParams) -> dict[str, ArraySpec]:
+    spec = _spec_v2(params)
+    cols = ("per {}: ESI, condition, elapsed h, ready, ventilated, boarding, seen, results "
+            "pending, imaging queue position")
+    bound = max(MAX_HOURS, float(params.general_beds + params.icu_beds))
+    spec["general_beds"] = ArraySpec((params.general_beds, BED_COLUMNS_V3), "float32", 0.0,
+                                     bound, cols.format("general bed"))
+    spec["icu_beds"] = ArraySpec((params.icu_beds, BED_COLUMNS_V3), "float32", 0.0, bound,
+                                 cols.format("ICU bed"))
+    spec["staff"] = ArraySpec((len(STAFF_FIELDS),), "float32", 0.0, MAX_COUNT,
+                              "[" + ", ".join(STAFF_FIELDS) + "]")
+    return spec
+
+
+def _spec_v2(params: EDParams) -> dict[str, ArraySpec]:
     n_cond = float(len(CONDITIONS))
     return {
         "general_beds": ArraySpec((params.general_beds, 6), "float32", 0.0, MAX_HOURS,
@@ -50,8 +80,42 @@ def _bed_rows(ward: list[Patient | None], hours_per_tick: float) -> np.ndarray:
                      for p in ward], dtype=np.float32).reshape(len(ward), 6)
 
 
+def _pending(p: Patient, tick: int) -> int:
+    """Ordered results not yet back (0 before the assessment has ordered them)."""
+    if p.seen_tick < 0 or p.assess_left > 0:
+        return 0
+    labs = int(bool(p.labs) and not 0 <= p.lab_result_tick <= tick)
+    imaging = p.imaging if p.imaging and not (
+        p.imaging_state == 3 and p.imaging_result_tick <= tick) else 0
+    return labs + imaging
+
+
+def _bed_rows_v3(ward: list[Patient | None], state: EDState, hpt: float) -> np.ndarray:
+    position = {id(p): k + 1 for k, p in enumerate(state.imaging_queue)}
+    empty = (0.0,) * BED_COLUMNS_V3
+    return np.array([empty if p is None else
+                     (p.observed_acuity, p.condition + 1,
+                      min(p.ticks_in_bed * hpt, MAX_HOURS), p.ready, p.ventilated, p.boarding,
+                      p.seen_tick >= 0, _pending(p, state.tick), position.get(id(p), 0))
+                     for p in ward], dtype=np.float32).reshape(len(ward), BED_COLUMNS_V3)
+
+
 def observe(state: EDState, params: EDParams) -> dict[str, np.ndarray]:
     """The structured observation of ``state``."""
+    obs = _observe_v2(state, params)
+    if params.version < 3:
+        return obs
+    hpt = params.tick_minutes / 60.0
+    obs["general_beds"] = _bed_rows_v3(state.general, state, hpt)
+    obs["icu_beds"] = _bed_rows_v3(state.icu, state, hpt)
+    obs["staff"] = np.array([
+        care.physicians_on_duty(state, params), care.physicians_free(state, params),
+        params.scanners - len(state.scanning), len(state.imaging_queue), state.ward_free,
+        state.hospital_icu_free], dtype=np.float32)
+    return obs
+
+
+def _observe_v2(state: EDState, params: EDParams) -> dict[str, np.ndarray]:
     hpt = params.tick_minutes / 60.0
     visible = state.waiting[: params.queue_slots]
     queue = np.zeros((params.queue_slots, 3), dtype=np.float32)

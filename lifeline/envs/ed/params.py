@@ -16,6 +16,12 @@ MINOR = CONDITIONS.index("minor")
 
 SixFloats = tuple[float, float, float, float, float, float]
 """One value per condition, in ``CONDITIONS`` order."""
+FiveFloats = tuple[float, float, float, float, float]
+"""One value per ESI level 1..5."""
+FiveInts = tuple[int, int, int, int, int]
+"""One value per ESI level 1..5."""
+HourInts = tuple[int, ...]
+"""One value per hour of the day 00..23."""
 
 
 @dataclass(frozen=True)
@@ -126,33 +132,154 @@ class EDParams:
     early_stop_deaths: int = 0
     """Stop the episode once this many patients have died (0 = never). The rest of the shift is
     then simulated with nobody admitted and graded, so stopping never escapes harm."""
+    # --- version -------------------------------------------------------------------------------
+    version: int = 3
+    """Mechanics version: 3 (default) adds clinicians, diagnostics and inpatient units (the
+    fields below); 2 is ED-v2 exactly (the batch kernel implements only that, see README)."""
+    # --- v3: clinicians ------------------------------------------------------------------------
+    physicians_by_hour: HourInts = (2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 4, 4,
+                                    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3, 3)
+    """Emergency physicians on duty in each hour of the day 00..23 (shifts). A physician
+    assesses one patient at a time; an assessment that runs past a shift change is finished."""
+    assess_ticks: FiveInts = (3, 3, 2, 1, 1)
+    """Physician time of the provider assessment by true ESI 1..5, ticks (45 / 30 / 15 min). Care
+    (and the work-up) starts with it; door-to-provider is arrival to its start."""
+    unseen_factor: float = 0.3
+    """Hazard multiplier of a patient in a bed whom no physician has assessed yet (nursing
+    observation only)."""
+    # --- v3: diagnostics -----------------------------------------------------------------------
+    resources_base: FiveInts = (3, 2, 2, 1, 0)
+    """Fixed part of the ESI resources a patient of true ESI 1..5 needs; the rest is Poisson
+    (``resources_extra``) so the means are Tanabe et al. 2004's 5 / 3.89 / 3.3 / 1.2 / 0.2."""
+    resources_extra: FiveFloats = (2.0, 1.89, 1.3, 0.2, 0.2)
+    """Poisson mean of the additional resources by true ESI (see ``resources_base``)."""
+    lab_prob: FiveFloats = (1.0, 0.95, 0.9, 0.4, 0.5)
+    """Probability that one of a patient's resources (if any) is a laboratory panel (ESI counts
+    all labs as one resource)."""
+    imaging_share: float = 0.35
+    """Probability that each further resource is an imaging study (X-ray, CT, ultrasound; at
+    most ``max_imaging``); the rest are IV medication, consults and procedures."""
+    max_imaging: int = 3
+    """Most imaging studies one patient needs."""
+    other_resource_minutes: float = 20.0
+    """Treatment time each non-diagnostic resource (IV medication, consult, procedure) adds,
+    minutes."""
+    lab_minutes: float = 60.0
+    """Mean laboratory turnaround from the order (at the end of the assessment) to the result,
+    minutes (lognormal, ``diag_sigma``)."""
+    scanners: int = 1
+    """Imaging rooms; each scans one patient at a time, ``scan_ticks`` per study."""
+    scan_ticks: int = 1
+    """Scanner time per imaging study, ticks."""
+    read_minutes: float = 30.0
+    """Mean time from the end of a patient's scans to the radiology report, minutes
+    (lognormal, ``diag_sigma``)."""
+    diag_sigma: float = 0.5
+    """Lognormal shape of lab turnaround and reporting time (dimensionless)."""
+    icu_stabilise_hours: float = 2.0
+    """Mean ED treatment (stabilisation) of an ICU admission before it is ready to go up,
+    hours (lognormal); then it boards until the hospital ICU has a bed."""
+    # --- v3: inpatient units outside the ED ------------------------------------------------------
+    ward_capacity: int = 150
+    """Staffed inpatient ward beds of the hospital."""
+    ward_free_start: int = 2
+    """Ward beds free at 00:00 (the rest are occupied by inpatients)."""
+    ward_discharges_per_day: float = 27.0
+    """Mean inpatient ward discharges per day (Poisson per tick, ``discharge_profile``)."""
+    ward_electives_per_day: float = 12.0
+    """Mean elective and direct ward admissions per day (take a free bed before ED boarders)."""
+    bed_turnaround_minutes: float = 60.0
+    """From the assignment of an inpatient bed to the admission being ready to leave the ED
+    (bed preparation, handover, transport), minutes: the shortest possible boarding time."""
+    hospital_icu_capacity: int = 16
+    """Hospital ICU beds."""
+    hospital_icu_free_start: int = 1
+    """Hospital ICU beds free at 00:00."""
+    icu_discharges_per_day: float = 4.5
+    """Mean ICU discharges (step-downs, transfers, deaths) per day."""
+    icu_other_admissions_per_day: float = 2.0
+    """Mean ICU admissions from elsewhere (theatre, wards) per day (before ED boarders)."""
+    # --- v3: leaving without being seen --------------------------------------------------------
+    lwbs_patience_by_esi: FiveFloats = (0.0, 8.0, 6.0, 4.0, 3.5)
+    """Mean patience in the waiting room by true ESI 1..5, hours (lognormal,
+    ``lwbs_patience_sigma``; 0 = never leaves). v2 let only ESI 4-5 leave."""
 
 
-SCENARIOS: dict[str, EDParams] = {
-    "normal_day": EDParams(mistriage_prob=0.0),
-    "surge": EDParams(arrivals_per_hour=5.5 * 1.6, respiratory_share=0.55,
+def _V2(**changes: object) -> EDParams:
+    return EDParams(version=2, **changes)  # type: ignore[arg-type]
+
+
+SCENARIOS_V2: dict[str, EDParams] = {
+    "normal_day": _V2(mistriage_prob=0.0),
+    "surge": _V2(arrivals_per_hour=5.5 * 1.6, respiratory_share=0.55,
                       esi_mix=(0.03, 0.24, 0.45, 0.21, 0.07),
                       condition_vent_prob=(0.10, 0.75, 0.15, 0.10, 0.20, 0.0)),
     # Chaotic triage in the incident; the shift is called off after 60 deaths (the rest of the
     # day is still simulated and graded).
-    "mass_casualty": EDParams(mci_patients=(15, 25), early_stop_deaths=60),
+    "mass_casualty": _V2(mci_patients=(15, 25), early_stop_deaths=60),
     # Night staffing: fewer staffed beds (6 general, 2 ICU, 1 ventilator) for fewer arrivals, and
     # fewer hands: two bed moves per 15 minutes (v2; v1: four, as by day).
-    "night_shift": EDParams(arrivals_per_hour=5.5 * 0.4, esi_mix=(0.005, 0.06, 0.40, 0.37, 0.165),
+    "night_shift": _V2(arrivals_per_hour=5.5 * 0.4, esi_mix=(0.005, 0.06, 0.40, 0.37, 0.165),
                             general_beds=6, icu_beds=2, ventilators=1, actions_per_tick=2),
     # A respiratory wave with ICU beds to spare: the 3 ventilators are the binding constraint.
-    "ventilator_crisis": EDParams(respiratory_share=0.8, esi_mix=(0.03, 0.25, 0.45, 0.20, 0.07),
+    "ventilator_crisis": _V2(respiratory_share=0.8, esi_mix=(0.03, 0.25, 0.45, 0.20, 0.07),
                                   icu_beds=10,
                                   condition_icu_prob=(0.15, 0.50, 0.15, 0.20, 0.20, 0.0),
                                   condition_vent_prob=(0.10, 0.85, 0.15, 0.10, 0.20, 0.0)),
-    "icu_boarding": EDParams(icu_boarders=4),  # 80% of the 5 ICU beds
+    "icu_boarding": _V2(icu_boarders=4),  # 80% of the 5 ICU beds
 }
+"""ED-v2's scenarios, exactly (``version=2``: no clinicians, diagnostics or inpatient units;
+the batch kernel implements these)."""
+
+V3_DEFAULTS: dict[str, object] = {
+    "general_treatment_hours": (2.0, 1.75, 1.25, 0.75, 0.75),
+    "actions_per_tick": 6,
+    "treated_factor": 0.02,
+    "lwbs_patience_sigma": 0.6,
+    "under_care_factor": 0.3,
+    "death_hazard_untreated": 0.06,
+    "worsen_hazard": (0.0, 0.03, 0.01, 0.003, 0.001),
+}
+"""Shared fields whose v3 value differs from v2: the treatment that follows the work-up (the
+work-up and the queues now make up the rest of the stay), hazards lowered to in-ED mortality
+(see README), and K = 8 decisions per tick (seeing patients and imaging priority are
+decisions too)."""
+
+
+def _v3(v2: EDParams, **changes: object) -> EDParams:
+    merged = {**V3_DEFAULTS, "version": 3, **changes}
+    if v2.actions_per_tick != EDParams.actions_per_tick and "actions_per_tick" not in changes:
+        merged["actions_per_tick"] = 2 * v2.actions_per_tick
+    return replace(v2, **merged)  # type: ignore[arg-type]
+
+
+SCENARIOS: dict[str, EDParams] = {
+    "normal_day": _v3(SCENARIOS_V2["normal_day"]),
+    "surge": _v3(SCENARIOS_V2["surge"], ward_free_start=4, hospital_icu_free_start=0),
+    "mass_casualty": _v3(SCENARIOS_V2["mass_casualty"]),
+    # K stays at v2's 2 at night: with 4, the random policy's bed churn made it no better than
+    # doing nothing (30 held-out seeds: 0.841 +- 0.013 vs noop 0.839 +- 0.014).
+    "night_shift": _v3(SCENARIOS_V2["night_shift"],
+                       physicians_by_hour=(1,) * 10 + (2,) * 12 + (1,) * 2, scanners=1,
+                       actions_per_tick=2),
+    "ventilator_crisis": _v3(SCENARIOS_V2["ventilator_crisis"]),
+    "icu_boarding": _v3(SCENARIOS_V2["icu_boarding"], hospital_icu_free_start=0,
+                        icu_discharges_per_day=3.0),
+}
+"""ED-v3's scenarios (the default): v2's, with clinicians, diagnostics and inpatient units."""
 
 
 def unconstrained(params: EDParams) -> EDParams:
-    """The same scenario with effectively unlimited beds/ventilators and immediate admission."""
+    """The same scenario with effectively unlimited beds/ventilators and immediate admission
+    (v3 also: a physician and a scanner for everyone, and inpatient beds to spare)."""
+    if params.version < 3:
+        return replace(params, general_beds=250, icu_beds=120, ventilators=120, queue_slots=60,
+                       actions_per_tick=400)
     return replace(params, general_beds=250, icu_beds=120, ventilators=120, queue_slots=60,
-                   actions_per_tick=400)
+                   actions_per_tick=800, physicians_by_hour=(250,) * 24, scanners=250,
+                   ward_capacity=params.ward_capacity + 400, ward_free_start=400,
+                   hospital_icu_capacity=params.hospital_icu_capacity + 200,
+                   hospital_icu_free_start=200)
 
 
 def v1_mechanics(params: EDParams) -> EDParams:
@@ -161,6 +288,30 @@ def v1_mechanics(params: EDParams) -> EDParams:
     the v1 outside-death probability of a discharged ESI-1 patient."""
     return replace(params, esi1_icu_prob=1.0, ward_admit_prob=(0.0,) * 5, triage_ticks=0,
                    outside_death_prob=(0.5, *params.outside_death_prob[1:]))
+
+
+def unlimited_physicians(params: EDParams) -> EDParams:
+    """v3 probe: a physician for every patient at every hour (the capacity limit switched off)."""
+    return replace(params, physicians_by_hour=(250,) * 24)
+
+
+def no_imaging_queue(params: EDParams) -> EDParams:
+    """v3 probe: a scanner for every order (the imaging queue switched off; scan and report
+    times remain)."""
+    return replace(params, scanners=250)
+
+
+def unlimited_inpatient_beds(params: EDParams) -> EDParams:
+    """v3 probe: the hospital always has a ward and an ICU bed (boarding is only the bed
+    turnaround)."""
+    return replace(params, ward_capacity=params.ward_capacity + 400, ward_free_start=400,
+                   hospital_icu_capacity=params.hospital_icu_capacity + 200,
+                   hospital_icu_free_start=200)
+
+
+def without_workup(params: EDParams) -> EDParams:
+    """v3 probe: nobody needs labs or imaging (care is assessment and treatment only)."""
+    return replace(params, lab_prob=(0.0,) * 5, imaging_share=0.0)
 
 
 def without_ventilator_need(params: EDParams) -> EDParams:

@@ -6,7 +6,8 @@ early discharge -3 x severity (severity = 6 - true ESI) and a further -1.5 when 
 come back worse; LWBS -2; at the end +20 x survival. There is no utilisation bonus (it paid for
 hoarding beds).
 
-Grader (version 1, survival first). With ``N`` distinct patients,
+Grader (version 1, survival first; in v3 ``wait`` is door-to-provider: the wait for a
+physician, in the waiting room or in a bed). With ``N`` distinct patients,
 ``harm = deaths + RETURN_HARM x discharge_harms`` and ``flow`` in [0, 1]::
 
     survival = 1 - min(harm / N, 1)
@@ -69,6 +70,21 @@ def average_wait_hours(state: EDState, params: EDParams) -> float:
     return total * params.tick_minutes / 60.0 / c.patients if c.patients else 0.0
 
 
+def door_to_provider_hours(state: EDState, params: EDParams) -> float:
+    """v3: hours from arrival to the start of the provider assessment per distinct patient, all
+    visits; visits not seen yet count up to now (waiting or in a bed), those who died, left or
+    were discharged unseen until then."""
+    c = state.counters
+    if not c.patients:
+        return 0.0
+    open_ticks = sum(state.tick - p.arrival_tick for p in state.waiting)
+    for ward in (state.general, state.icu):
+        open_ticks += sum(state.tick - p.arrival_tick for p in ward
+                          if p is not None and p.seen_tick < 0)
+    total = c.provider_wait_ticks_closed + open_ticks
+    return total * params.tick_minutes / 60.0 / c.patients
+
+
 def utilisation(state: EDState, params: EDParams) -> dict[str, float]:
     """Mean share of general beds, ICU beds and ventilators in use over the ticks simulated."""
     c = state.counters
@@ -83,10 +99,12 @@ def grade(state: EDState, params: EDParams) -> Grade:
     c = state.counters
     n = c.patients
     wait_h = average_wait_hours(state, params)
+    v3 = params.version >= 3
+    provider_h = door_to_provider_hours(state, params) if v3 else wait_h
     invalid_rate = state.invalid_actions / state.steps if state.steps else 0.0
     parts = {
         "survival": survival(state),
-        "wait": 1.0 - min(wait_h / WAIT_NORMALISER_HOURS, 1.0),
+        "wait": 1.0 - min(provider_h / WAIT_NORMALISER_HOURS, 1.0),
         "completion": c.treated / n if n else 1.0,
         "lwbs": 1.0 - c.lwbs / n if n else 1.0,
         "validity": 1.0 - invalid_rate,
@@ -104,4 +122,12 @@ def grade(state: EDState, params: EDParams) -> Grade:
         "still_waiting": float(len(state.waiting)), "invalid_rate": invalid_rate,
         "early_stopped": float(c.early_stop_tick >= 0), **utilisation(state, params),
     }
+    if v3:
+        log = state.log
+        metrics["door_to_provider_h"] = provider_h
+        metrics["physician_utilisation"] = (log.busy_physician_ticks / log.physician_ticks
+                                            if log.physician_ticks else 0.0)
+        metrics["boarders_at_end"] = float(sum(
+            1 for ward in (state.general, state.icu) for p in ward
+            if p is not None and p.boarding))
     return Grade(score=score, components=parts, metrics=metrics)

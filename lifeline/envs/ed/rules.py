@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from lifeline.envs.ed import care
 from lifeline.envs.ed.params import EDParams
 from lifeline.envs.ed.types import (
     AdmitGeneral,
@@ -21,6 +22,10 @@ from lifeline.envs.ed.types import (
     DischargeICU,
     EDAction,
     EDState,
+    ExpediteGeneral,
+    ExpediteICU,
+    SeeGeneral,
+    SeeICU,
     StepDown,
     TransferToICU,
     Ventilate,
@@ -36,6 +41,9 @@ class Layout:
         sizes = [("wait", 1), ("admit_general", q), ("admit_icu", q), ("ventilate", i),
                  ("transfer_to_icu", g), ("step_down", i), ("discharge_general", g),
                  ("discharge_icu", i)]
+        if params.version >= 3:
+            sizes += [("see_general", g), ("see_icu", i), ("expedite_general", g),
+                      ("expedite_icu", i)]
         self.offsets: dict[str, int] = {}
         self.sizes: dict[str, int] = dict(sizes)
         start = 0
@@ -50,6 +58,8 @@ class Layout:
         if isinstance(action, Wait):
             return 0
         arg = action.slot if isinstance(action, (AdmitGeneral, AdmitICU)) else action.bed
+        if action.kind not in self.sizes:
+            raise ValueError(f"{action.kind} is not an action of this ED version")
         size = self.sizes[action.kind]
         if not 0 <= arg < size:
             raise ValueError(f"{action.kind} argument {arg} out of range [0, {size})")
@@ -71,7 +81,14 @@ _CONSTRUCTORS: dict[str, Callable[[int], EDAction]] = {
     "step_down": lambda a: StepDown(bed=a),
     "discharge_general": lambda a: DischargeGeneral(bed=a),
     "discharge_icu": lambda a: DischargeICU(bed=a),
+    "see_general": lambda a: SeeGeneral(bed=a),
+    "see_icu": lambda a: SeeICU(bed=a),
+    "expedite_general": lambda a: ExpediteGeneral(bed=a),
+    "expedite_icu": lambda a: ExpediteICU(bed=a),
 }
+
+_V3_ONLY = (SeeGeneral, SeeICU, ExpediteGeneral, ExpediteICU)
+_ICU_BED_ACTIONS = (Ventilate, StepDown, DischargeICU, SeeICU, ExpediteICU)
 
 
 def _in_range(value: int, size: int, what: str) -> str | None:
@@ -86,6 +103,8 @@ def validate(state: EDState, params: EDParams, action: EDAction) -> str | None:
     """``None`` if ``action`` is legal now, else a message an agent (or LLM) can learn from."""
     if isinstance(action, Wait):
         return None
+    if isinstance(action, _V3_ONLY) and params.version < 3:
+        return f"{action.kind} does not exist in ED-v{params.version}"
     free_general = None in state.general
     free_icu = None in state.icu
     if isinstance(action, (AdmitGeneral, AdmitICU)):
@@ -100,7 +119,7 @@ def validate(state: EDState, params: EDParams, action: EDAction) -> str | None:
             return "no free ICU bed"
         return None
     ward, size, name = ((state.icu, params.icu_beds, "ICU bed")
-                        if isinstance(action, (Ventilate, StepDown, DischargeICU))
+                        if isinstance(action, _ICU_BED_ACTIONS)
                         else (state.general, params.general_beds, "general bed"))
     problem = _in_range(action.bed, size, name)
     if problem:
@@ -117,6 +136,16 @@ def validate(state: EDState, params: EDParams, action: EDAction) -> str | None:
         return "no free ICU bed"
     elif isinstance(action, StepDown) and not free_general:
         return "no free general bed"
+    elif isinstance(action, (SeeGeneral, SeeICU)):
+        if patient.seen_tick >= 0:
+            return f"the patient in {name} {action.bed} has already been seen"
+        if care.physicians_free(state, params) <= 0 and patient.observed_acuity != 1:
+            return "no physician is free (only an ESI-1 patient is seen at once regardless)"
+    elif isinstance(action, (ExpediteGeneral, ExpediteICU)):
+        if patient.imaging_state != 1:
+            return f"the patient in {name} {action.bed} has no imaging order waiting"
+        if state.imaging_queue[0] is patient:
+            return f"the imaging order of {name} {action.bed} is already first"
     return None
 
 
@@ -142,4 +171,13 @@ def action_mask(state: EDState, params: EDParams, layout: Layout) -> np.ndarray:
         if p is not None:
             mask[off["discharge_general"] + b] = True
             mask[off["transfer_to_icu"] + b] = free_icu
+    if params.version >= 3:
+        doctor = care.physicians_free(state, params) > 0
+        first = state.imaging_queue[0] if state.imaging_queue else None
+        for kind, ward in (("general", state.general), ("icu", state.icu)):
+            for b, p in enumerate(ward):
+                if p is not None:
+                    mask[off["see_" + kind] + b] = p.seen_tick < 0 and (
+                        doctor or p.observed_acuity == 1)
+                    mask[off["expedite_" + kind] + b] = p.imaging_state == 1 and p is not first
     return mask

@@ -65,6 +65,40 @@ class Patient:
     return_count: int = 0
     """Returns so far: the early discharge in visit ``k + 1`` (``k >= 1``) uses
     ``EDState.return_draws[pid, k - 1]``."""
+    # --- v3: clinicians, diagnostics, inpatient beds (defaults = v2 behaviour) -------------------
+    workup_done: bool = True
+    """v3: assessed by a physician and every ordered result back; treatment progresses only
+    then (v2 patients: always True)."""
+    awaiting_bed: bool = False
+    """v3: an admission (ward or ICU) without an assigned inpatient bed yet; ``ready`` only once
+    the hospital assigns one (v2: always False)."""
+    seen_tick: int = -1
+    """v3: tick the provider assessment of this visit started (-1 = not seen)."""
+    assess_left: int = 0
+    """v3: physician ticks left in the running assessment (a physician is busy while > 0)."""
+    labs: int = 0
+    """v3, hidden: 1 if a laboratory panel is part of the work-up."""
+    imaging: int = 0
+    """v3, hidden: imaging studies of the work-up (scanned in one session)."""
+    other_resources: int = 0
+    """v3, hidden: non-diagnostic resources (IV medication, consults, procedures)."""
+    lab_ticks: int = 0
+    """v3, hidden: laboratory turnaround of this patient, ticks (drawn at arrival)."""
+    read_ticks: int = 0
+    """v3, hidden: radiology reporting time after the scans, ticks (drawn at arrival)."""
+    lab_result_tick: int = -1
+    """v3: tick the lab results are back (-1 = none ordered yet)."""
+    imaging_result_tick: int = -1
+    """v3: tick the imaging report is back (-1 = not scanned yet)."""
+    imaging_state: int = 0
+    """v3: 0 no imaging pending, 1 queued for a scanner, 2 being scanned, 3 scanned."""
+    decision_tick: int = -1
+    """v3: tick the ED work was done (decision to admit or discharge) in this visit."""
+    bed_assigned_tick: int = -1
+    """v3: tick the hospital assigned this admission an inpatient bed (-1 = not yet); it leaves
+    ``bed_turnaround_minutes`` later (bed preparation, handover, transport)."""
+    esi_at_arrival: int = 0
+    """True ESI at first arrival (the calibration card's stratum)."""
 
     @property
     def observed_acuity(self) -> int:
@@ -78,8 +112,10 @@ class Patient:
 
     @property
     def ready(self) -> bool:
-        """Ready to leave: treatment complete and, for a ward admission, boarding over."""
-        return self.progress_ticks >= self.treatment_ticks + self.board_ticks
+        """Ready to leave: treatment complete and, for a ward admission, boarding over (v2) or an
+        inpatient bed assigned (v3)."""
+        return (self.progress_ticks >= self.treatment_ticks + self.board_ticks
+                and not self.awaiting_bed)
 
     @property
     def boarding(self) -> bool:
@@ -127,6 +163,28 @@ class EDCounters:
     """Ticks simulated (the utilisation denominator)."""
     early_stop_tick: int = -1
     """Tick at which the death limit stopped the shift (-1 = it did not)."""
+    provider_wait_ticks_closed: int = 0
+    """v3: sum over visits whose provider assessment has started of door-to-provider ticks (the
+    grader's wait; visits that died or left unseen count until then)."""
+
+
+@dataclass
+class EDLog:
+    """v3: per-visit records for the calibration card (never observed, never graded).
+
+    ``provider``: (ESI at arrival, door-to-provider ticks, arrival tick) per visit seen by a
+    physician; ``departures``: (ESI at arrival, length of stay ticks, disposition 0 home /
+    1 ward / 2 ICU, boarding ticks = departure minus decision (-1 for home), arrival tick) per
+    visit that left treated."""
+
+    provider: list[tuple[int, int, int]] = field(default_factory=list)
+    departures: list[tuple[int, int, int, int, int]] = field(default_factory=list)
+    busy_physician_ticks: int = 0
+    """Physician-ticks spent in assessments."""
+    physician_ticks: int = 0
+    """Physician-ticks on duty (the utilisation denominator)."""
+    scanner_ticks: int = 0
+    """Scanner-ticks spent scanning."""
 
 
 @dataclass
@@ -161,6 +219,27 @@ class EDState(CoreState):
     patient's ``k``-th return (drawn up front from the ``returns`` stream, like every other draw,
     so a batch kernel can replay them; :func:`max_returns` bounds ``k``)."""
     rng: dict[str, np.random.Generator] = field(default_factory=dict)
+    # --- v3 -------------------------------------------------------------------------------------
+    imaging_queue: list[Patient] = field(default_factory=list)
+    """v3: patients waiting for a scanner, served front first (first come, unless expedited)."""
+    scanning: list[list[Any]] = field(default_factory=list)
+    """v3: ``[patient, ticks left]`` per scanner in use."""
+    ward_free: int = 0
+    """v3: free inpatient ward beds (outside the ED)."""
+    hospital_icu_free: int = 0
+    """v3: free hospital ICU beds."""
+    elective_backlog: list[int] = field(default_factory=lambda: [0, 0])
+    """v3: elective/other admissions waiting for a [ward, ICU] bed (served before ED boarders)."""
+    inpatient_flow: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), dtype=np.int64))
+    """v3: per tick [ward discharges, ward electives, ICU discharges, other ICU admissions],
+    drawn up front from the ``inpatient`` stream (identical for every policy)."""
+    log: EDLog = field(default_factory=EDLog)
+
+    @property
+    def physicians_busy(self) -> int:
+        """v3: physicians in an assessment now."""
+        return sum(1 for p in self.general if p is not None and p.assess_left > 0) + sum(
+            1 for p in self.icu if p is not None and p.assess_left > 0)
 
 
 def max_returns(horizon_ticks: int, min_delay_ticks: int) -> int:
@@ -238,7 +317,44 @@ class DischargeICU(Action):
     bed: int = _slot("ICU bed index")
 
 
+@dataclass(frozen=True)
+class SeeGeneral(Action):
+    """v3: a free physician starts the provider assessment of the patient in general bed `bed`."""
+
+    kind: ClassVar[str] = "see_general"
+    bed: int = _slot("general bed index")
+
+
+@dataclass(frozen=True)
+class SeeICU(Action):
+    """v3: a free physician starts the provider assessment of the patient in ICU bed `bed`."""
+
+    kind: ClassVar[str] = "see_icu"
+    bed: int = _slot("ICU bed index")
+
+
+@dataclass(frozen=True)
+class ExpediteGeneral(Action):
+    """v3: move the imaging order of the patient in general bed `bed` to the front of the
+    scanner queue."""
+
+    kind: ClassVar[str] = "expedite_general"
+    bed: int = _slot("general bed index")
+
+
+@dataclass(frozen=True)
+class ExpediteICU(Action):
+    """v3: move the imaging order of the patient in ICU bed `bed` to the front of the queue."""
+
+    kind: ClassVar[str] = "expedite_icu"
+    bed: int = _slot("ICU bed index")
+
+
 EDAction = (Wait | AdmitGeneral | AdmitICU | Ventilate | TransferToICU | StepDown
-            | DischargeGeneral | DischargeICU)
-ACTION_TYPES: tuple[type[Action], ...] = (Wait, AdmitGeneral, AdmitICU, Ventilate, TransferToICU,
-                                          StepDown, DischargeGeneral, DischargeICU)
+            | DischargeGeneral | DischargeICU | SeeGeneral | SeeICU | ExpediteGeneral
+            | ExpediteICU)
+ACTION_TYPES_V2: tuple[type[Action], ...] = (Wait, AdmitGeneral, AdmitICU, Ventilate,
+                                             TransferToICU, StepDown, DischargeGeneral,
+                                             DischargeICU)
+ACTION_TYPES: tuple[type[Action], ...] = (*ACTION_TYPES_V2, SeeGeneral, SeeICU, ExpediteGeneral,
+                                          ExpediteICU)

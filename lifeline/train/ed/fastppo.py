@@ -182,10 +182,10 @@ def collect_heuristic(scenario: str, episodes: int, seeds: Any, cfg: FastPPOConf
     """Features, masks, heuristic actions and discounted scaled returns of ``episodes`` episodes
     driven by the heuristic (or by ``driver``, the learner's greedy policy: DAgger)."""
     from lifeline.agents import make_agent as make_baseline
-    from lifeline.core.registry import make as make_core
     from lifeline.core.registry import spec
+    from lifeline.envs.ed.env import EDv2Env
 
-    env = make_core("ed", scenario)
+    env = EDv2Env(scenario)  # the batch kernel the learner trains on implements ED-v2 only
     heuristic = make_baseline(spec("ed").reference, "ed")
     xs: list[np.ndarray] = []
     ms: list[np.ndarray] = []
