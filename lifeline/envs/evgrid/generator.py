@@ -184,6 +184,13 @@ def generate_background(ctx: Context, rng: np.random.Generator
     busy = np.minimum(np.round(occ * ctx.st_slots[None, :]).astype(np.int64),
                       ctx.st_slots[None, :])
     base = ctx.base_mean * (1.0 + _ar1(rng, (ctx.T + 1, ctx.Z), 0.03))
-    base = np.minimum(base, 0.93 * ctx.zone_cap[None, :])
+    base = np.minimum(base, 0.93 * ctx.net_cap[None, :])
     faults = rng.random((ctx.T + 1, ctx.Z)) < p.fault_rate_per_h * p.tick_min / 60.0
     return busy, base, faults
+
+
+def outside_load(ctx: Context, busy: np.ndarray) -> np.ndarray:
+    """(T+1, Z) kW drawn by EVs outside our fleet at the public slots they occupy (v3)."""
+    per_station = busy * ctx.st_out_kw[None, :]
+    return np.stack([per_station[:, ctx.st_zone == z].sum(axis=1) for z in range(ctx.Z)],
+                    axis=1)

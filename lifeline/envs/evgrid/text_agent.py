@@ -35,7 +35,7 @@ _PLUGGED = re.compile(rf"^\s+\[(\d+)\] (\w+) plugged in at ([\w-]+) \(.*\), soc 
 _STATION = re.compile(rf"^\s*(\d+) [\w-]+ .*? z(\d) free {_NUM}/(\d+) q {_NUM} ₹{_NUM} ours "
                       rf"(\d+)/(\d+) {_NUM} kW( OUT OF SERVICE)?")
 _ZONE = re.compile(rf"^\s+(\d) \w+\s+{_NUM} {_NUM} \(.*\) ours {_NUM} x{_NUM}"
-                   rf"(?: TRIPPED {_NUM} min)?( shifted)? \| (.*)$")
+                   rf"(?: TRIPPED {_NUM} min)?( shifted)? hot-spot {_NUM} C \| (.*)$")
 _PERSONA = {n: i for i, n in enumerate(PERSONAS)}
 _SITE = {s[0]: j for j, s in enumerate(STATIONS)}
 
@@ -83,7 +83,8 @@ def parse(text: str, e: EVGridEnv) -> tuple[dict[str, np.ndarray], np.ndarray, i
                                                                   for i in (2, 3, 4, 5))
             zones[z, 4] = float(m.group(6)) if m.group(6) else 0.0
             zones[z, 5] = m.group(7) is not None
-            values = [float(v) for v in m.group(8).split()]
+            zones[z, 8] = float(m.group(8))
+            values = [float(v) for v in m.group(9).split()]
             forecast[z, :len(values)] = values
     obs = {"evs": evs, "travel": travel, "stations": st, "zones": zones,
            "headroom_forecast": forecast}
