@@ -181,6 +181,8 @@ def generate_background(ctx: Context, rng: np.random.Generator
     prof = np.array([walkup_profile(h) for h in ctx.hours])
     occ = np.clip(p.background_occupancy * prof[:, None] ** 0.7
                   + _ar1(rng, (ctx.T + 1, ctx.S), 0.08), 0.0, 0.95)
+    if p.background_occupancy <= 0.0:
+        occ[:] = 0.0  # switched off (the bound's relaxed world, ablations): no outside EVs
     busy = np.minimum(np.round(occ * ctx.st_slots[None, :]).astype(np.int64),
                       ctx.st_slots[None, :])
     base = ctx.base_mean * (1.0 + _ar1(rng, (ctx.T + 1, ctx.Z), 0.03))
