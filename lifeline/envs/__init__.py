@@ -128,7 +128,7 @@ register(EnvSpec(
                 "dispatcher in one session; caps enforced by protection, violations costed.",
     agents=("never_route", "greedy", "team_greedy", "bound"),
     baselines="lifeline.envs.evgrid.baselines",
-    reference="team_greedy",
+    reference="greedy",
     bound="bound",
     exploits=("always_shift", "ignore_directives"),
     harm_metric="harm_kwh",

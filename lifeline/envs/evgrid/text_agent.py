@@ -21,7 +21,12 @@ from lifeline.agents.text_heuristic import TextPolicy, as_tool_call
 from lifeline.core.registry import make
 from lifeline.envs.evgrid.baselines import E_DWELL, GreedyAgent
 from lifeline.envs.evgrid.env import EVGridEnv
-from lifeline.envs.evgrid.observation import EV_COLUMNS, STATION_COLUMNS, ZONE_COLUMNS
+from lifeline.envs.evgrid.observation import (
+    CLOCK_COLUMNS,
+    EV_COLUMNS,
+    STATION_COLUMNS,
+    ZONE_COLUMNS,
+)
 from lifeline.envs.evgrid.params import PERSONAS, STATIONS
 from lifeline.envs.evgrid.types import Hold
 
@@ -86,7 +91,10 @@ def parse(text: str, e: EVGridEnv) -> tuple[dict[str, np.ndarray], np.ndarray, i
             zones[z, 8] = float(m.group(8))
             values = [float(v) for v in m.group(9).split()]
             forecast[z, :len(values)] = values
-    obs = {"evs": evs, "travel": travel, "stations": st, "zones": zones,
+    clock = np.zeros(len(CLOCK_COLUMNS), np.float32)
+    clock[0] = tick * ctx.p.tick_min
+    clock[1] = max(ctx.p.horizon_min - clock[0], 0.0)  # v3: greedy caps stays at the horizon
+    obs = {"clock": clock, "evs": evs, "travel": travel, "stations": st, "zones": zones,
            "headroom_forecast": forecast}
     return obs, ok, tick
 
