@@ -665,7 +665,7 @@ serves fewer EVs can pay a lower average price or wait less on those it serves).
 __all__ = ["AGENTS", "BOUNDED_COMPONENTS", "DONE", "FUTURE"]
 
 
-PASS_THRESHOLD = 0.83
+PASS_THRESHOLD = 0.78
 """An episode 'passes' at this score (pass^k with ``--trials k``): just below the greedy reference
-on baseline (v2: 0.862 on 30 held-out seeds; v1's 0.80 sat below v1's 0.835, v0's 0.85 below
-v0's 0.89)."""
+on baseline (v3: 0.809 on 30 held-out seeds; v2's 0.83 sat below 0.862, v1's 0.80 below
+v1's 0.835, v0's 0.85 below v0's 0.89)."""

@@ -199,13 +199,13 @@ class FlatEVGridParallelEnv(EVGridParallelEnv):
         return space
 
     def _flat(self, obs: dict[str, dict[str, np.ndarray]]) -> dict[str, Any]:
-        return {a: spaces.flatten(self.dict_space(a), o).astype(np.float32)
+        return {a: np.asarray(spaces.flatten(self.dict_space(a), o), np.float32)
                 for a, o in obs.items()}
 
     def unflatten(self, agent: str, x: np.ndarray) -> dict[str, np.ndarray]:
         out = spaces.unflatten(self.dict_space(agent), x)
         assert isinstance(out, dict)
-        return out
+        return {k: np.asarray(v) for k, v in out.items()}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, Any]]:
