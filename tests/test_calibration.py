@@ -27,8 +27,8 @@ IN_BAND: dict[str, tuple[int, tuple[str, ...]]] = {
                       "handover_median", "non_transport_pct")),
     "codered": (100, ("d2b_median", "d2b_le90", "inhosp_cardiac")),
     "pharmacy": (10, ("outdate_plt", "fill_all", "rbc_days")),
-    "evgrid": (2, ("wp_energy", "wp_plugged", "wp_charging", "wp_idle", "wp_peak3h",
-                   "fast_minutes", "fast_kwh")),
+    "evgrid": (2, ("wp_energy", "wp_plugged", "wp_charging", "wp_peak3h", "fast_minutes",
+                   "fast_kwh", "peak_ratio", "hot_spot_max")),
 }
 """Kept cheap (the five together take about a minute on one core); ed plays the card's 40
 episodes because its per-ESI rows pool a few ESI-1 and ESI-5 visits a day."""

@@ -119,11 +119,15 @@ def test_defer_shifts_a_plugged_in_ev_to_cheaper_hours() -> None:
 
 
 def test_own_load_overloads_derates_and_trips_feeders() -> None:
-    """Uncontrolled charging (nearest) overloads feeders; never routing never does."""
-    over = [run_episode(Task("evgrid", "heatwave_peak", a, 5), make_agent(a, "evgrid"))
+    """Uncontrolled charging (nearest: the overnight fleet all at once on the tight east
+    feeder) heats a transformer past its hot-spot limit, curtails outside EVs and ages the
+    insulation; never routing does not (v3: the thermal model decides overload)."""
+    over = [run_episode(Task("evgrid", "whitefield_night", a, 0), make_agent(a, "evgrid"))
             for a in ("nearest", "never_route")]
     assert over[0]["metrics"]["overload_zone_min"] > 0
     assert over[1]["metrics"]["overload_zone_min"] == 0
+    assert over[0]["metrics"]["unserved_kwh"] > over[1]["metrics"]["unserved_kwh"]
+    assert over[0]["metrics"]["excess_ageing_h"] > over[1]["metrics"]["excess_ageing_h"]
 
 
 def test_grader_on_a_hand_built_episode() -> None:
@@ -148,12 +152,16 @@ def test_grader_on_a_hand_built_episode() -> None:
     assert g.components["energy"] == pytest.approx(e)
     assert g.components["wait"] == pytest.approx(1 - 30 / 60)
     assert g.components["tail_wait"] == pytest.approx(1 - 30 / 120)
-    assert g.components["balking"] == 1.0
-    assert g.components["overload"] == pytest.approx(e)
     lo, hi = env.ctx.p_range
     assert g.components["cost"] == pytest.approx(e * (hi - 8.0) / (hi - lo))
     assert g.components["validity"] == pytest.approx(0.9)
-    assert g.score == pytest.approx(sum(WEIGHTS[k] * v for k, v in g.components.items()))
+    # v3: harm = 2 × (unmet critical kWh + cut loads + 2 × excess ageing h) / Σ w·need
+    crit = sum(s.ev_need[i] - min(max(s.ev_delivered[i] - s.ev_drain[i], 0), s.ev_need[i])
+               for i in (walk, dwell) if s.ev_weight[i] > 1.0)
+    harm = 2.0 * (crit + s.unserved_kwh + 2.0 * s.excess_ageing_min / 60.0) / (
+        ww * 20 + wd * 10)
+    assert g.components["harm"] == pytest.approx(harm)
+    assert g.score == pytest.approx(sum(WEIGHTS[k] * g.components[k] for k in WEIGHTS) - harm)
 
 
 @pytest.mark.parametrize("scenario", ["heatwave_peak", "station_outage"])

@@ -93,7 +93,7 @@ register(EnvSpec(
 
 register(EnvSpec(
     name="evgrid",
-    gym_id="lifeline/EVGrid-v2",
+    gym_id="lifeline/EVGrid-v3",
     entry_point="lifeline.envs.evgrid.env:EVGridEnv",
     scenarios=("baseline", "heatwave_peak", "festival_surge", "transformer_derate",
                "station_outage", "tariff_shock", "monsoon_storm", "cricket_final",
@@ -106,20 +106,22 @@ register(EnvSpec(
     baselines="lifeline.envs.evgrid.baselines",
     reference="greedy",
     bound="bound",
-    harm_metric="unmet_critical_kwh",
+    harm_metric="harm_kwh",
 ))
 
 register(EnvSpec(
     name="evgrid_team",
-    gym_id="lifeline/EVGridTeam-v2",
+    gym_id="lifeline/EVGridTeam-v3",
     entry_point="lifeline.envs.evgrid.team:EVGridTeamEnv",
-    scenarios=("baseline",),
+    scenarios=("baseline", "heatwave_peak", "festival_surge", "transformer_derate",
+               "station_outage", "tariff_shock", "monsoon_storm", "cricket_final",
+               "airport_rush", "silk_board_jam", "whitefield_night"),
     tags=("energy", "ev-charging", "grid", "multi-agent", "two-roles"),
     description="evgrid with the grid operator's directives (caps, blacklist, prices) and the "
-                "dispatcher in one session; violations detected, not rewritten.",
-    agents=("never_route", "greedy", "bound"),
+                "dispatcher in one session; caps enforced by protection, violations costed.",
+    agents=("never_route", "greedy", "team_greedy", "bound"),
     baselines="lifeline.envs.evgrid.baselines",
     reference="greedy",
     bound="bound",
-    harm_metric="unmet_critical_kwh",
+    harm_metric="harm_kwh",
 ))

@@ -1,4 +1,4 @@
-"""EV charging on a feeder-constrained Bangalore grid (``lifeline/EVGrid-v2``).
+"""EV charging on a feeder-constrained Bangalore grid (``lifeline/EVGrid-v3``).
 
 ``parallel_env(scenario)`` gives the two-role PettingZoo face (needs the ``marl`` extra).
 """

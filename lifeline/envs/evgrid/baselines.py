@@ -31,7 +31,7 @@ from lifeline.envs.evgrid.types import DONE, FUTURE, Defer, EVGridState, Hold, L
 # observation columns (lifeline/envs/evgrid/observation.py)
 E_DWELL, E_NEED, E_MAXKW, E_WAITED, E_DEPART, E_SITE = 2, 4, 5, 7, 9, 10
 S_FREE, S_QUEUE, S_PRICE, S_CHARGING, S_ENROUTE, S_LOAD = 3, 4, 6, 7, 8, 10
-Z_OURS = 2
+Z_OURS, Z_HOT = 2, 8
 SESSION_KWH = 22.0
 """Rough energy of a walk-up session, kWh (queue waits are estimated from it and the power)."""
 
@@ -165,14 +165,31 @@ class GreedyAgent(_Base):
     stay_quantile = 0.25
     """Where in the persona's published stay range the expected stay is taken (conservative)."""
 
+    hot_margin_k = 3.0
+    """Curtail a zone (and avoid routing there) once its transformer hot-spot is within this
+    many kelvin of the protection limit (v3: protection would curtail every EV charger there,
+    outside EVs' too, which the grader prices as harm)."""
+    commit = False
+    """Whether planned plugged-in sessions are committed to a zone × tick load table (``mpc``)."""
+
     def __init__(self) -> None:
-        self._planned = np.zeros(0)
+        self._load = np.zeros((0, 0))
+        self._episode: int | None = None
+
+    def reset(self, env: Environment, seed: int) -> None:
+        self._episode = None
+
+    def hot(self, e: EVGridEnv, obs: dict[str, np.ndarray]) -> np.ndarray:
+        """(Z,) zones whose hot-spot is within ``hot_margin_k`` of the protection limit."""
+        return obs["zones"][:, Z_HOT] > e.params.hotspot_limit_c - self.hot_margin_k
 
     def shift(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray]) -> Action | None:
-        """Curtail a zone whose coming load (nominal × derating) exceeds its headroom."""
+        """Curtail a zone whose transformer is near its hot-spot limit (v3; v2 curtailed when
+        the load forecast passed the limit, which with a thermal time constant of hours only
+        wasted energy: a probe that never curtailed beat it by +0.01-0.02 on training seeds)."""
         zones = obs["zones"]
         nominal = np.bincount(e.ctx.st_zone, obs["stations"][:, S_LOAD], minlength=e.ctx.Z)
-        over = obs["headroom_forecast"][:, 0] < nominal * zones[:, 3]
+        over = self.hot(e, obs)
         for z in np.flatnonzero(over & (zones[:, 5] == 0) & (nominal > 0)):
             return LoadShift(zone=int(z))
         return None
@@ -194,13 +211,17 @@ class GreedyAgent(_Base):
         session = SESSION_KWH / np.minimum(ctx.st_kw, 50.0) * 60.0
         qwait = np.where(free > 0, 0.0, (1.0 - free) * session / np.maximum(ctx.st_slots, 1))
         lo, hi = MAX_STAY_MIN[persona]
-        stay_h = (lo + self.stay_quantile * (hi - lo)) / 60.0
+        # v3: a session cannot run past the end of the horizon (its energy is capped there)
+        left_h = float(obs["clock"][1]) / 60.0
+        stay_h = min((lo + self.stay_quantile * (hi - lo)) / 60.0, max(left_h, 0.0))
         need = ev[E_NEED] + ctx.km[int(ev[6]), :ctx.S] * e.params.kwh_per_km
         power = kw * zones[ctx.st_zone, 3]
         got = np.minimum(need, power * stay_h)
         short = np.maximum(need - got, 0.0)
         head = zone_headroom(e, obs)[ctx.st_zone]
-        stress = np.where(head < kw, self.stress_min * (1.0 - np.clip(head / kw, 0, 1)), 0.0)
+        stress = np.where(self.hot(e, obs)[ctx.st_zone],
+                          self.stress_min * (1.0 - np.clip(head / kw, 0, 1)) + self.stress_min,
+                          0.0)
         urgent = persona == 4
         p_lo = MAX_WAIT_MIN[persona][0]
         late = np.where(qwait > 0, np.maximum(obs["travel"][k] + qwait + ev[E_WAITED] - p_lo,
@@ -225,73 +246,38 @@ class GreedyAgent(_Base):
         walk-up before the short end of its persona's stay range."""
         ev = obs["evs"][k]
         persona = int(ev[1])
-        head = float(zone_headroom(e, obs)[e.ctx.st_zone[j]])
-        if persona == 4 or head >= 0.5 * kw:
+        zone = int(e.ctx.st_zone[j])
+        if persona == 4 or not self.hot(e, obs)[zone]:
             return e.params.rates[-1]
         need = float(ev[E_NEED]) + float(e.ctx.km[int(ev[6]), j]) * e.params.kwh_per_km
         derate = float(obs["zones"][e.ctx.st_zone[j], 3])
         return min_rate(e, need, kw * derate, MAX_STAY_MIN[persona][0] / 60.0, margin=1.1)
 
-    def dwell(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int
-              ) -> Action | None:
-        ctx = e.ctx
-        ev = obs["evs"][k]
-        site = int(ev[E_SITE]) - 1
-        need, kw, left_h = float(ev[E_NEED]), float(ev[E_MAXKW]), float(ev[E_DEPART]) / 60.0
-        slack_h = left_h - need / kw * 1.3
-        tick = min(s.tick, ctx.T)
-        value = ctx.price[:, site] / ctx.p.base_price_inr - ctx.renewable
-        now = value[tick]
-        for minutes in sorted(e.params.defer_options_min, reverse=True):
-            if minutes / 60.0 > slack_h:
-                continue
-            ahead = min(ctx.T, tick + int(minutes / ctx.p.tick_min))
-            window = value[ahead:min(ctx.T, ahead + 8)]
-            if window.size and window.mean() < now - 0.15:
-                return Defer(ev=k, minutes=int(minutes))
-        return _route(k, site, min_rate(e, need, kw, left_h))
-
-
-class MPCAgent(GreedyAgent):
-    """Rolling-horizon planning over the feeders (observation and public curves only).
-
-    Walk-ups are routed like ``greedy``. Each plugged-in EV is planned when it comes up: every
-    (start delay, rate) plan that still delivers its need before its departure is rolled forward
-    over the rest of the horizon on a zone × tick load table — the headroom forecast for the
-    next ticks, the published expected base-load curve after them, our walk-ups' present load,
-    and the sessions this agent has already committed — and scored by the energy's price −
-    renewable value plus a penalty for every kWh that would push the zone over its limit. The
-    best plan is carried out (defer, or start at its rate) and a started session is committed to
-    the table, so later EVs plan around it (valley filling on each feeder).
-    """
-
-    name = "mpc"
     overload_value = 3.0
     """Penalty per kWh planned above a zone's limit, in the units of the (price/base − renewable)
-    value of a kWh (≈ 0.3-1.2): overload derates every charger in the zone."""
+    value of a kWh (≈ 0.3-1.2): overload heats the transformer and derates every charger."""
     headroom_margin = 0.95
-    """Plan against this share of each zone's limit (forecast error, walk-ups arriving)."""
+    """Plan against this share of each zone's rating (forecast error, walk-ups arriving)."""
     margin = 1.3
     """A plan is feasible when delay + charging time × this + one tick fits before departure."""
     margin_critical = 1.6
     """The same for high-weight plugged-in EVs (depot fleet)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._load = np.zeros((0, 0))
-        self._episode: int | None = None
-
-    def reset(self, env: Environment, seed: int) -> None:
-        self._episode = None
-
     def _table(self, e: EVGridEnv, s: EVGridState) -> np.ndarray:
         if self._episode != id(s) or self._load.shape[0] != e.ctx.T + 1:
             self._load = np.zeros((e.ctx.T + 1, e.ctx.Z))
             self._episode = id(s)
+        if not self.commit:
+            self._load.fill(0.0)
         return self._load
 
     def dwell(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int
               ) -> Action | None:
+        """Plan the plugged-in EV over its window (v3, was ``mpc``'s alone): every feasible
+        (start delay, rate) plan is scored by its energy's price − renewable value over the
+        ticks it would charge, plus a penalty per kWh above the zone's expected room (forecast,
+        then the public base-load and outside-EV curves; ``mpc`` adds the sessions it has
+        committed); the best plan is carried out (defer, or start at its rate)."""
         ctx = e.ctx
         dt = ctx.p.tick_min
         planned = self._table(e, s)
@@ -304,8 +290,8 @@ class MPCAgent(GreedyAgent):
         margin = self.margin_critical if WEIGHT[int(ev[1])] > 1.0 else self.margin
         tick = min(s.tick, ctx.T)
         value = ctx.price[:, site] / ctx.p.base_price_inr - ctx.renewable
-        # expected non-EV load in the zone: forecast for the next ticks, public curve after
-        base = ctx.base_mean[:, z].copy()
+        # expected non-fleet load in the zone: forecast for the next ticks, public curves after
+        base = ctx.base_mean[:, z] + ctx.out_mean[:, z]
         fc = obs["headroom_forecast"][z]
         n_fc = min(fc.size, ctx.T + 1 - tick)
         base[tick:tick + n_fc] = ctx.zone_cap[z] - fc[:n_fc]
@@ -347,6 +333,20 @@ class MPCAgent(GreedyAgent):
         return _route(k, site, rate)
 
 
+class MPCAgent(GreedyAgent):
+    """Rolling-horizon planning over the feeders (observation and public curves only).
+
+    As ``greedy`` (v3: ``greedy`` plans each plugged-in EV over its window too), but every
+    started session is committed to a zone × tick load table that later plans see — the
+    forecast, the public base-load and outside-EV curves, our walk-ups' present load and the
+    committed sessions — so later EVs fill the valleys around earlier ones (valley filling on
+    each feeder) instead of all choosing the same cheap window.
+    """
+
+    name = "mpc"
+    commit = True
+
+
 class BoundAgent(MPCAgent):
     """Upper reference: a clairvoyant policy on a *relaxed* problem (reads the state).
 
@@ -382,6 +382,7 @@ class BoundAgent(MPCAgent):
         self._rate = np.zeros(0)
 
     def reset(self, env: Environment, seed: int) -> None:
+        super().reset(env, seed)
         self._plan_for = None
 
     def _plan(self, e: EVGridEnv, s: EVGridState) -> None:
@@ -412,7 +413,8 @@ class BoundAgent(MPCAgent):
                                (np.concatenate([ve, dw.size + zone * T + vt]),
                                 np.concatenate([cols, cols]))),
                               shape=(dw.size + ctx.Z * T, n)).tocsr()
-            head = np.maximum(ctx.zone_cap[None, :] * 0.85 - s.base[:T], 0.0).T.ravel()
+            head = np.maximum(ctx.zone_cap[None, :] * 0.85 - s.base[:T] - s.bg_kw[:T],
+                              0.0).T.ravel()
             res = linprog(c, A_ub=a_ub,
                           b_ub=np.concatenate([s.ev_need[dw], head]),
                           bounds=np.stack([np.zeros(n), s.ev_max_kw[ids]], 1), method="highs")
@@ -538,6 +540,106 @@ class CheapHoursOnlyAgent(GreedyAgent):
         return super().act(env, state)
 
 
+class NearSlowAgent(GreedyAgent):
+    """Exploit probe (issue 25): ``greedy`` that barely values the energy a walk-up would miss
+    (0.5 min per kWh, not 5), so walk-ups go to nearer, slower stations: shorter waits bought
+    with unmet (critical) energy. v2 paid for it on ``monsoon_storm``; v3's harm price must not."""
+
+    name = "near_slow"
+    kwh_to_min = 0.5
+
+
+class IgnoreLimitsAgent(GreedyAgent):
+    """Exploit probe: ``greedy`` blind to the grid — never curtails, ignores headroom and the
+    transformers' temperature, always full power (energy bought with ageing and curtailment)."""
+
+    name = "ignore_limits"
+    hot_margin_k = -1.0e9
+    stress_min = 0.0
+    overload_value = 0.0
+
+    def shift(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray]) -> Action | None:
+        return None
+
+    def walkup_rate(self, e: EVGridEnv, obs: dict[str, np.ndarray], k: int, j: int,
+                    kw: float) -> float:
+        return e.params.rates[-1]
+
+
+# ----- the two roles (``evgrid_team`` and the PettingZoo face) --------------------------------
+def operator_reference(e: EVGridEnv, s: EVGridState) -> Action | None:
+    """The grid operator's reference rule (observation only): cap a zone at 60 % of its
+    headroom once its transformer hot-spot is within 6 K of the protection limit, lift the cap
+    once it is 12 K under; no blacklist, no price change. ``None``: no directive now."""
+    from lifeline.envs.evgrid.team import EVGridTeamState, SetCap
+
+    if not isinstance(s, EVGridTeamState):
+        return None
+    hot = s.top_oil + s.hs_rise
+    limit = e.params.hotspot_limit_c
+    for z in range(e.ctx.Z):
+        if hot[z] > limit - 6.0 and s.cap_level[z] == 0:
+            return SetCap(zone=z, level=1)
+        if hot[z] < limit - 12.0 and s.cap_level[z] != 0:
+            return SetCap(zone=z, level=0)
+    return None
+
+
+class ObeyingGreedyAgent(GreedyAgent):
+    """``greedy`` under the operator's directives (the dispatcher's reference in the two-role
+    envs): never routes a walk-up to a blacklisted station (defers it when nothing else is in
+    range) and curtails a zone whose coming load would pass its cap."""
+
+    name = "obeying_greedy"
+
+    def shift(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray]) -> Action | None:
+        from lifeline.envs.evgrid.team import EVGridTeamEnv, EVGridTeamState
+
+        if isinstance(e, EVGridTeamEnv) and isinstance(s, EVGridTeamState):
+            zones = obs["zones"]
+            nominal = np.bincount(e.ctx.st_zone, obs["stations"][:, S_LOAD], minlength=e.ctx.Z)
+            caps = e.zone_caps(s)
+            over = nominal * zones[:, 3] > caps
+            for z in np.flatnonzero(over & (zones[:, 5] == 0) & (nominal > 0)):
+                return LoadShift(zone=int(z))
+        return super().shift(e, s, obs)
+
+    def walkup(self, e: EVGridEnv, s: EVGridState, obs: dict[str, np.ndarray], k: int,
+               ok: np.ndarray) -> Action | None:
+        black = getattr(s, "blacklisted", None)
+        if black is not None:
+            ok = ok & ~black
+        return super().walkup(e, s, obs, k, ok)
+
+
+class TeamGreedyAgent(ObeyingGreedyAgent):
+    """Both roles of ``evgrid_team`` in one agent: the operator's reference rule, then the
+    obeying dispatcher (the team env's reference)."""
+
+    name = "team_greedy"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _env(env)
+        op = operator_reference(e, state)
+        if op is not None:
+            return op
+        return super().act(env, state)
+
+
+class IgnoreDirectivesAgent(GreedyAgent):
+    """Probe (two-role env): the operator's reference rule issues directives and the dispatcher
+    plays plain ``greedy``, ignoring them (caps, blacklist)."""
+
+    name = "ignore_directives"
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _env(env)
+        op = operator_reference(e, state)
+        if op is not None:
+            return op
+        return super().act(env, state)
+
+
 AGENTS: dict[str, type[Agent]] = {
     "never_route": NeverRouteAgent,
     "nearest": NearestAgent,
@@ -548,12 +650,18 @@ AGENTS: dict[str, type[Agent]] = {
     "always_shift": AlwaysShiftAgent,
     "ultra_hog": UltraHogAgent,
     "cheap_hours_only": CheapHoursOnlyAgent,
+    "near_slow": NearSlowAgent,
+    "ignore_limits": IgnoreLimitsAgent,
+    "obeying_greedy": ObeyingGreedyAgent,
+    "team_greedy": TeamGreedyAgent,
+    "ignore_directives": IgnoreDirectivesAgent,
 }
 """The evgrid ladder (``random`` is generic) and its exploit policies."""
 
 EXPLOITS: dict[str, tuple[str, ...]] = {
-    "evgrid": ("always_defer", "always_shift", "ultra_hog", "cheap_hours_only"),
-    "evgrid_team": ("always_shift",),
+    "evgrid": ("always_defer", "always_shift", "ultra_hog", "cheap_hours_only", "near_slow",
+               "ignore_limits"),
+    "evgrid_team": ("always_shift", "ignore_directives"),
 }
 """The exploit policies (``EnvSpec.exploits``) of each env this module serves."""
 
@@ -567,7 +675,7 @@ serves fewer EVs can pay a lower average price or wait less on those it serves).
 __all__ = ["AGENTS", "BOUNDED_COMPONENTS", "DONE", "FUTURE"]
 
 
-PASS_THRESHOLD = 0.83
+PASS_THRESHOLD = 0.78
 """An episode 'passes' at this score (pass^k with ``--trials k``): just below the greedy reference
-on baseline (v2: 0.862 on 30 held-out seeds; v1's 0.80 sat below v1's 0.835, v0's 0.85 below
-v0's 0.89)."""
+on baseline (v3: 0.809 on 30 held-out seeds; v2's 0.83 sat below 0.862, v1's 0.80 below
+v1's 0.835, v0's 0.85 below v0's 0.89)."""

@@ -16,6 +16,7 @@ from lifeline.envs.evgrid.params import (
     CHARGER_KW,
     N_NODES,
     N_STATIONS,
+    OUTSIDE_SESSION_KW,
     STATION_ZONE,
     STATIONS,
     TYPE_PRICE,
@@ -78,6 +79,19 @@ def renewable_share(hour: float, p: EVGridParams) -> float:
     return 0.2 + 0.5 * p.renewable_scale * solar
 
 
+def ambient_c(hour: float, p: EVGridParams) -> float:
+    """Ambient temperature, °C: a daily cosine peaking at 15 h (minimum 03 h)."""
+    return p.ambient_mean_c + p.ambient_amp_c * math.cos(2.0 * math.pi * (hour - 15.0) / 24.0)
+
+
+def occupancy_mean(hour: float) -> float:
+    """Expected share of public slots used by EVs outside our fleet, per unit of
+    ``background_occupancy`` (the generator adds AR(1) noise around it)."""
+    from lifeline.envs.evgrid.generator import walkup_profile
+
+    return walkup_profile(hour) ** 0.7
+
+
 EVENING_PEAK = 0.25
 """Evening bump of the non-EV load, share of the limit (v0: 0.33, which left 8% headroom at
 20 h in every scenario, so the evening grid was saturated whatever the agent did; v1 leaves
@@ -122,9 +136,16 @@ class Context:
         self.st_zone = np.asarray(STATION_ZONE, np.int64)
         self.st_type = np.array([("slow", "fast", "ultra").index(s[4]) for s in STATIONS])
         self.names = [s[1] for s in STATIONS]
-        self.zone_cap = np.asarray(p.zone_cap_kw) * np.asarray(p.cap_scale)
+        self.net_cap = np.asarray(p.zone_cap_kw) * np.asarray(p.cap_scale)
+        """(Z,) v2's zone 'limit', kW: the network the non-EV base-load curve is drawn against."""
+        self.zone_cap = self.net_cap / p.network_share
+        """(Z,) transformer rating of each zone, kW (v3): per-unit load K = total load / this."""
+        self.st_out_kw = np.array([OUTSIDE_SESSION_KW[s[4]] for s in STATIONS])
+        """(S,) kW an outside EV draws from an occupied slot at each station."""
         hours = p.start_hour + np.arange(self.T + 1) * p.tick_min / 60.0
         self.hours = hours
+        self.ambient = np.array([ambient_c(h, p) for h in hours])
+        """(T+1,) ambient temperature at each tick, °C."""
         """(T+1,) hour of day at the start of each tick (not wrapped)."""
         tod = np.array([tod_multiplier(h, p) for h in hours])
         self.price = p.base_price_inr * tod[:, None] * np.array(
@@ -133,8 +154,14 @@ class Context:
         self.renewable = np.array([renewable_share(h, p) for h in hours])
         """(T+1,) renewable share of grid energy."""
         frac = np.array([base_fraction(h) for h in hours]) * p.base_scale
-        self.base_mean = np.minimum(frac, 0.92)[:, None] * self.zone_cap[None, :]
-        """(T+1, Z) expected non-EV load, kW (capped at 90% of the limit)."""
+        self.base_mean = np.minimum(frac, 0.92)[:, None] * self.net_cap[None, :]
+        """(T+1, Z) expected non-EV base load, kW (capped at 92% of the network limit)."""
+        occ = np.clip(p.background_occupancy * np.array([occupancy_mean(h) for h in hours]),
+                      0.0, 0.95)
+        per_station = occ[:, None] * self.st_slots[None, :] * self.st_out_kw[None, :]
+        self.out_mean = np.stack([per_station[:, self.st_zone == z].sum(axis=1)
+                                  for z in range(self.Z)], axis=1)
+        """(T+1, Z) expected load of EVs outside our fleet, kW (the public curve)."""
         mult = np.array([self.traffic.multiplier(h) for h in hours]) * p.traffic_scale
         self.traffic_mult = mult
         jam = np.zeros(self.T + 1, bool)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lifeline.envs.evgrid import thermal
 from lifeline.envs.evgrid.context import Context
 from lifeline.envs.evgrid.generator import reach_of
 from lifeline.envs.evgrid.types import (
@@ -31,7 +32,10 @@ from lifeline.envs.evgrid.types import (
 QUEUE_GRACE_MIN = 15.0
 """A walk-up that reached its station waits at least this long in the queue before balking."""
 DERATE_STEP, DERATE_FLOOR, DERATE_RECOVER = 0.7, 0.3, 0.15
-"""Protective derating: ×0.7 per overloaded tick (floor 0.3), +0.15 per tick under 90%."""
+"""Protective derating of a zone's EV chargers: ×0.7 per tick with the hot-spot above its limit
+(floor 0.3), +0.15 per tick once it is ``RECOVER_BELOW_K`` under it."""
+RECOVER_BELOW_K = 10.0
+"""Kelvin under the hot-spot limit at which curtailment starts to lift (hysteresis)."""
 
 
 def route_rows(s: EVGridState, ctx: Context) -> np.ndarray:
@@ -99,50 +103,78 @@ def session_kw(s: EVGridState, ctx: Context, ids: np.ndarray) -> np.ndarray:
                     np.minimum(ctx.st_kw[np.maximum(st, 0)], s.ev_max_kw[ids]))
 
 
-def _charge(s: EVGridState, ctx: Context, ch: np.ndarray) -> None:
-    """Energy, load, cost and renewables over the current tick; overload, derating, trips.
+def _charge(s: EVGridState, ctx: Context, ch: np.ndarray,
+            cap_kw: np.ndarray | None = None) -> None:
+    """Energy, load, cost and renewables over the current tick; the transformers' thermal step,
+    protective derating and trips (v3).
 
-    ``ch``: the EVs charging now. The zone updates are skipped when they cannot change anything
-    (no zone overloaded with our load, no derating to recover, no fault): the common tick."""
+    ``ch``: the EVs charging now; ``cap_kw``: optional (Z,) ceiling on our charging load per
+    zone (the two-role env's enforced caps: our chargers there are scaled down to it).
+    Every load of a zone draws power: the base load, outside EVs at the public slots they
+    occupy (``bg_kw``) and ours. Protection acts on what it would really cut: derating (the
+    hot-spot above ``hotspot_limit_c``) curtails *every* EV charger of the zone, ours and outside
+    EVs'; a trip (hot-spot above ``hotspot_trip_c`` or load above ``trip_current_pu``) cuts the
+    whole zone, base load included, for ``trip_min``."""
     p = ctx.p
-    k, dt_h = s.tick, p.tick_min / 60.0
+    k, dt_min = s.tick, p.tick_min
+    dt_h = dt_min / 60.0
+    live = s.trip_until <= s.t
     ev_load: np.ndarray = np.zeros(ctx.Z)
+    s.ev_want[:] = 0.0
     if ch.size:
         st = s.ev_station[ch]
         z = ctx.st_zone[st]
         kw = s.ev_power[ch]
         factor = s.derate[z] * np.where(s.shift_tick[z] == k, p.shift_factor, 1.0)
-        factor = factor * (s.trip_until[z] <= s.t) * ~ctx.outage[k, st]
+        factor = factor * live[z] * ~ctx.outage[k, st]
+        want = np.bincount(z, kw * factor, minlength=ctx.Z)
+        s.ev_want[:] = want
+        if cap_kw is not None:
+            scale = np.where(want > cap_kw, cap_kw / np.maximum(want, 1e-9), 1.0)
+            factor = factor * scale[z]
         energy = np.minimum(kw * factor * dt_h, np.maximum(_remaining(s, ch), 0.0))
         s.ev_delivered[ch] += energy
         s.ev_soc[ch] += energy / s.ev_cap[ch]
         s.ev_cost[ch] += energy * ctx.price[k, st]
         s.ev_green[ch] += energy * ctx.renewable[k]
         ev_load = np.bincount(z, energy / dt_h, minlength=ctx.Z)
-    total = s.base[k] + ev_load
-    cap = ctx.zone_cap
-    ratio = total / cap
-    s.peak_ratio = max(s.peak_ratio, float(ratio.max()))
-    ours = (ratio > 1.0) & (ev_load > 1e-9)
-    n_ours = int(np.count_nonzero(ours))
-    fault = s.fault_at[k]
-    if n_ours == 0 and not fault.any() and np.minimum.reduce(s.derate) == 1.0:
-        # nothing overloaded by us, nothing to recover, no fault: counters reset, no trip
-        s.over_min.fill(0.0)
-    else:
-        s.overload_min += p.tick_min * n_ours
-        s.over_min[:] = np.where(ours, s.over_min + p.tick_min, 0.0)
-        s.derate[:] = np.where(ours, np.maximum(DERATE_FLOOR, s.derate * DERATE_STEP),
-                               np.where(ratio < 0.9, np.minimum(1.0, s.derate + DERATE_RECOVER),
-                                        s.derate))
-        trip = (ours & ((s.over_min >= p.trip_after_min) | (ratio > p.trip_ratio))) | fault
-        trip &= s.trip_until <= s.t
-        if trip.any():
-            s.trip_until[:] = np.where(trip, s.t + p.tick_min + p.trip_min, s.trip_until)
-            s.over_min[:] = np.where(trip, 0.0, s.over_min)
-            s.trips += int(np.count_nonzero(trip & ours))
-            s.last_events.extend(f"feeder {z_} tripped" for z_ in np.flatnonzero(trip))
+    outside = s.bg_kw[k]
+    out_load = outside * s.derate * live
+    total = s.base[k] * live + out_load + ev_load
+    # harm: what protection cut (outside EVs curtailed, whole zones tripped); faults apart
+    cut_out = float(np.dot(outside * (1.0 - s.derate), live)) * dt_h
+    cut_zone = (s.base[k] + outside) * ~live * dt_h
+    s.unserved_kwh += cut_out + float(cut_zone[~s.trip_fault].sum())
+    s.fault_unserved_kwh += float(cut_zone[s.trip_fault].sum())
+    # thermal step at this tick's load
+    rating = ctx.zone_cap
+    k_pu = total / rating
+    hot0 = s.top_oil + s.hs_rise
+    s.top_oil[:], s.hs_rise[:] = thermal.step(p, s.top_oil, s.hs_rise, k_pu,
+                                              float(ctx.ambient[k]), dt_min)
+    hot = s.top_oil + s.hs_rise
+    v = 0.5 * (thermal.ageing_rate(p, hot0) + thermal.ageing_rate(p, hot))
+    s.ageing_min += float(v.sum()) * dt_min
+    s.excess_ageing_min += float(np.maximum(v - 1.0, 0.0).sum()) * dt_min
+    s.peak_ratio = max(s.peak_ratio, float(k_pu.max()))
+    s.peak_hotspot = max(s.peak_hotspot, float(hot.max()))
+    over = hot > p.hotspot_limit_c
+    s.overload_min += dt_min * int(np.count_nonzero(over))
+    s.derate[:] = np.where(over, np.maximum(DERATE_FLOOR, s.derate * DERATE_STEP),
+                           np.where(hot < p.hotspot_limit_c - RECOVER_BELOW_K,
+                                    np.minimum(1.0, s.derate + DERATE_RECOVER), s.derate))
+    protect = live & ((hot > p.hotspot_trip_c) | (k_pu > p.trip_current_pu))
+    fault = live & s.fault_at[k] & ~protect
+    trip = protect | fault
+    if trip.any():
+        s.trip_until[:] = np.where(trip, s.t + dt_min + p.trip_min, s.trip_until)
+        s.trip_fault[:] = np.where(trip, fault, s.trip_fault)
+        s.trips += int(np.count_nonzero(protect))
+        s.fault_trips += int(np.count_nonzero(fault))
+        s.last_events.extend(f"feeder {z_} tripped" + (" (fault)" if fault[z_] else "")
+                             for z_ in np.flatnonzero(trip))
     s.ev_load[:] = ev_load
+    s.out_load[:] = out_load
     s.last_load[:] = total
     _score_forecasts(s)
 
@@ -202,13 +234,13 @@ _PRESENT[PENDING:DONE + 1] = True
 """Statuses of a plugged-in EV that still has to leave at its departure."""
 
 
-def advance(s: EVGridState, ctx: Context) -> None:
-    """Run one tick (see the module docstring for the order)."""
+def advance(s: EVGridState, ctx: Context, cap_kw: np.ndarray | None = None) -> None:
+    """Run one tick (see the module docstring for the order); ``cap_kw`` as in ``_charge``."""
     p = ctx.p
     s.last_events = []
     status = s.ev_status
     ch = (status == CHARGING).nonzero()[0]
-    _charge(s, ctx, ch)
+    _charge(s, ctx, ch, cap_kw)
     s.tick += 1
     s.t = s.tick * p.tick_min
     s.tick_actions = 0
@@ -293,4 +325,5 @@ def update_reports(s: EVGridState, ctx: Context) -> None:
     s.rep_free[:] = np.minimum(np.maximum(s.hist_free[j] + noise, 0), ctx.st_slots)
     s.rep_queue[:] = s.hist_queue[j]
     err = 1.0 + s.rng["forecast"].normal(0.0, p.forecast_error, (p.forecast_ticks, ctx.Z))
-    s.forecast[:] = (ctx.zone_cap[None, :] - s.base[ctx.ahead[k]] * err).T
+    ahead = ctx.ahead[k]
+    s.forecast[:] = (ctx.zone_cap[None, :] - (s.base[ahead] + s.bg_kw[ahead]) * err).T

@@ -9,9 +9,14 @@ import numpy as np
 from lifeline.core.env import Action, Environment, Grade
 from lifeline.core.rng import check_seed, make_streams
 from lifeline.core.specs import ArraySpec
-from lifeline.envs.evgrid import dynamics, frame, observation, render, reward, rules
+from lifeline.envs.evgrid import dynamics, frame, observation, render, reward, rules, thermal
 from lifeline.envs.evgrid.context import Context
-from lifeline.envs.evgrid.generator import generate_background, generate_evs, reach_of
+from lifeline.envs.evgrid.generator import (
+    generate_background,
+    generate_evs,
+    outside_load,
+    reach_of,
+)
 from lifeline.envs.evgrid.params import EVGridParams, scenario_params
 from lifeline.envs.evgrid.types import (
     ACTION_TYPES,
@@ -32,7 +37,7 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
     """Route, defer and curtail EV charging over 8-24 h; scored on energy, waits, grid, cost."""
 
     name: ClassVar[str] = "evgrid"
-    version: ClassVar[int] = 2
+    version: ClassVar[int] = 3
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
 
     def __init__(self, scenario: str = "baseline", params: EVGridParams | None = None) -> None:
@@ -92,10 +97,18 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
         s.hist_free = np.zeros((T + 1, S), np.int64)
         s.hist_queue = np.zeros((T + 1, S), np.int64)
         s.ev_load = np.zeros(Z)
-        s.last_load = base[0].copy()
+        s.ev_want = np.zeros(Z)
+        s.bg_kw = outside_load(ctx, busy)
+        s.out_load = s.bg_kw[0].copy()
+        s.last_load = base[0] + s.bg_kw[0]
         s.derate = np.ones(Z)
-        s.over_min = np.zeros(Z)
+        # transformers start in the thermal steady state of the load at the start
+        oil, rise = thermal.steady_state(self.params, s.last_load / ctx.zone_cap,
+                                         float(ctx.ambient[0]))
+        s.top_oil, s.hs_rise = oil, rise
+        s.peak_hotspot = float((oil + rise).max())
         s.trip_until = np.full(Z, -np.inf)
+        s.trip_fault = np.zeros(Z, bool)
         s.shift_tick = np.full(Z, -1, np.int64)
         j = int(np.searchsorted(evs.arrive, 0.0, side="right"))
         s.ev_status[:j] = 1
@@ -149,11 +162,25 @@ class EVGridEnv(Environment[EVGridState, EVGridAction]):
         return self._use_slot(state), {}
 
     def _advance(self, s: EVGridState) -> float:
-        dynamics.advance(s, self.ctx)
-        score = reward.score(s, self.ctx)
+        dynamics.advance(s, self.ctx, self.zone_ceiling(s))
+        self.after_tick(s)
+        score = self.score_now(s)
         r = score - s.last_score
         s.last_score = score
         return r
+
+    def after_tick(self, s: EVGridState) -> None:
+        """Hook run after each tick, before the dense reward is taken (the two-role env counts
+        the tick's cap violations here)."""
+
+    def score_now(self, s: EVGridState) -> float:
+        """The score the dense reward differences (the two-role env subtracts violations)."""
+        return reward.score(s, self.ctx)
+
+    def zone_ceiling(self, s: EVGridState) -> np.ndarray | None:
+        """(Z,) enforced ceiling on our charging load per zone, kW (None: none; the two-role
+        env enforces the operator's caps here)."""
+        return None
 
     def is_terminal(self, state: EVGridState) -> bool:
         return state.tick >= self.ctx.T

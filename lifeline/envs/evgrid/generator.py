@@ -181,9 +181,18 @@ def generate_background(ctx: Context, rng: np.random.Generator
     prof = np.array([walkup_profile(h) for h in ctx.hours])
     occ = np.clip(p.background_occupancy * prof[:, None] ** 0.7
                   + _ar1(rng, (ctx.T + 1, ctx.S), 0.08), 0.0, 0.95)
+    if p.background_occupancy <= 0.0:
+        occ[:] = 0.0  # switched off (the bound's relaxed world, ablations): no outside EVs
     busy = np.minimum(np.round(occ * ctx.st_slots[None, :]).astype(np.int64),
                       ctx.st_slots[None, :])
     base = ctx.base_mean * (1.0 + _ar1(rng, (ctx.T + 1, ctx.Z), 0.03))
-    base = np.minimum(base, 0.93 * ctx.zone_cap[None, :])
+    base = np.minimum(base, 0.93 * ctx.net_cap[None, :])
     faults = rng.random((ctx.T + 1, ctx.Z)) < p.fault_rate_per_h * p.tick_min / 60.0
     return busy, base, faults
+
+
+def outside_load(ctx: Context, busy: np.ndarray) -> np.ndarray:
+    """(T+1, Z) kW drawn by EVs outside our fleet at the public slots they occupy (v3)."""
+    per_station = busy * ctx.st_out_kw[None, :]
+    return np.stack([per_station[:, ctx.st_zone == z].sum(axis=1) for z in range(ctx.Z)],
+                    axis=1)

@@ -8,12 +8,18 @@ environment (``set_cap(zone, level)``, ``blacklist(station)``, ``set_price(zone,
 before the dispatcher's action; each uses a decision slot of the tick, as there.
 
 Violations are detected and reported, never silently rewritten (routing a walk-up to a
-blacklisted station, a zone's charging load over its cap during a tick): ``infos[...]
-["violations"]``, and each costs the dispatcher 0.01 of reward. Role objectives (rewards from the
-grader's component increments): the operator is paid the overload, cost and renewable terms; the
-dispatcher the energy, wait, tail wait, balking and validity terms, minus violations and the
-operator's price surcharge (₹ / 10⁴). The team score is exactly the single-agent grader
-(``env.grade``) of the shared episode.
+blacklisted station, a tick in which our sessions ask for more than a zone's cap — enforced by
+protection): ``infos[...]["violations"]``; each costs the *team* score ``VIOLATION_COST``.
+
+Rewards (v3, designed so the team optimum is a near-equilibrium): each role is paid the team
+reward (the increase of the two-role env's score, violations included) plus ``ROLE_SHARE`` (0.1)
+of the increase of its own terms — the operator: cost + renewable − the grid harm (loads cut by
+protection, transformer ageing); the dispatcher: energy + wait + tail wait + validity. A role's
+own terms are parts of the team score, so a role can only gain by hurting the team if it gains
+ten times more on its terms than the team loses; the best-response probes (a dispatcher that
+stops charging, an operator that blacklists everything) lose (``tests/test_evgrid_team_v3.py``).
+The price multiplier is a transfer inside the team: in no reward (``surcharge_inr`` in infos).
+The team score is exactly the two-role env's grade (``env.grade``) of the shared episode.
 
 Observations: the dispatcher sees the single-agent arrays plus ``action_mask`` and the operator's
 ``directives`` (Z × 3: cap kW or −1, price multiplier, blacklisted stations in the zone); the
@@ -33,9 +39,11 @@ from lifeline.envs.evgrid.reward import WEIGHTS
 from lifeline.envs.evgrid.team import PRICE_LEVELS, EVGridTeamEnv, EVGridTeamState
 
 OPERATOR, DISPATCHER = "operator", "dispatcher"
-OPERATOR_TERMS = ("overload", "cost", "renewable")
-DISPATCHER_TERMS = ("energy", "wait", "tail_wait", "balking", "validity")
-VIOLATION_PENALTY = 0.01
+OPERATOR_TERMS = ("cost", "renewable")
+"""The operator's own terms: these weighted components minus the grid harm (``harm_grid``)."""
+DISPATCHER_TERMS = ("energy", "wait", "tail_wait", "validity")
+ROLE_SHARE = 0.1
+"""Weight of a role's own terms next to the shared team reward (1)."""
 
 
 class EVGridParallelEnv(ParallelEnv):
@@ -140,13 +148,14 @@ class EVGridParallelEnv(ParallelEnv):
             messages.append(f"dispatcher: {ts.message}")
         after = self.core.grade(s)
         d = {k: after.components[k] - before.components[k] for k in after.components}
-        r_op = sum(WEIGHTS[k] * d[k] for k in OPERATOR_TERMS)
-        r_disp = (sum(WEIGHTS[k] * d[k] for k in DISPATCHER_TERMS)
-                  - VIOLATION_PENALTY * len(violations) - 1e-4 * (s.surcharge_inr - surcharge0))
+        team = after.score - before.score
+        r_op = team + ROLE_SHARE * (sum(WEIGHTS[k] * d[k] for k in OPERATOR_TERMS)
+                                    - d["harm_grid"])
+        r_disp = team + ROLE_SHARE * sum(WEIGHTS[k] * d[k] for k in DISPATCHER_TERMS)
         terminated = {a: bool(s.done and self.core.is_terminal(s)) for a in self.agents}
         truncated = {a: bool(s.done and not self.core.is_terminal(s)) for a in self.agents}
-        info = {"violations": violations, "messages": messages,
-                "team_reward": after.score - before.score}
+        info = {"violations": violations, "messages": messages, "team_reward": team,
+                "surcharge_inr": s.surcharge_inr - surcharge0}
         infos = {a: dict(info) for a in self.agents}
         if s.done:
             for a in self.agents:
@@ -170,3 +179,73 @@ def parallel_env(scenario: str = "baseline", render_mode: str | None = None
                  ) -> EVGridParallelEnv:
     """The two-role ``evgrid`` as a PettingZoo ``ParallelEnv``."""
     return EVGridParallelEnv(scenario, render_mode=render_mode)
+
+
+class FlatEVGridParallelEnv(EVGridParallelEnv):
+    """The same game with each agent's observation flattened to one float32 ``Box``
+    (``gymnasium.spaces.flatten`` of its ``Dict``; the action mask is part of it, first keys in
+    sorted order): what SuperSuit's vector wrappers and RLlib's ``ParallelPettingZooEnv`` expect.
+    ``unflatten(agent, x)`` gives the ``Dict`` back (e.g. to read ``action_mask``)."""
+
+    metadata = {**EVGridParallelEnv.metadata, "name": "evgrid_ma_flat_v0"}  # noqa: RUF012
+
+    @functools.cache  # noqa: B019 - PettingZoo requires the same object back
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return spaces.flatten_space(super().observation_space(agent))
+
+    def dict_space(self, agent: str) -> spaces.Dict:
+        space = EVGridParallelEnv.observation_space(self, agent)
+        assert isinstance(space, spaces.Dict)
+        return space
+
+    def _flat(self, obs: dict[str, dict[str, np.ndarray]]) -> dict[str, Any]:
+        return {a: np.asarray(spaces.flatten(self.dict_space(a), o), np.float32)
+                for a, o in obs.items()}
+
+    def unflatten(self, agent: str, x: np.ndarray) -> dict[str, np.ndarray]:
+        out = spaces.unflatten(self.dict_space(agent), x)
+        assert isinstance(out, dict)
+        return {k: np.asarray(v) for k, v in out.items()}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Any], dict[str, Any]]:
+        obs, infos = super().reset(seed, options)
+        return self._flat(obs), infos
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict[str, Any], dict[str, float],
+                                                   dict[str, bool], dict[str, bool],
+                                                   dict[str, Any]]:
+        obs, rewards, term, trunc, infos = super().step(actions)
+        return self._flat(obs), rewards, term, trunc, infos
+
+
+def flat_parallel_env(scenario: str = "baseline", render_mode: str | None = None
+                      ) -> FlatEVGridParallelEnv:
+    """The two-role ``evgrid`` with flattened per-agent observations (SuperSuit / RLlib)."""
+    return FlatEVGridParallelEnv(scenario, render_mode=render_mode)
+
+
+RolePolicy = Any
+"""``policy(core_env, state) -> action`` (an ``Action`` of its role, or ``None`` = no-op)."""
+
+
+def play_roles(scenario: str, seed: int, operator: RolePolicy, dispatcher: RolePolicy
+               ) -> dict[str, float]:
+    """One episode of the PettingZoo face with a policy per role; returns each role's return,
+    the team score and the violations (the best-response probes' yardstick)."""
+    env = parallel_env(scenario)
+    env.reset(seed=seed)
+    core, s = env.core, env.state_
+    assert s is not None
+    ret = {OPERATOR: 0.0, DISPATCHER: 0.0}
+    while env.agents:
+        op = operator(core, s)
+        op_i = 0 if op is None else 1 + core.encode(op) - env.n_dispatcher
+        d = dispatcher(core, s)
+        d_i = core.encode(core.noop_action() if d is None else d)
+        _, rewards, _, _, _ = env.step({OPERATOR: op_i, DISPATCHER: d_i})
+        for a, r in rewards.items():
+            ret[a] += r
+    g = core.grade(s)
+    return {**ret, "score": g.score, "violations": g.metrics["violations"],
+            "unmet_critical_kwh": g.metrics["unmet_critical_kwh"]}

@@ -22,7 +22,9 @@ STATION_COLUMNS = ("zone", "rated_kw", "slots", "reported_free", "reported_queue
                    "report_age_min", "price_inr_per_kwh", "our_charging", "our_en_route",
                    "out_of_service", "our_load_kw")
 ZONE_COLUMNS = ("limit_kw", "last_load_kw", "our_last_load_kw", "derate", "trip_minutes_left",
-                "shifted_this_tick")
+                "shifted_this_tick", "ambient_c", "top_oil_c", "hot_spot_c", "outside_ev_kw")
+"""v3: ``limit_kw`` is the transformer rating; the thermal state (IEC 60076-7) and the load of
+EVs outside our fleet were added."""
 HIGH = 1.0e5
 
 
@@ -98,6 +100,10 @@ def observe(s: EVGridState, ctx: Context) -> dict[str, np.ndarray]:
     zones[:, 3] = s.derate
     zones[:, 4] = np.maximum(s.trip_until - t, 0.0)
     zones[:, 5] = s.shift_tick == s.tick
+    zones[:, 6] = ctx.ambient[k]
+    zones[:, 7] = s.top_oil
+    zones[:, 8] = s.top_oil + s.hs_rise
+    zones[:, 9] = s.out_load
     return {"clock": clock, "evs": evs, "travel": travel, "stations": stations, "zones": zones,
             "headroom_forecast": s.forecast.astype(np.float32)}
 

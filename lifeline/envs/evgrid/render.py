@@ -63,13 +63,15 @@ def render_text(s: EVGridState, ctx: Context) -> str:
         lines.append(f"  {j:2d} {STATIONS[j][0]} {STATIONS[j][1]:<16} {STATIONS[j][4]:<5} "
                      f"z{int(r[0])} free {int(r[3])}/{int(r[2])} q {int(r[4])} ₹{r[6]:.2f} "
                      f"ours {int(r[7])}/{int(r[8])} {r[10]:.1f} kW{out}")
-    lines.append("FEEDERS (limit kW, last load kW, ours kW, derate, headroom forecast kW):")
+    lines.append("FEEDERS (rating kW, last load kW, ours kW, derate, transformer hot-spot °C "
+                 f"(curtails above {p.hotspot_limit_c:.0f}, trips above {p.hotspot_trip_c:.0f}), "
+                 "headroom forecast kW):")
     zones, fc = obs["zones"], obs["headroom_forecast"]
     for z in range(ctx.Z):
         r = zones[z].tolist()
         trip = f" TRIPPED {r[4]:.0f} min" if r[4] > 0 else ""
         shift = " shifted" if r[5] > 0 else ""
         lines.append(f"  {z} {ZONES[z]:<9} {r[0]:.0f} {r[1]:.0f} ({r[1] / r[0]:.0%}) ours "
-                     f"{r[2]:.0f} x{r[3]:.2f}{trip}{shift} | "
+                     f"{r[2]:.0f} x{r[3]:.2f}{trip}{shift} hot-spot {r[8]:.1f} C | "
                      + " ".join(f"{v:.0f}" for v in fc[z].tolist()))
     return "\n".join(lines)

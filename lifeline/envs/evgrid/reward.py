@@ -1,9 +1,7 @@
-"""The episode grader and the dense reward (its increments).
+"""The episode grader and the dense reward (its increments). v3: harm is priced so it binds.
 
-Grader (score in [0, 1]) — components, each in [0, 1], weighted:
-
-``0.35 energy + 0.10 wait + 0.05 tail_wait + 0.10 overload + 0.10 cost + 0.10 renewable
-+ 0.15 balking + 0.05 validity``
+``score = clip(0.50 energy + 0.15 wait + 0.10 tail_wait + 0.10 cost + 0.10 renewable
++ 0.05 validity − harm, 0, 1)``
 
 * ``energy`` — E = Σ wᵢ·min(chargedᵢ − drainᵢ, needᵢ) / Σ wᵢ·needᵢ over EVs that have arrived
   (w: emergency 3, taxi/delivery/depot 1.5, others 1; energy that only replaces what driving
@@ -11,17 +9,25 @@ Grader (score in [0, 1]) — components, each in [0, 1], weighted:
 * ``wait`` — 1 − min(mean wait / 60 min, 1), ``tail_wait`` — 1 − min(p90 wait / 120 min, 1),
   over walk-ups: minutes from request to start of charging; a balked EV counts 120 min, one still
   waiting its wait so far.
-* ``overload`` — E × (1 − min(overload zone-minutes / (0.5 × horizon), 1)); only minutes in which
-  our charging was part of the load above the limit count.
 * ``cost`` — E × (p_max − p̄) / (p_max − p_min): p̄ the average ₹/kWh paid, p_min/p_max the cheapest
   and dearest station price of the scenario's horizon.
-* ``renewable`` — E × (r̄ − r_min) / (r_max − r_min): r̄ the renewable share of our energy.
-* ``balking`` — 1 − balked walk-ups / walk-ups; ``validity`` — 1 − invalid actions / steps.
+* ``renewable`` — E × (r̄ − r_min) / (r_max − r_min): r̄ the renewable share of our energy; where
+  the horizon's renewable share varies by less than ``MIN_RENEWABLE_SPREAD`` (no solar supply,
+  ``whitefield_night``) there is nothing to shift towards and the term is E.
+* ``validity`` — 1 − invalid actions / steps.
+* ``harm`` (v3) — ``HARM_WEIGHT × harm_kwh / Σ wᵢ·needᵢ``: harm in critical-kWh equivalents,
+  ``harm_kwh = unmet critical kWh + UNSERVED_RATE × kWh of other loads cut by protection (trips,
+  curtailed outside EVs) + AGEING_RATE × hours of insulation loss of life beyond normal
+  ageing``, over the weighted energy requested so far (the energy term's denominator). One
+  critical kWh costs 2/Σw·need of score on top of its share of the energy term (the exchange
+  rates are in the README and ``tests/test_evgrid_harm.py``).
 
-Cost, renewable and overload are multiplied by E so idling earns nothing from them; balking and
-the waits are scored on every walk-up, so never routing scores near 0 on them too. The dense
-reward is the increase of the score at each tick (plus the invalid-action penalty), so its sum over
-an episode is the final score minus the score at reset: shaping can never beat the outcome.
+Balking is no longer a component (v2 weighted it 0.15; every sensible policy balked ≤ 0.23 % of
+walk-ups, so it was free points): a balked walk-up's energy is unmet and its wait counts 120 min.
+Overload minutes are no longer a linear term: an overload is priced by its consequences (ageing,
+curtailed and tripped loads). The dense reward is the increase of the score at each tick (plus
+the invalid-action penalty), so its sum over an episode is the final score minus the score at
+reset: shaping can never beat the outcome.
 """
 
 from __future__ import annotations
@@ -34,11 +40,26 @@ from lifeline.core.env import Grade
 from lifeline.envs.evgrid.context import Context
 from lifeline.envs.evgrid.types import BALKED, FUTURE, EVGridState
 
-WEIGHTS = {"energy": 0.35, "wait": 0.10, "tail_wait": 0.05, "overload": 0.10, "cost": 0.10,
-           "renewable": 0.10, "balking": 0.15, "validity": 0.05}
+WEIGHTS = {"energy": 0.50, "wait": 0.15, "tail_wait": 0.10, "cost": 0.10, "renewable": 0.10,
+           "validity": 0.05}
 WAIT_NORM_MIN, TAIL_NORM_MIN, BALK_WAIT_MIN = 60.0, 120.0, 120.0
-OVERLOAD_NORM_SHARE = 0.5
 INVALID_PENALTY = -0.002
+HARM_WEIGHT = 2.0
+"""Score lost per unit of harm over the weighted energy requested (Σ wᵢ·needᵢ): the harm price.
+A critical kWh left unmet costs 2/Σw·need of score in harm on top of its w·0.5/Σw·need in the
+energy term (baseline: ~4e-4 per kWh, v2: ~7-10e-5)."""
+UNSERVED_RATE = 1.0
+"""Critical-kWh equivalents per kWh of another load cut by protection (a household's or an
+outside EV's kWh counts as one of our critical fleet's: the value of lost load is not ours to
+discount)."""
+AGEING_RATE = 2.0
+"""Critical-kWh equivalents per hour of transformer loss of life beyond normal ageing. A
+consequence price, stated not sourced: an hour of life of a ~2 MVA zone transformer group is
+~₹12 of its ~₹22 lakh cost over 180,000 h; Indian DTs fail at 10-15 %/yr and a failure cuts the
+zone for a day (~20 MWh). Two kWh per hour of lost life makes an hour at 140 °C (128 h of life)
+cost ~250 critical kWh, about a 30-min trip of a loaded zone."""
+MIN_RENEWABLE_SPREAD = 0.05
+"""Below this spread of the renewable share over the horizon the renewable term is E."""
 
 
 def walkup_waits(s: EVGridState) -> np.ndarray:
@@ -87,10 +108,9 @@ def _score(s: EVGridState, ctx: Context, full: bool) -> tuple[float, dict[str, f
         mean_w, p90_w = float(np.add.reduce(waits)) / n_walk, p90(waits)
         wait_c = 1.0 - min(mean_w / WAIT_NORM_MIN, 1.0)
         tail_c = 1.0 - min(p90_w / TAIL_NORM_MIN, 1.0)
-        balk_c = 1.0 - balked / n_walk
     else:
         mean_w = p90_w = 0.0
-        wait_c = tail_c = balk_c = e
+        wait_c = tail_c = e
     charged = float(s.ev_delivered.sum())
     cost = float(s.ev_cost.sum())
     green = float(s.ev_green.sum())
@@ -99,28 +119,40 @@ def _score(s: EVGridState, ctx: Context, full: bool) -> tuple[float, dict[str, f
     avg_price = cost / charged if charged > 0 else p_hi
     share = green / charged if charged > 0 else r_lo
     cheap = (p_hi - avg_price) / (p_hi - p_lo) if p_hi > p_lo else 1.0
-    ren = (share - r_lo) / (r_hi - r_lo) if r_hi > r_lo else 1.0
-    over = 1.0 - min(s.overload_min / (OVERLOAD_NORM_SHARE * ctx.p.horizon_min), 1.0)
+    ren = (share - r_lo) / (r_hi - r_lo) if r_hi - r_lo >= MIN_RENEWABLE_SPREAD else 1.0
     invalid_rate = s.invalid_actions / s.steps if s.steps else 0.0
     parts = {
         "energy": e, "wait": wait_c, "tail_wait": tail_c,
-        "overload": e * over, "cost": e * min(max(cheap, 0.0), 1.0),
-        "renewable": e * min(max(ren, 0.0), 1.0), "balking": balk_c,
+        "cost": e * min(max(cheap, 0.0), 1.0),
+        "renewable": e * min(max(ren, 0.0), 1.0),
         "validity": 1.0 - invalid_rate,
     }
-    score = sum(WEIGHTS[k] * v for k, v in parts.items())
-    score = min(max(score, 0.0), 1.0)
-    if not full:
-        return score, parts, {}
     unmet = need - credited
     critical = w > 1.0
+    crit_need = float(need[critical].sum())
+    unmet_crit = float(unmet[critical].sum())
+    harm_kwh = (unmet_crit + UNSERVED_RATE * s.unserved_kwh
+                + AGEING_RATE * s.excess_ageing_min / 60.0)
+    harm = HARM_WEIGHT * harm_kwh / total_w if total_w > 0 else 0.0
+    score = sum(WEIGHTS[k] * v for k, v in parts.items()) - harm
+    score = min(max(score, 0.0), 1.0)
+    parts["harm"] = harm
+    grid_kwh = UNSERVED_RATE * s.unserved_kwh + AGEING_RATE * s.excess_ageing_min / 60.0
+    parts["harm_grid"] = HARM_WEIGHT * grid_kwh / total_w if total_w > 0 else 0.0
+    if not full:
+        return score, parts, {}
     fe = s.forecast_err
     metrics = {
         "evs": float(np.count_nonzero(arr)), "walkups": float(n_walk),
         "dwell_evs": float(np.count_nonzero(arr & s.ev_dwell)),
         "energy_requested_kwh": float(need.sum()), "energy_delivered_kwh": float(credited.sum()),
         "energy_charged_kwh": charged, "unmet_kwh": float(unmet.sum()),
-        "unmet_critical_kwh": float(unmet[critical].sum()),
+        "unmet_critical_kwh": unmet_crit, "critical_requested_kwh": crit_need,
+        "harm_kwh": harm_kwh, "unserved_kwh": float(s.unserved_kwh),
+        "fault_unserved_kwh": float(s.fault_unserved_kwh),
+        "excess_ageing_h": float(s.excess_ageing_min / 60.0),
+        "ageing_h": float(s.ageing_min / 60.0), "peak_hotspot_c": float(s.peak_hotspot),
+        "fault_trips": float(s.fault_trips),
         "mean_wait_min": mean_w, "p90_wait_min": p90_w, "balked": float(balked),
         "balk_rate": balked / n_walk if n_walk else 0.0,
         "overload_zone_min": float(s.overload_min), "trips": float(s.trips),

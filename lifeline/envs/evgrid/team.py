@@ -1,4 +1,4 @@
-"""The two roles in one session: ``evgrid_team`` (``lifeline/EVGridTeam-v2``).
+"""The two roles in one session: ``evgrid_team`` (``lifeline/EVGridTeam-v3``).
 
 The served face of the multi-agent variant: one episode, one OpenEnv session, two roles whose
 actions are distinct tools. The grid **operator** issues directives — ``set_cap(zone, level)``
@@ -9,10 +9,15 @@ actions (route, defer, load_shift, hold) under them. Every action, of either rol
 slot of the tick, as in ``evgrid``. Two clients can share the session (each sends its role's
 tools) or one agent can play both.
 
-Directives are never enforced by rewriting actions: routing a walk-up to a blacklisted station,
-or a zone's charging load exceeding its cap during a tick, is carried out and counted as a
-violation (``violations`` metric, ``info["violations"]``). The team score is the single-agent
-grader; the PettingZoo face (``marl.py``) splits the reward into the two roles' objectives.
+Directives are never enforced by rewriting actions: routing a walk-up to a blacklisted station
+is carried out and counted as a violation (``violations`` metric, ``info["violations"]``). v3:
+violations have consequences. A zone cap is enforced by protection — our chargers in the zone
+are scaled down to the cap during the tick (the operator's remote curtailment), and a tick in
+which our sessions asked for more is a violation; every violation costs the team score
+``VIOLATION_COST`` (team score = the single-agent grader − ``VIOLATION_COST`` × violations,
+clipped at 0). The price multiplier is a transfer inside the team (the dispatcher pays it, the
+operator receives it): reported as ``surcharge_inr``, team-neutral, a signal only. The
+PettingZoo face (``marl.py``) gives each role the team reward plus a small share of its own terms.
 """
 
 from __future__ import annotations
@@ -31,6 +36,10 @@ from lifeline.envs.evgrid.types import ACTION_TYPES, EVGridState, Route
 CAP_LEVELS: tuple[float | None, ...] = (None, 0.6, 0.3)
 """Zone cap as a share of the forecast headroom (None: no cap)."""
 PRICE_LEVELS = (1.0, 1.25, 1.5)
+VIOLATION_COST = 0.002
+"""Team score lost per violation (v3; v2: none). Stated exchange rate: a violation costs as much
+score as ~5 critical kWh unmet on ``baseline`` (a critical kWh ≈ 4e-4 there): ignoring a
+directive never pays for the energy it buys (``tests/test_evgrid_team_v3.py``)."""
 
 
 def _doc(text: str) -> Any:
@@ -40,7 +49,8 @@ def _doc(text: str) -> Any:
 @dataclass(frozen=True)
 class SetCap(Action):
     """Operator: cap our charging load in `zone` at level 0 (none), 1 (60%) or 2 (30%) of the
-    zone's forecast headroom. Exceeding it is a violation (detected, not prevented)."""
+    zone's forecast headroom. Enforced by protection (our chargers there are scaled down to it);
+    a tick in which our sessions ask for more is a violation, costed in the team score."""
 
     kind: ClassVar[str] = "set_cap"
     zone: int = _doc("feeder zone 0-4")
@@ -59,7 +69,7 @@ class Blacklist(Action):
 @dataclass(frozen=True)
 class SetPrice(Action):
     """Operator: price multiplier level 0 (1.0), 1 (1.25) or 2 (1.5) charged to the dispatcher
-    for energy in `zone` (enters the dispatcher's role reward only, never the team score)."""
+    for energy in `zone` (a transfer inside the team: reported, team-neutral, a signal)."""
 
     kind: ClassVar[str] = "set_price"
     zone: int = _doc("feeder zone 0-4")
@@ -77,6 +87,10 @@ class EVGridTeamState(EVGridState):
     price_level: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     blacklisted: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     violations: int = 0
+    tick_caps: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """(Z,) caps in force during the last tick, kW (inf: none)."""
+    tick_msgs: list[str] = field(default_factory=list)
+    """Cap violations found when the last tick ran (reported in ``info["violations"]``)."""
     surcharge_inr: float = 0.0
     """Extra ₹ the operator's price multipliers charged the dispatcher."""
 
@@ -102,6 +116,7 @@ class EVGridTeamEnv(EVGridEnv):
         s.cap_level = np.zeros(self.ctx.Z, np.int64)
         s.price_level = np.zeros(self.ctx.Z, np.int64)
         s.blacklisted = np.zeros(self.ctx.S, bool)
+        s.tick_caps = np.full(self.ctx.Z, np.inf)
         return s
 
     # ----- encoding: the dispatcher's block first, then the operator's ------------------------
@@ -178,10 +193,35 @@ class EVGridTeamEnv(EVGridEnv):
         return np.where(np.isfinite(share), head * np.where(np.isfinite(share), share, 0.0),
                         np.inf)
 
+    def zone_ceiling(self, s: EVGridState) -> np.ndarray | None:
+        """The operator's caps are enforced by protection during the tick (v3)."""
+        assert isinstance(s, EVGridTeamState)
+        caps = self.zone_caps(s)
+        s.tick_caps = caps
+        return caps if np.isfinite(caps).any() else None
+
+    def after_tick(self, s: EVGridState) -> None:
+        """Count the tick's cap violations (our sessions asked for more than the cap) and the
+        price surcharge, before the dense reward is taken."""
+        assert isinstance(s, EVGridTeamState)
+        caps = s.tick_caps
+        over = np.flatnonzero(s.ev_want > caps + 1e-6)
+        s.tick_msgs = [f"zone {z} ({ZONES[z]}) charging asked {s.ev_want[z]:.0f} kW over its cap "
+                       f"{caps[z]:.0f} kW (curtailed to the cap)" for z in over]
+        s.violations += len(s.tick_msgs)
+        mult = np.array([PRICE_LEVELS[i] for i in s.price_level])
+        s.surcharge_inr += float(np.dot(mult - 1.0, s.ev_load)) * self.params.tick_min \
+            / 60.0 * self.params.base_price_inr
+
+    def score_now(self, s: EVGridState) -> float:
+        assert isinstance(s, EVGridTeamState)
+        return max(0.0, super().score_now(s) - VIOLATION_COST * s.violations)
+
     def _apply(self, state: EVGridState, action: Any) -> tuple[float, dict[str, Any]]:
         s = state
         assert isinstance(s, EVGridTeamState)
         violations: list[str] = []
+        s.tick_msgs = []
         if isinstance(action, SetCap):
             s.cap_level[action.zone] = action.level
         elif isinstance(action, SetPrice):
@@ -190,43 +230,33 @@ class EVGridTeamEnv(EVGridEnv):
             s.blacklisted[action.station] = not s.blacklisted[action.station]
         if isinstance(action, OPERATOR_TYPES):
             dynamics.refresh_visible(s, self.ctx)
-            tick = s.tick
             r = self._use_slot(s)
-            return r, {"violations": self._tick_violations(s, tick, violations)}
+            return r, {"violations": list(s.tick_msgs)}
         if isinstance(action, Route) and s.blacklisted[action.station] \
                 and not s.ev_dwell[s.visible[action.ev]]:
             violations.append(f"walk-up routed to blacklisted station {action.station} "
                               f"({STATIONS[action.station][1]})")
-        tick = s.tick
+            s.violations += 1  # counted before the action can end the tick (dense reward)
         r, info = super()._apply(s, action)
-        info["violations"] = self._tick_violations(s, tick, violations)
+        info["violations"] = violations + list(s.tick_msgs)
         return r, info
 
     def _apply_invalid(self, state: EVGridState) -> tuple[float, dict[str, Any]]:
         s = state
         assert isinstance(s, EVGridTeamState)
-        tick = s.tick
+        s.tick_msgs = []
         r, info = super()._apply_invalid(s)
-        info["violations"] = self._tick_violations(s, tick, [])
+        info["violations"] = list(s.tick_msgs)
         return r, info
-
-    def _tick_violations(self, s: EVGridTeamState, tick: int, found: list[str]) -> list[str]:
-        """Violations of this action plus, if a tick ran, zone caps exceeded during it."""
-        if s.tick != tick:
-            caps = self.zone_caps(s)
-            found += [f"zone {z} ({ZONES[z]}) charging load {s.ev_load[z]:.0f} kW over its cap "
-                      f"{caps[z]:.0f} kW" for z in np.flatnonzero(s.ev_load > caps + 1e-6)]
-            mult = np.array([PRICE_LEVELS[i] for i in s.price_level])
-            s.surcharge_inr += float(np.dot(mult - 1.0, s.ev_load)) * self.params.tick_min \
-                / 60.0 * self.params.base_price_inr
-        s.violations += len(found)
-        return found
 
     def grade(self, state: EVGridState) -> Grade:
         g = super().grade(state)
         assert isinstance(state, EVGridTeamState)
-        return Grade(g.score, g.components, {**g.metrics, "violations": float(state.violations),
-                                             "surcharge_inr": state.surcharge_inr})
+        cost = VIOLATION_COST * state.violations
+        return Grade(max(0.0, g.score - cost), {**g.components, "violation_cost": cost},
+                     {**g.metrics, "violations": float(state.violations),
+                      "surcharge_inr": state.surcharge_inr,
+                      "score_before_violations": g.score})
 
     def render_text(self, state: EVGridState) -> str:
         s = state

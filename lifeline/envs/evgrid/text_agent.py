@@ -21,7 +21,12 @@ from lifeline.core.agent import TextPolicy
 from lifeline.core.registry import make
 from lifeline.envs.evgrid.baselines import E_DWELL, GreedyAgent
 from lifeline.envs.evgrid.env import EVGridEnv
-from lifeline.envs.evgrid.observation import EV_COLUMNS, STATION_COLUMNS, ZONE_COLUMNS
+from lifeline.envs.evgrid.observation import (
+    CLOCK_COLUMNS,
+    EV_COLUMNS,
+    STATION_COLUMNS,
+    ZONE_COLUMNS,
+)
 from lifeline.envs.evgrid.params import PERSONAS, STATIONS
 from lifeline.envs.evgrid.types import Hold
 from lifeline.faces.tools import as_tool_call
@@ -36,7 +41,7 @@ _PLUGGED = re.compile(rf"^\s+\[(\d+)\] (\w+) plugged in at ([\w-]+) \(.*\), soc 
 _STATION = re.compile(rf"^\s*(\d+) [\w-]+ .*? z(\d) free {_NUM}/(\d+) q {_NUM} ₹{_NUM} ours "
                       rf"(\d+)/(\d+) {_NUM} kW( OUT OF SERVICE)?")
 _ZONE = re.compile(rf"^\s+(\d) \w+\s+{_NUM} {_NUM} \(.*\) ours {_NUM} x{_NUM}"
-                   rf"(?: TRIPPED {_NUM} min)?( shifted)? \| (.*)$")
+                   rf"(?: TRIPPED {_NUM} min)?( shifted)? hot-spot {_NUM} C \| (.*)$")
 _PERSONA = {n: i for i, n in enumerate(PERSONAS)}
 _SITE = {s[0]: j for j, s in enumerate(STATIONS)}
 
@@ -84,9 +89,13 @@ def parse(text: str, e: EVGridEnv) -> tuple[dict[str, np.ndarray], np.ndarray, i
                                                                   for i in (2, 3, 4, 5))
             zones[z, 4] = float(m.group(6)) if m.group(6) else 0.0
             zones[z, 5] = m.group(7) is not None
-            values = [float(v) for v in m.group(8).split()]
+            zones[z, 8] = float(m.group(8))
+            values = [float(v) for v in m.group(9).split()]
             forecast[z, :len(values)] = values
-    obs = {"evs": evs, "travel": travel, "stations": st, "zones": zones,
+    clock = np.zeros(len(CLOCK_COLUMNS), np.float32)
+    clock[0] = tick * ctx.p.tick_min
+    clock[1] = max(ctx.p.horizon_min - clock[0], 0.0)  # v3: greedy caps stays at the horizon
+    obs = {"clock": clock, "evs": evs, "travel": travel, "stations": st, "zones": zones,
            "headroom_forecast": forecast}
     return obs, ok, tick
 

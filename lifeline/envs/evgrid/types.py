@@ -128,21 +128,47 @@ class EVGridState(CoreState):
     last_load: np.ndarray = field(default_factory=_f64)
     """(Z,) total load during the last tick, kW."""
     derate: np.ndarray = field(default_factory=_f64)
-    """(Z,) protective derating applied to our chargers (1 = none)."""
-    over_min: np.ndarray = field(default_factory=_f64)
-    """(Z,) consecutive minutes of overload."""
+    """(Z,) protective curtailment of the zone's EV chargers, ours and outside EVs' (1 = none)."""
+    bg_kw: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    """(T+1, Z) load EVs outside our fleet would draw in each zone before curtailment, kW (v3:
+    every load on a zone draws power)."""
+    ev_want: np.ndarray = field(default_factory=_f64)
+    """(Z,) load our charging sessions asked for during the last tick, before an enforced cap,
+    kW (the two-role env detects cap violations on it)."""
+    out_load: np.ndarray = field(default_factory=_f64)
+    """(Z,) outside EVs' load during the last tick, kW (after curtailment and trips)."""
+    top_oil: np.ndarray = field(default_factory=_f64)
+    """(Z,) transformer top-oil temperature, °C (``thermal.py``)."""
+    hs_rise: np.ndarray = field(default_factory=_f64)
+    """(Z,) hot-spot rise over top oil, K; hot-spot temperature = top_oil + hs_rise."""
     trip_until: np.ndarray = field(default_factory=_f64)
     """(Z,) minute a tripped feeder comes back (−inf: not tripped)."""
+    trip_fault: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    """(Z,) the current trip is a random fault (storm), not protection against our loading."""
     shift_tick: np.ndarray = field(default_factory=_i64)
     """(Z,) tick in which ``load_shift`` was ordered (−1 never)."""
     fault_at: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
     """(T+1, Z) random feeder faults (storm)."""
     # --- outcome counters ----------------------------------------------------------------------
     overload_min: float = 0.0
-    """Zone-minutes of overload to which our charging contributed."""
+    """Zone-minutes with the hot-spot above ``hotspot_limit_c`` (IEC normal cyclic limit)."""
     trips: int = 0
+    """Protective trips (hot-spot or current limit); random faults are ``fault_trips``."""
+    fault_trips: int = 0
     peak_ratio: float = 0.0
-    """Highest load / limit seen."""
+    """Highest load / rating seen."""
+    peak_hotspot: float = 0.0
+    """Highest hot-spot temperature seen, °C."""
+    ageing_min: float = 0.0
+    """Insulation loss of life over all zones, minutes (Σ V·Δt)."""
+    excess_ageing_min: float = 0.0
+    """Loss of life beyond normal ageing, minutes (Σ max(V − 1, 0)·Δt): the scored part."""
+    unserved_kwh: float = 0.0
+    """Energy of loads other than our fleet cut by protection: base load and outside EVs of a
+    zone tripped by its hot-spot or current limit, and outside EVs' charging curtailed by
+    protective derating, kWh (scored as harm)."""
+    fault_unserved_kwh: float = 0.0
+    """Energy cut by random feeder faults, kWh (reported; nobody's decision, not scored)."""
     forecast_due: list[tuple[int, int, int, float, float]] = field(default_factory=list)
     """Pending predictions: (due tick, zone, station, load kW or −1, queue or −1)."""
     forecast_err: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0, 0.0])
