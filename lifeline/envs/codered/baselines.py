@@ -108,6 +108,24 @@ class HeuristicAgent(Agent):
     hoard = False
     oneg = False
     close_calls = False
+    # ----- v3 knobs (tuned on training seeds 0-19 only; see the README's reference section) ---
+    als_window = 10.0
+    """An ALS unit is preferred for a serious patient if it arrives at most this much later."""
+    load_cost = 25.0
+    """Minutes added to a hospital whose specialists are all taken by patients bound there."""
+    callback_below = 0.6
+    """Calls whose category's serious prior is below this get a callback first."""
+    minor_self = True
+    """(v3) A call hinted non-serious goes by self-transport (a wrong hint still reaches a
+    hospital) instead of being closed."""
+    alert_in_hospital = True
+    """(v3) Pre-alerts also cover patients already in the hospital's work-up."""
+    cardiac_blood = False
+    """(v3: off) Order blood for cardiac patients (the hospital's own 20-min crossmatch finishes
+    inside the work-up, so v2's emergency O- for them was pure waste)."""
+    aid_gap = 2
+    """Request mutual aid when at least this many patients wait beyond the aid units already
+    inbound and no unit is free (v2 fired both requests in the same minute)."""
 
     def __init__(self) -> None:
         self.map = _Map()
@@ -147,7 +165,7 @@ class HeuristicAgent(Agent):
             return -1
         if serious or self.prefer_als:
             als = [(t, u) for t, u in etas if obs["units"][u, U_ALS]]
-            if als and (self.prefer_als or als[0][0] <= etas[0][0] + 10.0):
+            if als and (self.prefer_als or als[0][0] <= etas[0][0] + self.als_window):
                 return als[0][1]
         return etas[0][1]
 
@@ -161,8 +179,9 @@ class HeuristicAgent(Agent):
                 return TriageCall(int(i), "no_dispatch")
             if self.triage:
                 if hint >= 0 and hint not in SERIOUS:
-                    return TriageCall(int(i), "self_transport" if hint == GERD else "no_dispatch")
-                if hint < 0 and SERIOUS_PRIOR[cat] < 0.6 and not row[P_ESC]:
+                    return TriageCall(int(i), "self_transport" if hint == GERD or self.minor_self
+                                      else "no_dispatch")
+                if hint < 0 and SERIOUS_PRIOR[cat] < self.callback_below and not row[P_ESC]:
                     return TriageCall(int(i), "callback")
             u = self._pick_unit(obs, dist, int(row[P_NODE]), True)
             if u < 0:
@@ -199,7 +218,7 @@ class HeuristicAgent(Agent):
             cost = float(dist[node, HOSPITAL_NODE[h]])
             spec = SPECIALIST_OF[cond]
             if spec >= 0 and self._load(obs, h, spec) >= SPECIALIST_COUNT[h][spec]:
-                cost += 25.0
+                cost += self.load_cost
             if cost < best_c:
                 best, best_c = h, cost
         return best
@@ -226,12 +245,13 @@ class HeuristicAgent(Agent):
         if not self.prealert:
             return None
         pts, hosp = obs["patients"], obs["hospitals"]
+        bound = BOUND if self.alert_in_hospital else BOUND[:-1]
         for h in range(3):
             need_or = [0, 0]
             need_sp = [0, 0, 0]
             for row in pts:
                 c = int(row[P_COND]) - 1
-                if int(row[P_HOSP]) - 1 != h or int(row[P_STATUS]) not in BOUND[:-1] or c < 0 \
+                if int(row[P_HOSP]) - 1 != h or int(row[P_STATUS]) not in bound or c < 0 \
                         or c >= 4 or not CAPABLE[h][c]:
                     continue
                 if PROCEDURE_OF[c] >= 0:
@@ -260,6 +280,8 @@ class HeuristicAgent(Agent):
             h = int(row[P_HOSP]) - 1
             if need <= 0 or int(row[P_STATUS]) not in BOUND or h < 0:
                 continue
+            if int(row[P_COND]) - 1 == 0 and not self.cardiac_blood:
+                continue  # the hospital's own crossmatch is ready before the work-up ends
             have = int(row[P_READY] + row[P_PENDING])
             if have >= need:
                 continue
@@ -286,7 +308,8 @@ class HeuristicAgent(Agent):
         waiting = int(np.count_nonzero((pts[:, P_STATUS] == WAITING)
                                        | (pts[:, P_STATUS] == CALL)
                                        | (pts[:, P_STATUS] == STABILISED)))
-        if waiting >= 2 and not self._etas(obs, dist, 0):
+        inbound = int(obs["clock"][4])
+        if waiting - inbound >= self.aid_gap and not self._etas(obs, dist, 0):
             return RequestMutualAid()
         return None
 

@@ -35,7 +35,7 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
     """Coordinate ambulances, hospitals, ORs, specialists, blood and 911 calls (see README.md)."""
 
     name: ClassVar[str] = "codered"
-    version: ClassVar[int] = 2
+    version: ClassVar[int] = 3
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
 
     def __init__(self, scenario: str = "task1", params: CodeRedParams | None = None) -> None:
@@ -104,6 +104,7 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
         """Change of score + milestone shaping since the last step (re-graded only when a
         grade-relevant event or action happened, or the clock moved in cascade tasks)."""
         key = (float(state.n_events), float(state.tally.aid_requests),
+               float(state.invalid_actions),
                state.t if self.params.cascade or state.t >= self.params.horizon_min else 0.0)
         if key == state.graded_key:
             return 0.0, {"t": state.t}

@@ -40,6 +40,7 @@ from lifeline.envs.codered.params import (
     ROADS,
     SERIOUS,
     SPECIALIST_COUNT,
+    SURGE_SERIOUS_SHARE,
     TIME_TO_DEATH,
     TRAUMA,
     CodeRedParams,
@@ -74,7 +75,7 @@ def n_aid_slots(p: CodeRedParams) -> int:
 
 def _patient(p: CodeRedParams, cond: int, onset: float, node: int, rng: np.random.Generator,
              blood: np.random.Generator, casc: np.random.Generator) -> Patient:
-    pt = Patient(cond=cond, onset=onset, node=node, t_ref=onset)
+    pt = Patient(cond=cond, onset=onset, node=node, t_ref=onset, site=node)
     if cond in SERIOUS:
         lo, hi = TIME_TO_DEATH[cond]
         pt.v_ref = float(rng.uniform(0.85, 1.0))
@@ -92,6 +93,21 @@ def _patient(p: CodeRedParams, cond: int, onset: float, node: int, rng: np.rando
     pt.spawn_cond = CARDIAC if casc.random() < 0.5 else 3
     return pt
 
+
+def _surge_row(row: tuple[float, ...]) -> np.ndarray:
+    """A category's condition mix for a news-cycle call (v3): the serious part rescaled to
+    ``SURGE_SERIOUS_SHARE``, the worried-well part to the rest (same number of draws)."""
+    probs = np.asarray(row, dtype=float)
+    serious = np.zeros(8, dtype=bool)
+    serious[list(SERIOUS)] = True
+    out = np.zeros(8)
+    out[serious] = probs[serious] / probs[serious].sum() * SURGE_SERIOUS_SHARE
+    out[~serious] = probs[~serious] / probs[~serious].sum() * (1.0 - SURGE_SERIOUS_SHARE)
+    return out
+
+
+_SURGE_TABLE = tuple(_surge_row(row) for row in CATEGORY_TABLE)
+"""P(true condition | category) of a news-cycle call."""
 
 _GRAPHS: dict[float, RoadGraph] = {}
 
@@ -128,7 +144,7 @@ def generate(p: CodeRedParams, rng: dict[str, np.random.Generator]) -> CodeRedSt
             if t >= p.call_window_min:
                 break
             cat = int(cr.choice(len(CATEGORY_MIX), p=CATEGORY_MIX))
-            probs = np.asarray(CATEGORY_TABLE[cat])
+            probs = np.asarray(CATEGORY_TABLE[cat]) if not surge else _SURGE_TABLE[cat]
             cond = int(cr.choice(8, p=probs / probs.sum()))
             node = int(INCIDENT_NODES[int(cr.integers(len(INCIDENT_NODES)))])
             pt = _patient(p, cond, t, node, pr, blood, casc)

@@ -79,6 +79,23 @@ CATEGORY_TABLE: tuple[tuple[float, ...], ...] = (
 )
 """P(true condition | category): public (shown in the README), the draw per call is hidden."""
 TRIAGE_DECISIONS = ("dispatch_als", "dispatch_bls", "self_transport", "callback", "no_dispatch")
+SURGE_SERIOUS_SHARE = 0.10
+"""(v3) Share of news-cycle ("surge") calls whose caller needs hospital care: the rest are the
+worried well (anxiety, GERD, panic, minor). A *stated* mix, not a sourced one: reports of
+mass-casualty events describe the worried well outnumbering the injured several-fold (not checked
+against a primary source here). Within each part the category's own table sets the condition.
+v2 drew surge calls from the ordinary table, so 59-71 % of them were serious."""
+
+PREALERT_SAVING_MIN = (26.0, 0.0, 0.0, 0.0)
+"""(v3) Minutes a pre-alert takes off the in-hospital work-up, per serious condition. Cardiac:
+pre-hospital activation of the cath lab shortens door-to-balloon by 26 min (95 % CI 19-33), the
+meta-analysis PMC9072100 as quoted in issue 24 (the pooled effect, not re-read here). Stroke,
+trauma, general: 0 (no sourced effect in the project's notes). A patient counts as pre-alerted
+when, at arrival, the hospital holds an OR ready or in preparation for the procedure *and* the
+specialist present or paged (what ``prepare_or`` and ``page_specialist`` before arrival do)."""
+WORKUP_FLOOR_MIN = 15.0
+"""(v3) The pre-alert saving never shortens a work-up below this many minutes (the ECG and
+consent still take time; a stated floor)."""
 
 # ----- blood ------------------------------------------------------------------------------------
 BLOOD_TYPES = ("A+", "A-", "B+", "B-", "AB+", "AB-", "O+", "O-")
@@ -176,12 +193,31 @@ class CodeRedParams:
     """Probability each OR is busy with an elective case at 08:00."""
     rush_factor: float = 1.3
     """Arterial travel-time multiplier until 10:00."""
-    aid_penalty: float = 0.04
-    """Score penalty per mutual-aid request."""
+    aid_penalty: float = 0.0
+    """Score penalty per mutual-aid request (v3: 0 — the price of aid is in the dynamics: the
+    arrival delay ``aid_delay_min`` and the recall after ``aid_recall_min``; v2 charged 0.04,
+    more than the lives the unit saved, so refusing aid scored higher with more deaths)."""
     aid_penalty_cap: float = 0.10
     """Cap of the mutual-aid penalty."""
+    aid_recall_min: float = 60.0
+    """(v3) The lending city takes its unit back this many minutes after it arrives (as soon as
+    it carries no patient): its own coverage is the price, so a unit requested before it is
+    needed is gone when it is (0: never recalled)."""
     invalid_penalty: float = 0.01
-    """Reward subtracted per invalid action."""
+    """Reward subtracted per invalid action (dense reward)."""
+    invalid_score: float = 0.002
+    """(v3) Grade score subtracted per invalid action (capped at ``invalid_score_cap``): padding
+    a plan with invalid actions lowers the score (v2: only the dense reward fell)."""
+    invalid_score_cap: float = 0.10
+    """Cap of the invalid-action deduction (50 invalid actions reach it)."""
+    reassign_min: float = 2.0
+    """(v3) Crew minutes each change of an already chosen destination costs (re-planning and
+    re-notifying; added to the scene time): churn is no longer free."""
+    transfer_waste: float = 0.5
+    """(v3) Efficiency waste per blood unit moved by ``transfer_blood`` and not (yet) drawn at the
+    receiving hospital (a unit out of its home fridge; credited back as useful when used)."""
+    prealert: bool = True
+    """(v3) A pre-alert shortens the work-up by ``PREALERT_SAVING_MIN`` (off: v2's work-up)."""
     in_hospital_calibrated: bool = True
     """Cardiac / stroke patients waiting in a capable hospital deteriorate at the sourced
     ``IN_HOSPITAL_RATE`` (v2; off: half their untreated rate, as before the calibration — the

@@ -16,8 +16,11 @@ probability fixed when patient ``i``'s definitive treatment started (0 if never 
   patient appeared) and ``cascade = alive · (1 − crowded_fraction) · (1 − ½·escalated_calls /
   calls)``; in other tasks both drop out and the weights are renormalised.
 
-``score = clip(Σ w_c·c / Σ w_c − min(0.10, 0.04 · mutual_aid_requests), 0, 1)`` with the seed's
-weights (time .32, efficiency .16, secondary_harm .16, prep_ready .16, vitals .10, cascade .10).
+``score = clip(Σ w_c·c / Σ w_c − aid_penalty − min(0.10, 0.002 · invalid_actions), 0, 1)`` with
+the seed's weights (time .32, efficiency .16, secondary_harm .16, prep_ready .16, vitals .10,
+cascade .10); ``aid_penalty = min(cap, params.aid_penalty · requests)`` is 0 since v3 (aid's
+price is in the dynamics: delay and recall). Efficiency's waste also counts (v3) ½ per blood unit
+moved by ``transfer_blood`` and not drawn at the receiving hospital.
 A patient never treated scores 0 everywhere, so a passive agent scores 0 on every task.
 
 Dense reward: the change of ``score + shaping`` since the previous step, where shaping pays 0.01
@@ -129,7 +132,8 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
     prep_ready = ready / n_res if n_res else alive
     useful = tl.preps_used + tl.pages_used + tl.preempt_used + tl.blood_used + tl.triage_good
     waste = (tl.preps_wasted + tl.pages_wasted + tl.preempt_wasted + tl.blood_wasted
-             + tl.triage_waste + 0.25 * tl.oneg_nonneg)
+             + tl.triage_waste + 0.25 * tl.oneg_nonneg
+             + params.transfer_waste * (tl.transfer_sent - tl.transfer_used))
     if s.t >= params.horizon_min:  # preps and pages still held unused at the end were wasted
         for hosp in s.hospitals:
             waste += sum(1 for o in hosp.ors if o.agent_prep and o.claimed < 0)
@@ -146,7 +150,8 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
         comps["cascade"] = alive * max(0.0, 1.0 - crowded / (3.0 * elapsed)) * (1.0 - 0.5 * esc)
     wsum = sum(WEIGHTS[k] for k in comps)
     penalty = min(params.aid_penalty_cap, params.aid_penalty * tl.aid_requests)
-    score = sum(WEIGHTS[k] * v for k, v in comps.items()) / wsum - penalty
+    invalid = min(params.invalid_score_cap, params.invalid_score * s.invalid_actions)
+    score = sum(WEIGHTS[k] * v for k, v in comps.items()) / wsum - penalty - invalid
     score = float(min(1.0, max(0.0, score)))
     if not metrics_too:
         return score, comps, {}, milestones
@@ -164,7 +169,9 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
         "blood_used": float(tl.blood_used), "blood_wasted": float(tl.blood_wasted),
         "icu_boarding": float(tl.icu_boarding), "crowded_minutes": crowded,
         "transfers": float(tl.transfers), "news_cycles": float(tl.news_cycles),
-        "invalid_actions": float(s.invalid_actions),
+        "invalid_actions": float(s.invalid_actions), "invalid_deduction": invalid,
+        "reassignments": float(tl.reassignments), "blood_transferred": float(tl.transfer_sent),
+        "transfer_used": float(tl.transfer_used), "aid_recalled": float(tl.aid_recalled),
     }
     return score, comps, metrics, milestones
 
