@@ -109,12 +109,14 @@ class HeuristicAgent(Agent):
     oneg = False
     close_calls = False
     # ----- v3 knobs (tuned on training seeds 0-19 only; see the README's reference section) ---
-    als_window = 10.0
+    als_window = 5.0
     """An ALS unit is preferred for a serious patient if it arrives at most this much later."""
     load_cost = 25.0
     """Minutes added to a hospital whose specialists are all taken by patients bound there."""
     callback_below = 0.6
     """Calls whose category's serious prior is below this get a callback first."""
+    callback_busy_only = True
+    """(v3) Call back an ambiguous call only while no unit is free (the wait is then free)."""
     minor_self = True
     """(v3) A call hinted non-serious goes by self-transport (a wrong hint still reaches a
     hospital) instead of being closed."""
@@ -123,7 +125,7 @@ class HeuristicAgent(Agent):
     cardiac_blood = False
     """(v3: off) Order blood for cardiac patients (the hospital's own 20-min crossmatch finishes
     inside the work-up, so v2's emergency O- for them was pure waste)."""
-    aid_gap = 2
+    aid_gap = 1
     """Request mutual aid when at least this many patients wait beyond the aid units already
     inbound and no unit is free (v2 fired both requests in the same minute)."""
 
@@ -181,9 +183,10 @@ class HeuristicAgent(Agent):
                 if hint >= 0 and hint not in SERIOUS:
                     return TriageCall(int(i), "self_transport" if hint == GERD or self.minor_self
                                       else "no_dispatch")
-                if hint < 0 and SERIOUS_PRIOR[cat] < self.callback_below and not row[P_ESC]:
-                    return TriageCall(int(i), "callback")
             u = self._pick_unit(obs, dist, int(row[P_NODE]), True)
+            if self.triage and hint < 0 and SERIOUS_PRIOR[cat] < self.callback_below and \
+                    not row[P_ESC] and (u < 0 or not self.callback_busy_only):
+                return TriageCall(int(i), "callback")
             if u < 0:
                 continue
             als = bool(obs["units"][u, U_ALS])

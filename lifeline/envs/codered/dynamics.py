@@ -502,6 +502,7 @@ def arrive_hospital(s: CodeRedState, params: CodeRedParams, i: int, h: int) -> N
     p.hosp = p.at_hosp = h
     p.arrived = s.t
     p.node = HOSPITAL_NODE[h]  # v3: a transfer starts here (v2 kept the incident site)
+    p.known = True  # a self-transported caller is seen at the hospital
     if p.cond not in SERIOUS:
         p.status = RESOLVED
         discard_blood(s, p)
@@ -740,8 +741,9 @@ def handle(s: CodeRedState, params: CodeRedParams, ev: tuple[float, int, int, in
         dying = s.patients[a]
         if dying.token != tok or dying.status in (TREATED, DEAD) or not params.mech_deterioration:
             return False
+        closed = dying.status == RESOLVED and not dying.known
         kill(s, params, a)
-        return True
+        return not closed  # v3: a closed call's death at home is not announced
     if kind in (EV_UNIT, EV_SCENE, EV_HANDOVER):
         un = s.units[a]
         if un.token != tok:

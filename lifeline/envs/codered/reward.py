@@ -23,6 +23,11 @@ price is in the dynamics: delay and recall). Efficiency's waste also counts (v3)
 moved by ``transfer_blood`` and not drawn at the receiving hospital.
 A patient never treated scores 0 everywhere, so a passive agent scores 0 on every task.
 
+Hidden truth stays hidden (v3): until the horizon, a 911 call whose true condition no crew or
+hospital has seen is counted only as a call (not as a patient, not as a right or wrong triage),
+so neither the grade nor the dense reward moves with a hidden condition (v2's reward fell when a
+serious call rang and rose when a minor one was closed). At the horizon everything counts.
+
 Dense reward: the change of ``score + shaping`` since the previous step, where shaping pays 0.01
 per patient milestone (crew on scene, arrival at hospital), capped at 0.05 and withdrawn on the last
 step: the episode's reward sum equals the final score exactly.
@@ -77,16 +82,20 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
     surv = time = vit = ready = harmed = exp_sum = 0.0
     ott_sum = strokes_sum = cards_sum = 0.0
     n_ott = n_strokes = n_cards = 0
-    calls = minors = 0
+    calls = minors = good = 0
     serious, milestone_1, milestone_2 = _SERIOUS_SET, _MILESTONE_1, _MILESTONE_2
+    reveal = s.t >= params.horizon_min
     for p in s.patients:
         if p.void or p.status == FUTURE:
             continue
         cond = p.cond
         if p.is_call:
             calls += 1
+            if not (p.known or reveal):
+                continue  # v3: a call's truth counts once seen (or at the end): no leak
             if cond not in serious:
                 minors += 1
+                good += p.decision in (2, 4)  # self-transport / no dispatch: right call
         if cond not in serious:
             continue
         n += 1
@@ -126,11 +135,11 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
     tl = s.tally
     # no serious patient: only non-urgent calls appeared, so what counts is triaging them
     # without ambulances
-    alive = surv / n if n else (tl.triage_good / minors if minors else 0.0)
+    alive = surv / n if n else (good / minors if minors else 0.0)
     time = time / n if n else alive
     vit = vit / n if n else alive
     prep_ready = ready / n_res if n_res else alive
-    useful = tl.preps_used + tl.pages_used + tl.preempt_used + tl.blood_used + tl.triage_good
+    useful = tl.preps_used + tl.pages_used + tl.preempt_used + tl.blood_used + good
     waste = (tl.preps_wasted + tl.pages_wasted + tl.preempt_wasted + tl.blood_wasted
              + tl.triage_waste + 0.25 * tl.oneg_nonneg
              + params.transfer_waste * (tl.transfer_sent - tl.transfer_used))
