@@ -75,7 +75,9 @@ register(EnvSpec(
     baselines="lifeline.envs.codered.baselines",
     reference="heuristic",
     bound="bound",
-    exploits=("dispatch_only", "hoarder", "oneg_everything", "close_all_calls", "all_als"),
+    exploits=("dispatch_only", "hoarder", "oneg_everything", "close_all_calls", "all_als",
+              "no_mutual_aid", "self_transport_all", "invalid_padding", "churn", "blood_shuttle",
+              "blood_grabber"),
     harm_metric="harm",
 ))
 

@@ -53,6 +53,7 @@ from lifeline.envs.codered.types import (
     PrepareOR,
     QueryBloodType,
     RequestMutualAid,
+    TransferBlood,
     TriageCall,
 )
 
@@ -108,6 +109,7 @@ class HeuristicAgent(Agent):
     hoard = False
     oneg = False
     close_calls = False
+    aid = True
     # ----- v3 knobs (tuned on training seeds 0-19 only; see the README's reference section) ---
     als_window = 5.0
     """An ALS unit is preferred for a serious patient if it arrives at most this much later."""
@@ -307,6 +309,8 @@ class HeuristicAgent(Agent):
         return None
 
     def _aid(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        if not self.aid:
+            return None
         pts = obs["patients"]
         waiting = int(np.count_nonzero((pts[:, P_STATUS] == WAITING)
                                        | (pts[:, P_STATUS] == CALL)
@@ -502,6 +506,99 @@ class AllALSAgent(HeuristicAgent):
     prefer_als = True
 
 
+class NoAidAgent(HeuristicAgent):
+    """Exploit probe (issue 24): the heuristic that never requests mutual aid. In v2 it scored
+    higher than the heuristic with more deaths (the flat per-request penalty)."""
+
+    name = "no_mutual_aid"
+    aid = False
+
+
+class SelfTransportAllAgent(HeuristicAgent):
+    """Exploit probe: every 911 call is told to make its own way to hospital (no ambulance is
+    ever spent on a call)."""
+
+    name = "self_transport_all"
+
+    def _calls(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        calls = np.flatnonzero(obs["patients"][:, P_STATUS] == CALL)
+        return TriageCall(int(calls[0]), "self_transport") if calls.size else None
+
+
+class InvalidPaddingAgent(HeuristicAgent):
+    """Exploit probe (issue 24): the heuristic's plan with an invalid action before every
+    action it takes (v2 scored the same with 46-317 invalid actions per episode)."""
+
+    name = "invalid_padding"
+
+    def reset(self, env: Environment, seed: int) -> None:
+        super().reset(env, seed)
+        self._pad = True
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        self._pad = not getattr(self, "_pad", True)
+        if self._pad:
+            return PreemptOR(2, 0)  # the Community HC has no OR: always invalid
+        return super().act(env, state)
+
+
+class ChurnAgent(HeuristicAgent):
+    """Exploit probe (issue 24): re-routes every patient once to the Community HC while a crew
+    is with them (the heuristic then routes them back): destination churn."""
+
+    name = "churn"
+
+    def reset(self, env: Environment, seed: int) -> None:
+        super().reset(env, seed)
+        self._churned: set[int] = set()
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _env(env)
+        obs = e.observe(state)
+        mask = e.action_mask(state)
+        churned = getattr(self, "_churned", set())
+        self._churned = churned
+        for i, row in enumerate(obs["patients"]):
+            if int(row[P_STATUS]) in (ASSIGNED, ON_SCENE) and row[P_HOSP] > 0 and \
+                    int(row[P_HOSP]) != 3 and i not in churned:
+                a = AssignHospital(i, 2)
+                if mask[e.encode(a)]:
+                    churned.add(i)
+                    return a
+        return super().act(env, state)
+
+
+class BloodShuttleAgent(HeuristicAgent):
+    """Exploit probe (issue 24): the heuristic plus one blood transfer between the two big
+    hospitals in every epoch where it would otherwise wait (v2: changed nothing)."""
+
+    name = "blood_shuttle"
+
+    def _hoard(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        if obs["clock"][2] < e.params.actions_per_epoch:
+            return None  # once per epoch, as the first action
+        for b in range(8):
+            src = 0 if obs["blood"][0, b] >= obs["blood"][1, b] else 1
+            if obs["blood"][src, b] >= 2:
+                return TransferBlood(src, 1 - src, BLOOD_TYPES[b], 1)
+        return None
+
+
+class BloodGrabberAgent(HeuristicAgent):
+    """Exploit probe (issue 24): reserves two emergency O- units for every patient on the way to
+    a hospital, needed or not (v2: units left stock uncounted when the need was 0)."""
+
+    name = "blood_grabber"
+
+    def _hoard(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        for i, row in enumerate(obs["patients"]):
+            h = int(row[P_HOSP]) - 1
+            if h >= 0 and int(row[P_STATUS]) in BOUND and row[P_READY] + row[P_PENDING] == 0 \
+                    and obs["blood"][h, O_NEG] >= 2:
+                return AllocateBlood(h, i, "O-", 2, True)
+        return None
+
+
 AGENTS: dict[str, type[Agent]] = {
     "mutual_aid_only": MutualAidOnlyAgent,
     "heuristic": HeuristicAgent,
@@ -513,7 +610,17 @@ AGENTS: dict[str, type[Agent]] = {
     "oneg_everything": ONegAgent,
     "close_all_calls": CloseAllCallsAgent,
     "all_als": AllALSAgent,
+    "no_mutual_aid": NoAidAgent,
+    "self_transport_all": SelfTransportAllAgent,
+    "invalid_padding": InvalidPaddingAgent,
+    "churn": ChurnAgent,
+    "blood_shuttle": BloodShuttleAgent,
+    "blood_grabber": BloodGrabberAgent,
 }
+EXPLOITS = ("dispatch_only", "hoarder", "oneg_everything", "close_all_calls", "all_als",
+            "no_mutual_aid", "self_transport_all", "invalid_padding", "churn", "blood_shuttle",
+            "blood_grabber")
+"""The exploit policies the suite plays (``EnvSpec.exploits``)."""
 """The codered ladder's own agents (``noop``/``random`` are generic) and its exploit policies."""
 
 BOUNDED_COMPONENTS: tuple[str, ...] = ()
