@@ -40,7 +40,6 @@ from lifeline.envs.codered.params import (
     SURVIVAL_SLOPE,
     TREAT_MIN,
     TRIAGE_DECISIONS,
-    WORKUP_FLOOR_MIN,
     WORKUP_MEDIAN_MIN,
     WORKUP_SIGMA,
     CodeRedParams,
@@ -251,6 +250,9 @@ def start_trip(s: CodeRedState, u: int, dest: int, status: int) -> None:
 def send_home(s: CodeRedState, u: int) -> None:
     un = s.units[u]
     un.patient = -1
+    if un.recalled:  # v3: a recalled mutual-aid unit goes back to its own city
+        recall(s, u)
+        return
     start_trip(s, u, un.home, RETURNING)
 
 
@@ -468,9 +470,8 @@ def workup_minutes(params: CodeRedParams, p: Patient) -> float:
     if med <= 0.0 or params.workup_factor <= 0.0:
         return 0.0
     w = params.workup_factor * med * float(np.exp(WORKUP_SIGMA[p.cond] * p.workup_z))
-    saving = PREALERT_SAVING_MIN[p.cond] * params.workup_factor
-    if p.prealerted and params.prealert and saving > 0.0 and w > WORKUP_FLOOR_MIN:
-        w = max(WORKUP_FLOOR_MIN, w - saving)  # v3: the team was activated before the door
+    if params.prealert and not p.prealerted:  # v3: the ECG-to-decision time a pre-alert saves
+        w += max(0.0, PREALERT_SAVING_MIN[p.cond] - params.page_delay_min)
     return w
 
 
@@ -520,7 +521,7 @@ def arrive_hospital(s: CodeRedState, params: CodeRedParams, i: int, h: int) -> N
         o.state == OR_READY and o.proc == proc and o.claimed in (-1, i) for o in hosp.ors)
     p.spec_ready_arr = spec < 0 or not params.mech_readiness or any(
         sp.kind == spec and sp.state == SP_PRESENT for sp in hosp.specialists)
-    p.prealerted = params.mech_readiness and (proc < 0 or any(
+    p.prealerted = not params.mech_readiness or (proc < 0 or any(
         o.state in (OR_READY, OR_PREP) and o.proc == proc and o.claimed in (-1, i)
         for o in hosp.ors)) and (spec < 0 or any(
             sp.kind == spec and sp.state in (SP_PRESENT, SP_PAGED) for sp in hosp.specialists))
@@ -603,8 +604,6 @@ def on_unit(s: CodeRedState, params: CodeRedParams, u: int) -> None:
         push(s, s.t + params.handover_min, EV_HANDOVER, u, 0, un.token)
     elif un.status in (RETURNING, AID_INBOUND):
         un.status = IDLE
-        if un.recalled:
-            recall(s, u)
 
 
 def on_scene_done(s: CodeRedState, params: CodeRedParams, u: int) -> None:

@@ -87,15 +87,17 @@ against a primary source here). Within each part the category's own table sets t
 v2 drew surge calls from the ordinary table, so 59-71 % of them were serious."""
 
 PREALERT_SAVING_MIN = (26.0, 0.0, 0.0, 0.0)
-"""(v3) Minutes a pre-alert takes off the in-hospital work-up, per serious condition. Cardiac:
-pre-hospital activation of the cath lab shortens door-to-balloon by 26 min (95 % CI 19-33), the
-meta-analysis PMC9072100 as quoted in issue 24 (the pooled effect, not re-read here). Stroke,
-trauma, general: 0 (no sourced effect in the project's notes). A patient counts as pre-alerted
-when, at arrival, the hospital holds an OR ready or in preparation for the procedure *and* the
-specialist present or paged (what ``prepare_or`` and ``page_specialist`` before arrival do)."""
-WORKUP_FLOOR_MIN = 15.0
-"""(v3) The pre-alert saving never shortens a work-up below this many minutes (the ECG and
-consent still take time; a stated floor)."""
+"""(v3) Minutes of door-to-treatment a pre-alert saves, per serious condition. Cardiac:
+pre-hospital activation of the cath lab shortens door-to-balloon by 26 min (95 % CI 19-33),
+meta-analysis PMC9072100 as quoted in issue 24 (the pooled effect; not re-read here). Stroke,
+trauma, general: 0 (no sourced effect in the project's notes).
+
+How it enters the model: the drawn work-up (``WORKUP_MEDIAN_MIN``, the national door-to-balloon
+distribution) is taken as that of a pre-alerted ambulance arrival; an arrival that was *not*
+pre-alerted (at arrival the hospital had neither the OR ready or preparing for the procedure nor
+the specialist present or paged) waits ``26 − page_delay_min`` = 11 extra work-up minutes, on top
+of the page (15 min) the hospital then sends after the work-up: 26 min in all, the sourced
+difference. v2 charged only the page."""
 
 # ----- blood ------------------------------------------------------------------------------------
 BLOOD_TYPES = ("A+", "A-", "B+", "B-", "AB+", "AB-", "O+", "O-")
