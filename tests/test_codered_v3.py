@@ -338,3 +338,28 @@ def test_refusing_aid_does_not_pay_on_the_surge_task() -> None:
     d = [env.grade(play("task5_surge", "no_mutual_aid", seed)).score
          - env.grade(play("task5_surge", "heuristic", seed)).score for seed in range(6)]
     assert float(np.mean(d)) <= 0.005, d
+
+
+# ----- trauma: the time penalty for the shock subgroup ----------------------------------------
+def trauma_minutes_to_death(params: CodeRedParams) -> tuple[list[float], list[float]]:
+    """Untreated minutes to death of trauma patients in shock and not, over many draws."""
+    from lifeline.core.rng import make_streams
+
+    shock, other = [], []
+    for seed in range(200):
+        s = generate(params, make_streams(seed, STREAMS))
+        p = s.patients[0]
+        (shock if p.blood_need >= 4 else other).append(p.v_ref / p.base_rate)
+    return shock, other
+
+
+def test_only_haemorrhagic_shock_keeps_the_golden_hour_deterioration() -> None:
+    from lifeline.envs.codered.params import TRAUMA
+
+    t = replace(T1, patients=((TRAUMA, 0.0),))
+    shock, other = trauma_minutes_to_death(t)
+    assert 50.0 <= min(shock) and max(shock) <= 80.0
+    assert 220.0 <= min(other) and max(other) <= 320.0  # the general range
+    assert 0.5 < len(shock) / 200 < 0.7  # needs 4-6 of 2-6 units
+    shock_off, other_off = trauma_minutes_to_death(replace(t, mech_shock=False))
+    assert max(other_off) <= 80.0  # switched off: v2, every trauma patient on the fast range

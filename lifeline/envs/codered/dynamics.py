@@ -330,7 +330,7 @@ def discard_blood(s: CodeRedState, p: Patient) -> None:
     before, units reserved for a patient whose need was 0, and crossmatches pending at
     treatment, left the stock uncounted)."""
     s.tally.blood_wasted += p.blood_ready + p.blood_pending
-    p.blood_ready = p.blood_pending = p.blood_emergency = 0
+    p.blood_ready = p.blood_pending = p.blood_emergency = p.oneg_held = 0
 
 
 def take_stock(s: CodeRedState, h: int, b: int, units: int, use: bool = True) -> None:
@@ -359,6 +359,8 @@ def _draw_blood(s: CodeRedState, h: int, p: Patient, units: int) -> int:
             take = min(stock[b], units - got)
             take_stock(s, h, b, take)
             got += take
+            if b == O_NEG:
+                p.oneg_held += take
     return got
 
 
@@ -436,6 +438,8 @@ def start_treatment(s: CodeRedState, params: CodeRedParams, i: int, h: int, room
             have += _draw_blood(s, h, p, need - have)
         used = min(have, need)
         tl.blood_used += used
+        tl.rbc_used += used
+        tl.oneg_used += min(used, p.oneg_held)  # O- counted as used first (it is issued first)
         p.blood_ready = have - used  # reserved beyond the need: wasted below
         shortfall = (need - used) / need
     discard_blood(s, p)  # v3: reserved units not used (need 0, surplus, still in crossmatch)
@@ -504,6 +508,8 @@ def arrive_hospital(s: CodeRedState, params: CodeRedParams, i: int, h: int) -> N
     p.arrived = s.t
     p.node = HOSPITAL_NODE[h]  # v3: a transfer starts here (v2 kept the incident site)
     p.known = True  # a self-transported caller is seen at the hospital
+    if p.fmc < 0.0:
+        p.fmc = s.t
     if p.cond not in SERIOUS:
         p.status = RESOLVED
         discard_blood(s, p)
@@ -588,6 +594,8 @@ def on_unit(s: CodeRedState, params: CodeRedParams, u: int) -> None:
         un.status = SCENE
         p.status = ON_SCENE
         p.known = True
+        if p.fmc < 0.0:
+            p.fmc = s.t
         if not un.als:
             p.bls_only = True
         recare(s, i)
@@ -980,6 +988,8 @@ def _act_allocate_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str:
     p = s.patients[a.patient]
     b = BLOOD_TYPES.index(a.blood_type)
     take_stock(s, a.hospital, b, a.units)
+    if b == O_NEG:
+        p.oneg_held += a.units
     if a.emergency:
         p.blood_ready += a.units
         p.blood_emergency += a.units

@@ -19,6 +19,15 @@ TARGET_MIN = (90.0, 60.0, 60.0, 120.0)
 golden hour / general), as the seed advertised."""
 TIME_TO_DEATH = ((60.0, 90.0), (100.0, 150.0), (50.0, 80.0), (220.0, 320.0))
 """Range of minutes from onset until vitals reach 0 with no care, per serious condition."""
+SHOCK_UNITS = 4
+"""(v3) A trauma patient needing at least this many units (4-6 of the 2-6 drawn: 60 %) is in
+haemorrhagic shock and keeps trauma's ``TIME_TO_DEATH``; one needing 2-3 units deteriorates on
+the general range instead. Why: the evidence for a pre-hospital time penalty in trauma holds for
+the shock subgroup (Newgard CD et al., Ann Emerg Med 2015;66:30-41: > 60 min out of hospital, shock
+patients needing early critical resources aOR 2.37 [1.05-5.37]) but not for physiologically
+abnormal trauma as a whole (Newgard 2010, Ann Emerg Med 55:235-246: OR 1.00 per EMS minute). The
+4-unit line is the massive-transfusion alternative definition (>= 4 U in 1 h, StatPearls). The
+need is visible from the scene, so the agent can tell who is in shock."""
 SURVIVAL_MAX = (0.95, 0.97, 0.92, 0.99)
 """Survival probability when treated at full vitals with everything ready."""
 SURVIVAL_SLOPE = (0.85, 0.7, 0.9, 0.3)
@@ -240,6 +249,9 @@ class CodeRedParams:
     """Surge disruptions put hospitals on diversion."""
     mech_aid_delay: bool = True
     """Mutual aid arrives after a delay (off: instantly)."""
+    mech_shock: bool = True
+    """(v3) Only trauma in haemorrhagic shock (``SHOCK_UNITS``) deteriorates on trauma's fast
+    range (off: every trauma patient does, as in v2)."""
 
 
 _T1 = CodeRedParams(horizon_min=150.0)

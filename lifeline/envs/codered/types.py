@@ -118,6 +118,11 @@ class Patient:
     or paged) for this patient: the work-up is shortened (``params.PREALERT_SAVING_MIN``)."""
     replan_min: float = 0.0
     """(v3) Crew minutes owed for destination changes, added when the scene ends."""
+    fmc: float = -1.0
+    """(v3) Minute of first medical contact (the first crew on scene; a self-transported
+    caller's arrival at hospital), −1 before."""
+    oneg_held: int = 0
+    """(v3) O− units among those reserved for this patient (emergency or typed O−)."""
 
 
 @dataclass
@@ -211,6 +216,10 @@ class Tally:
     """(v3) Transferred units later drawn for a patient at the receiving hospital."""
     aid_recalled: int = 0
     """(v3) Mutual-aid units taken back by the lending city."""
+    rbc_used: int = 0
+    """(v3) Red-cell units transfused (card: O− share)."""
+    oneg_used: int = 0
+    """(v3) O− units among them."""
 
 
 @dataclass
