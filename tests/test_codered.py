@@ -117,9 +117,14 @@ def passive_cardiac_dies(params: CodeRedParams) -> bool:
     return falling and s.patients[0].status == DEAD
 
 
+V2_CURVES = replace(T1, sourced_ischaemia=False)
+"""v2's invented pre-hospital curves (v3 charges cardiac / stroke the sourced gradient from onset;
+tests/test_codered_v3.py checks that)."""
+
+
 def test_vitals_fall_and_untreated_patients_die_within_the_horizon() -> None:
-    assert passive_cardiac_dies(T1)
-    assert not passive_cardiac_dies(replace(T1, mech_deterioration=False))
+    assert passive_cardiac_dies(V2_CURVES)
+    assert not passive_cardiac_dies(replace(V2_CURVES, mech_deterioration=False))
 
 
 def survival_after_delay(params: CodeRedParams, delay: float) -> float:
@@ -134,7 +139,9 @@ def survival_after_delay(params: CodeRedParams, delay: float) -> float:
 
 
 def test_time_to_treatment_changes_survival() -> None:
-    assert survival_after_delay(T1, 0.0) > survival_after_delay(T1, 20.0) + 0.1
+    assert survival_after_delay(V2_CURVES, 0.0) > survival_after_delay(V2_CURVES, 20.0) + 0.1
+    # v3: the sourced 0.96 points per 10 min (Rathore 2009) from onset, x the care multiplier
+    assert survival_after_delay(T1, 0.0) > survival_after_delay(T1, 20.0) + 0.015
     off = replace(T1, mech_deterioration=False)
     assert survival_after_delay(off, 0.0) == pytest.approx(survival_after_delay(off, 20.0))
 
@@ -217,9 +224,10 @@ def test_in_hospital_minutes_cost_the_published_survival_gradient() -> None:
     stroke, _ = in_hospital_slope(T1, STROKE)
     assert stroke == pytest.approx((odds / (1 + odds) - 0.088) * 100.0 / 1.5, abs=0.01)
     # switched back to the generic rate (half the untreated one): ~5 points per 10 min
-    old_c, old_pre = in_hospital_slope(replace(T1, in_hospital_calibrated=False), CARDIAC)
-    assert old_c > 4.0 and old_pre == pytest.approx(pre_c)  # the road is untouched
-    assert in_hospital_slope(replace(T1, in_hospital_calibrated=False), STROKE)[0] > 2.0
+    old = replace(V2_CURVES, in_hospital_calibrated=False)
+    old_c, old_pre = in_hospital_slope(old, CARDIAC)
+    assert old_c > 4.0 and old_pre == pytest.approx(in_hospital_slope(V2_CURVES, CARDIAC)[1])
+    assert in_hospital_slope(old, STROKE)[0] > 2.0
 
 
 def test_prealerted_team_waits_through_a_long_workup() -> None:

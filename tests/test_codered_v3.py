@@ -363,3 +363,50 @@ def test_only_haemorrhagic_shock_keeps_the_golden_hour_deterioration() -> None:
     assert 0.5 < len(shock) / 200 < 0.7  # needs 4-6 of 2-6 units
     shock_off, other_off = trauma_minutes_to_death(replace(t, mech_shock=False))
     assert max(other_off) <= 80.0  # switched off: v2, every trauma patient on the fast range
+
+
+def test_registered_exploits_are_the_baselines_list() -> None:
+    import lifeline
+    from lifeline.envs.codered.baselines import AGENTS, EXPLOITS
+
+    assert lifeline.spec("codered").exploits == EXPLOITS
+    assert set(EXPLOITS) <= set(AGENTS)
+    assert lifeline.spec("codered").gym_id == "lifeline/CodeRed-v3"
+    assert CodeRedEnv.version == 3
+
+
+def test_card_labels_every_statistic() -> None:
+    from lifeline.calibrate.codered import STATS
+
+    judged = [s for s in STATS if s.band is not None]
+    assert all(s.label.startswith(("[input]", "[tuned]", "[emergent]")) for s in judged)
+    assert sum(s.label.startswith("[emergent]") for s in judged) >= 3
+
+
+# ----- sourced time-to-outcome before the door ----------------------------------------------------
+def untreated_points_per_10min(params: CodeRedParams, cond: int) -> tuple[float, int]:
+    """Survival points an untreated, uncared-for patient loses per 10 min, and its status at
+    the end of a 150-min episode."""
+    from lifeline.envs.codered.dynamics import vitals
+    from lifeline.envs.codered.params import SURVIVAL_SLOPE
+
+    env = make(replace(params, patients=((cond, 0.0),)))
+    s = env.reset(1)
+    p = s.patients[0]
+    v0 = p.v_ref
+    until(env, s, lambda: s.t >= 60.0)
+    pts = 100.0 * SURVIVAL_SLOPE[cond] * (v0 - vitals(p, s.t)) / s.t * 10.0
+    until(env, s, lambda: False)
+    return pts, p.status
+
+
+def test_cardiac_and_stroke_deteriorate_at_the_sourced_gradient_from_onset() -> None:
+    from lifeline.envs.codered.types import DEAD
+
+    cardiac, status = untreated_points_per_10min(T1, CARDIAC)
+    assert cardiac == pytest.approx(0.96, abs=0.01) and status != DEAD  # Rathore 2009
+    stroke, _ = untreated_points_per_10min(T1, STROKE)
+    assert stroke == pytest.approx(0.22, abs=0.01)  # Saver 2013
+    v2 = replace(T1, sourced_ischaemia=False)
+    old, status = untreated_points_per_10min(v2, CARDIAC)
+    assert old > 8.0 and status == DEAD  # v2: dead within 60-90 min, ~11x the sourced rate

@@ -429,13 +429,14 @@ RELAXATION: dict[str, Any] = {
     "rush_factor": 1.0, "disruption_rate": 0.0,
     "scene_min_als": 0.0, "scene_min_bls": 0.0, "handover_min": 0.0,
     "page_delay_min": 0.0, "prep_min": 0.0, "crossmatch_min": 0.0, "typing_min": 0.0,
-    "auto_blood_min": 0.0, "aid_delay_min": (0.0, 0.0),
+    "auto_blood_min": 0.0, "aid_delay_min": (0.0, 0.0), "workup_factor": 0.0,
 }
 """The idealised city the bound plays: free-flowing roads (no rush hour, no accidents, closures,
 equipment failures, diversions or shift changes), crews that load and go (no on-scene or handover
-time), hospitals that prepare, page, type and crossmatch instantly, mutual aid on request. Only
-driving and each patient's in-hospital work-up (v2: a medical process no coordination shortens,
-drawn per patient, the same in both worlds) take time. Patients, calls, blood types and needs,
+time), hospitals that prepare, page, type and crossmatch instantly and treat without a work-up (v3: with
+the sourced deterioration an in-hospital minute costs little, so v2's bound, which kept the
+work-up, sat within the heuristic's CI on task1), mutual aid on request. Only driving takes
+time. Patients, calls, blood types and needs,
 hospitals at 08:00 are drawn from the same streams as the real episode (none of these fields
 changes a draw)."""
 
@@ -599,6 +600,21 @@ class BloodGrabberAgent(HeuristicAgent):
         return None
 
 
+class HeuristicV2Agent(HeuristicAgent):
+    """Probe: v2's heuristic rules in the v3 world (before the audit's observation-only
+    improvements were folded in): ALS preferred within 10 min, hinted minor calls closed, no
+    pre-alerts for patients already in work-up, emergency O- for cardiac patients at hospital,
+    callbacks whether or not a unit is free, mutual aid at two waiting patients."""
+
+    name = "heuristic_v2"
+    als_window = 10.0
+    minor_self = False
+    alert_in_hospital = False
+    cardiac_blood = True
+    callback_busy_only = False
+    aid_gap = 2
+
+
 AGENTS: dict[str, type[Agent]] = {
     "mutual_aid_only": MutualAidOnlyAgent,
     "heuristic": HeuristicAgent,
@@ -616,6 +632,7 @@ AGENTS: dict[str, type[Agent]] = {
     "churn": ChurnAgent,
     "blood_shuttle": BloodShuttleAgent,
     "blood_grabber": BloodGrabberAgent,
+    "heuristic_v2": HeuristicV2Agent,
 }
 EXPLOITS = ("dispatch_only", "hoarder", "oneg_everything", "close_all_calls", "all_als",
             "no_mutual_aid", "self_transport_all", "invalid_padding", "churn", "blood_shuttle",

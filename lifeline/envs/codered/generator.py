@@ -36,12 +36,14 @@ from lifeline.envs.codered.params import (
     GENERAL,
     HOSPITAL_NODE,
     ICU_BEDS,
+    IN_HOSPITAL_RATE,
     N_OR,
     NODES,
     ROADS,
     SERIOUS,
     SHOCK_UNITS,
     SPECIALIST_COUNT,
+    STROKE,
     SURGE_SERIOUS_SHARE,
     TIME_TO_DEATH,
     TRAUMA,
@@ -82,6 +84,8 @@ def _patient(p: CodeRedParams, cond: int, onset: float, node: int, rng: np.rando
         lo, hi = TIME_TO_DEATH[cond]
         pt.v_ref = float(rng.uniform(0.85, 1.0))
         pt.base_rate = pt.v_ref / float(rng.uniform(lo, hi)) if p.mech_deterioration else 0.0
+        if cond in (CARDIAC, STROKE) and p.sourced_ischaemia and p.mech_deterioration:
+            pt.base_rate = IN_HOSPITAL_RATE[cond]  # v3: the sourced gradient from onset
     else:
         rng.uniform(), rng.uniform()  # keep the stream aligned across conditions
     pt.blood_type = int(blood.choice(8, p=BLOOD_FREQ))

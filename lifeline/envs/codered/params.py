@@ -228,7 +228,13 @@ class CodeRedParams:
     """(v3) Efficiency waste per blood unit moved by ``transfer_blood`` and not (yet) drawn at the
     receiving hospital (a unit out of its home fridge; credited back as useful when used)."""
     prealert: bool = True
-    """(v3) A pre-alert shortens the work-up by ``PREALERT_SAVING_MIN`` (off: v2's work-up)."""
+    """(v3) An arrival that was not pre-alerted waits ``PREALERT_SAVING_MIN`` − page delay more
+    work-up minutes (off: v2's work-up)."""
+    sourced_ischaemia: bool = True
+    """(v3) Cardiac and stroke patients lose vitals at the sourced ``IN_HOSPITAL_RATE`` from
+    onset, wherever they are (the time-outcome gradients are over total ischaemic time /
+    onset-to-treatment), times the care multipliers; off: v2's invented pre-hospital curves
+    (``TIME_TO_DEATH``: dead in 60-90 / 100-150 min untreated, ≈ 11× / 24× the sourced rate)."""
     in_hospital_calibrated: bool = True
     """Cardiac / stroke patients waiting in a capable hospital deteriorate at the sourced
     ``IN_HOSPITAL_RATE`` (v2; off: half their untreated rate, as before the calibration — the
