@@ -144,7 +144,14 @@ STATS: tuple[Stat, ...] = (
          band=(12.0, 100.0), source="NHSBT news 2014; NHSBT O D negative toolkit",
          why="One-sided: emergency uncrossmatched release in a trauma pulse should push the O-neg "
              "share above the baseline issue share (" + SUGGESTED + ").", pooled=True,
-         fmt="{:.0f}"),
+         fmt="{:.0f}",
+         if_outside="A model difference: typing (5 min) and crossmatch (15 min) finish while the "
+                    "crew is still on the road, so the reference types and crossmatches every "
+                    "bleeding patient and needs emergency O- only when it arrives short; real "
+                    "blood banks in a trauma pulse release uncrossmatched O- first (issue times "
+                    "in the notes: type & screen ~45 min, crossmatch ~60 min). Where no patient "
+                    "bleeds (task1's 25 % of cardiac patients needing 2 units are crossmatched "
+                    "by the hospital), the share is 0."),
     Stat(key="n_stroke", label="Treated stroke patients (all episodes)",
          reference="-", band=None, source="-", why="Sample size of the stroke rows.",
          checked="-", pooled=True, fmt="{:.0f}"),
