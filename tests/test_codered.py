@@ -217,7 +217,7 @@ def in_hospital_slope(params: CodeRedParams, cond: int) -> tuple[float, float]:
 
 def test_in_hospital_minutes_cost_the_published_survival_gradient() -> None:
     # Rathore 2009: 1-yr mortality 10.9 % at D2B 30 min, 25.3 % at 180 -> 14.4 / 15 per 10 min
-    cardiac, pre_c = in_hospital_slope(T1, CARDIAC)
+    cardiac, _ = in_hospital_slope(T1, CARDIAC)
     assert cardiac == pytest.approx((25.3 - 10.9) / 15.0, abs=0.01)
     # Saver 2013: OR 0.96 per 15 min at 8.8 % in-hospital mortality
     odds = 0.088 / 0.912 / 0.96

@@ -117,6 +117,10 @@ class HeuristicAgent(Agent):
     """Minutes added to a hospital whose specialists are all taken by patients bound there."""
     callback_below = 0.6
     """Calls whose category's serious prior is below this get a callback first."""
+    als_if_spare = True
+    """(v3) Send the nearest ALS unit whatever the delay when there are at least as many free ALS
+    units as patient rows that may still need a unit (ALS cannot be scarce then; tuned on
+    training seeds: the ``all_als`` probe beat the ALS window on task1)."""
     callback_busy_only = True
     """(v3) Call back an ambiguous call only while no unit is free (the wait is then free)."""
     minor_self = True
@@ -151,6 +155,15 @@ class HeuristicAgent(Agent):
 
     # ----- helpers -----------------------------------------------------------------------------
     @staticmethod
+    def _open_rows(obs: dict[str, np.ndarray]) -> int:
+        """Patient rows that may still need a unit: not yet appeared (the scenario's slots are
+        public) or waiting / calling / stabilised."""
+        pts = obs["patients"]
+        st = pts[:, P_STATUS]
+        return int(np.count_nonzero((pts[:, P_PRESENT] == 0) | (st == WAITING) | (st == CALL)
+                                    | (st == STABILISED)))
+
+    @staticmethod
     def _etas(obs: dict[str, np.ndarray], dist: np.ndarray, node: int) -> list[tuple[float, int]]:
         out = []
         for u, row in enumerate(obs["units"]):
@@ -169,7 +182,8 @@ class HeuristicAgent(Agent):
             return -1
         if serious or self.prefer_als:
             als = [(t, u) for t, u in etas if obs["units"][u, U_ALS]]
-            if als and (self.prefer_als or als[0][0] <= etas[0][0] + self.als_window):
+            spare = self.als_if_spare and len(als) >= self._open_rows(obs)
+            if als and (self.prefer_als or spare or als[0][0] <= etas[0][0] + self.als_window):
                 return als[0][1]
         return etas[0][1]
 
@@ -181,10 +195,9 @@ class HeuristicAgent(Agent):
             cat, hint = int(row[P_CAT]) - 1, int(row[P_HINT]) - 1
             if self.close_calls:
                 return TriageCall(int(i), "no_dispatch")
-            if self.triage:
-                if hint >= 0 and hint not in SERIOUS:
-                    return TriageCall(int(i), "self_transport" if hint == GERD or self.minor_self
-                                      else "no_dispatch")
+            if self.triage and hint >= 0 and hint not in SERIOUS:
+                return TriageCall(int(i), "self_transport" if hint == GERD or self.minor_self
+                                  else "no_dispatch")
             u = self._pick_unit(obs, dist, int(row[P_NODE]), True)
             if self.triage and hint < 0 and SERIOUS_PRIOR[cat] < self.callback_below and \
                     not row[P_ESC] and (u < 0 or not self.callback_busy_only):
@@ -433,8 +446,8 @@ RELAXATION: dict[str, Any] = {
 }
 """The idealised city the bound plays: free-flowing roads (no rush hour, no accidents, closures,
 equipment failures, diversions or shift changes), crews that load and go (no on-scene or handover
-time), hospitals that prepare, page, type and crossmatch instantly and treat without a work-up (v3: with
-the sourced deterioration an in-hospital minute costs little, so v2's bound, which kept the
+time), hospitals that prepare, page, type and crossmatch instantly and treat without a work-up (v3:
+with the sourced deterioration an in-hospital minute costs little, so v2's bound, which kept the
 work-up, sat within the heuristic's CI on task1), mutual aid on request. Only driving takes
 time. Patients, calls, blood types and needs,
 hospitals at 08:00 are drawn from the same streams as the real episode (none of these fields
@@ -557,7 +570,7 @@ class ChurnAgent(HeuristicAgent):
         e = _env(env)
         obs = e.observe(state)
         mask = e.action_mask(state)
-        churned = getattr(self, "_churned", set())
+        churned: set[int] = getattr(self, "_churned", set())
         self._churned = churned
         for i, row in enumerate(obs["patients"]):
             if int(row[P_STATUS]) in (ASSIGNED, ON_SCENE) and row[P_HOSP] > 0 and \
@@ -644,7 +657,8 @@ BOUNDED_COMPONENTS: tuple[str, ...] = ()
 """The bound must dominate the score; single components trade off (e.g. efficiency vs speed)."""
 
 
-PASS_THRESHOLD = 0.4
-"""An episode 'passes' at this score (pass^k with ``--trials k``): v2's heuristic scores 0.39-0.56
-across tasks (it passes 50-100 % of held-out episodes per task, masked random 0-3 %, clairvoyant
-83-100 %). Before the in-hospital rate was calibrated: 0.3 (heuristic 0.27-0.41); v0: 0.5."""
+PASS_THRESHOLD = 0.5
+"""An episode 'passes' at this score (pass^k with ``--trials k``): v3's heuristic scores 0.53-0.73
+across tasks and passes 63-100 % of held-out episodes per task (ladder seeds), masked random 0 %,
+clairvoyant 83-100 %. v2: 0.4 (heuristic 0.39-0.56); before v2's in-hospital calibration 0.3;
+v0: 0.5."""

@@ -527,10 +527,10 @@ def arrive_hospital(s: CodeRedState, params: CodeRedParams, i: int, h: int) -> N
         o.state == OR_READY and o.proc == proc and o.claimed in (-1, i) for o in hosp.ors)
     p.spec_ready_arr = spec < 0 or not params.mech_readiness or any(
         sp.kind == spec and sp.state == SP_PRESENT for sp in hosp.specialists)
-    p.prealerted = not params.mech_readiness or (proc < 0 or any(
+    p.prealerted = not params.mech_readiness or ((proc < 0 or any(
         o.state in (OR_READY, OR_PREP) and o.proc == proc and o.claimed in (-1, i)
         for o in hosp.ors)) and (spec < 0 or any(
-            sp.kind == spec and sp.state in (SP_PRESENT, SP_PAGED) for sp in hosp.specialists))
+            sp.kind == spec and sp.state in (SP_PRESENT, SP_PAGED) for sp in hosp.specialists)))
     p.status = AT_HOSPITAL
     p.hosp_rate = IN_HOSPITAL_RATE[p.cond] if params.in_hospital_calibrated else 0.0
     w = workup_minutes(params, p)

@@ -91,7 +91,8 @@ def _patient(p: CodeRedParams, cond: int, onset: float, node: int, rng: np.rando
     pt.blood_type = int(blood.choice(8, p=BLOOD_FREQ))
     if cond == TRAUMA:
         pt.blood_need = int(blood.integers(2, 7))
-        if pt.blood_need < SHOCK_UNITS and pt.base_rate > 0.0 and p.mech_shock:  # v3: no haemorrhagic shock
+        # v3: a patient not in haemorrhagic shock deteriorates on the general range
+        if pt.blood_need < SHOCK_UNITS and pt.base_rate > 0.0 and p.mech_shock:
             (lo, hi), (lo2, hi2) = TIME_TO_DEATH[TRAUMA], TIME_TO_DEATH[GENERAL]
             ttd = pt.v_ref / pt.base_rate  # the same draw, mapped onto the slower range
             pt.base_rate = pt.v_ref / (lo2 + (ttd - lo) / (hi - lo) * (hi2 - lo2))

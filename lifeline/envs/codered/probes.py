@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from lifeline.envs.codered.baselines import HeuristicAgent
 from lifeline.envs.codered.env import CodeRedEnv
 from lifeline.envs.codered.params import SCENARIOS
 from lifeline.eval.stats import paired_compare
@@ -27,6 +26,7 @@ from lifeline.eval.stats import paired_compare
 PROBES: dict[str, dict[str, Any]] = {
     "als_window=0": {"als_window": 0.0},
     "als_window=10 (v2)": {"als_window": 10.0},
+    "no spare-ALS rule (v3 first cut)": {"als_if_spare": False},
     "load_cost=0": {"load_cost": 0.0},
     "load_cost=60": {"load_cost": 60.0},
     "callback_below=0 (never call back)": {"callback_below": 0.0},
@@ -70,7 +70,7 @@ def play(scenario: str, knobs: dict[str, Any], seeds: range, agent_name: str = "
         agent.reset(env, seed)
         s = env.reset(seed)
         while not s.done:
-            env.step(s, agent.act(env, s))
+            env.step(s, agent.act(env, s))  # type: ignore[arg-type]
         g = env.grade(s)
         out.append((g.score, g.metrics["harm"]))
     return out
