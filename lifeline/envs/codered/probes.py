@@ -46,7 +46,7 @@ MECHANICS: dict[str, tuple[dict[str, Any], str]] = {
     "re-assignment costs crew time": ({"reassign_min": 0.0}, "churn"),
     "transferred blood is waste until used": ({"transfer_waste": 0.0}, "blood_shuttle"),
     "lender recalls aid units": ({"aid_recall_min": 0.0}, "heuristic"),
-    "pre-alert saves 26 min": ({"prealert": False}, "heuristic"),
+    "pre-alert saves 26 min": ({"prealert": False}, "dispatch_only"),
     "shock-only trauma penalty": ({"mech_shock": False}, "heuristic"),
 }
 """v3 mechanic -> (params that switch it off, the agent it is measured on besides the
@@ -80,11 +80,14 @@ def _mean(x: list[tuple[float, float]], k: int) -> float:
     return float(np.mean([r[k] for r in x]))
 
 
-def mechanics(seeds: range) -> list[dict[str, Any]]:
-    """Mean score of the heuristic and of each mechanic's probe with the mechanic on and off."""
+def mechanics(seeds: range, only: str = "") -> list[dict[str, Any]]:
+    """Mean score of the heuristic and of each mechanic's probe with the mechanic on and off
+    (``only``: just the mechanics whose name contains it)."""
     rows = []
     for sc in SCENARIOS:
         for name, (off, probe) in MECHANICS.items():
+            if only not in name:
+                continue
             row: dict[str, Any] = {"scenario": sc, "mechanic": name, "off": off}
             for agent in dict.fromkeys(("heuristic", probe)):
                 on_r, off_r = play(sc, {}, seeds, agent), play(sc, {}, seeds, agent, off)
@@ -103,12 +106,13 @@ def main() -> None:
     ap.add_argument("--json", default="")
     ap.add_argument("--mechanics", action="store_true",
                     help="measure each v3 mechanic switched off instead (heuristic and probe)")
+    ap.add_argument("--only", default="", help="with --mechanics: names containing this")
     args = ap.parse_args()
     seeds = range(args.seed_start, args.seed_start + args.episodes)
     t0 = time.time()
     rows = []
     if args.mechanics:
-        rows = mechanics(seeds)
+        rows = mechanics(seeds, args.only)
     for sc in SCENARIOS if not args.mechanics else ():
         base = play(sc, {}, seeds)
         for name, knobs in PROBES.items():
