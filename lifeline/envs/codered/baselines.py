@@ -155,13 +155,13 @@ class HeuristicAgent(Agent):
 
     # ----- helpers -----------------------------------------------------------------------------
     @staticmethod
-    def _open_rows(obs: dict[str, np.ndarray]) -> int:
-        """Patient rows that may still need a unit: not yet appeared (the scenario's slots are
-        public) or waiting / calling / stabilised."""
+    def _open_rows(obs: dict[str, np.ndarray], slots: int) -> int:
+        """Patient rows that may still need a unit: of the scenario's ``slots`` (public), those
+        not yet shown or waiting / calling / stabilised (the text view lists shown rows only)."""
         pts = obs["patients"]
         st = pts[:, P_STATUS]
-        return int(np.count_nonzero((pts[:, P_PRESENT] == 0) | (st == WAITING) | (st == CALL)
-                                    | (st == STABILISED)))
+        done = (pts[:, P_PRESENT] > 0) & (st != WAITING) & (st != CALL) & (st != STABILISED)
+        return slots - int(np.count_nonzero(done))
 
     @staticmethod
     def _etas(obs: dict[str, np.ndarray], dist: np.ndarray, node: int) -> list[tuple[float, int]]:
@@ -176,13 +176,13 @@ class HeuristicAgent(Agent):
         return sorted(out)
 
     def _pick_unit(self, obs: dict[str, np.ndarray], dist: np.ndarray, node: int,
-                   serious: bool) -> int:
+                   serious: bool, slots: int) -> int:
         etas = self._etas(obs, dist, node)
         if not etas:
             return -1
         if serious or self.prefer_als:
             als = [(t, u) for t, u in etas if obs["units"][u, U_ALS]]
-            spare = self.als_if_spare and len(als) >= self._open_rows(obs)
+            spare = self.als_if_spare and len(als) >= self._open_rows(obs, slots)
             if als and (self.prefer_als or spare or als[0][0] <= etas[0][0] + self.als_window):
                 return als[0][1]
         return etas[0][1]
@@ -198,7 +198,7 @@ class HeuristicAgent(Agent):
             if self.triage and hint >= 0 and hint not in SERIOUS:
                 return TriageCall(int(i), "self_transport" if hint == GERD or self.minor_self
                                   else "no_dispatch")
-            u = self._pick_unit(obs, dist, int(row[P_NODE]), True)
+            u = self._pick_unit(obs, dist, int(row[P_NODE]), True, e.n_patients)
             if self.triage and hint < 0 and SERIOUS_PRIOR[cat] < self.callback_below and \
                     not row[P_ESC] and (u < 0 or not self.callback_busy_only):
                 return TriageCall(int(i), "callback")
@@ -212,7 +212,7 @@ class HeuristicAgent(Agent):
         pts = obs["patients"]
         for i in np.flatnonzero((pts[:, P_STATUS] == WAITING) | (pts[:, P_STATUS] == STABILISED)):
             cond = int(pts[i, P_COND]) - 1
-            u = self._pick_unit(obs, dist, int(pts[i, P_NODE]), cond in (0, 1, 2))
+            u = self._pick_unit(obs, dist, int(pts[i, P_NODE]), cond in (0, 1, 2), e.n_patients)
             if u >= 0:
                 return DispatchAmbulance(u, int(i))
         return None
@@ -328,7 +328,7 @@ class HeuristicAgent(Agent):
         waiting = int(np.count_nonzero((pts[:, P_STATUS] == WAITING)
                                        | (pts[:, P_STATUS] == CALL)
                                        | (pts[:, P_STATUS] == STABILISED)))
-        inbound = int(obs["clock"][4])
+        inbound = int(np.count_nonzero(obs["units"][:, U_STATUS] == 7))  # aid units inbound
         if waiting - inbound >= self.aid_gap and not self._etas(obs, dist, 0):
             return RequestMutualAid()
         return None
