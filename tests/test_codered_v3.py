@@ -410,3 +410,15 @@ def test_cardiac_and_stroke_deteriorate_at_the_sourced_gradient_from_onset() -> 
     v2 = replace(T1, sourced_ischaemia=False)
     old, status = untreated_points_per_10min(v2, CARDIAC)
     assert old > 8.0 and status == DEAD  # v2: dead within 60-90 min, ~11x the sourced rate
+
+
+def test_dense_reward_with_invalid_actions_sums_to_the_score_minus_the_reward_penalty() -> None:
+    env = CodeRedEnv("task2")
+    agent = make_agent("invalid_padding", "codered")
+    agent.reset(env, 0)
+    s = env.reset(0)
+    total = 0.0
+    while not s.done:
+        total += env.step(s, agent.act(env, s)).reward  # type: ignore[arg-type]
+    assert s.invalid_actions > 10
+    assert total == pytest.approx(env.grade(s).score - 0.01 * s.invalid_actions, abs=1e-9)

@@ -104,7 +104,6 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
         """Change of score + milestone shaping since the last step (re-graded only when a
         grade-relevant event or action happened, or the clock moved in cascade tasks)."""
         key = (float(state.n_events), float(state.tally.aid_requests),
-               float(state.invalid_actions),
                state.t if self.params.cascade or state.t >= self.params.horizon_min else 0.0)
         if key == state.graded_key:
             return 0.0, {"t": state.t}

@@ -73,8 +73,8 @@ _MILESTONE_1 = frozenset({ON_SCENE, TRANSPORT, HANDOVER, AT_HOSPITAL, STABILISED
 _MILESTONE_2 = frozenset({AT_HOSPITAL, STABILISED, TREATED})
 
 
-def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
-           ) -> tuple[float, dict[str, float], dict[str, float], int]:
+def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True,
+           with_invalid: bool = True) -> tuple[float, dict[str, float], dict[str, float], int]:
     """One pass over the patients: ``(score, components, metrics, milestones)`` (the arithmetic,
     term order included, is exactly the formula in the module docstring, so the floats are
     reproducible; ``metrics`` is empty unless ``metrics_too``)."""
@@ -159,7 +159,8 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
         comps["cascade"] = alive * max(0.0, 1.0 - crowded / (3.0 * elapsed)) * (1.0 - 0.5 * esc)
     wsum = sum(WEIGHTS[k] for k in comps)
     penalty = min(params.aid_penalty_cap, params.aid_penalty * tl.aid_requests)
-    invalid = min(params.invalid_score_cap, params.invalid_score * s.invalid_actions)
+    invalid = min(params.invalid_score_cap, params.invalid_score * s.invalid_actions) \
+        if with_invalid else 0.0
     score = sum(WEIGHTS[k] * v for k, v in comps.items()) / wsum - penalty - invalid
     score = float(min(1.0, max(0.0, score)))
     if not metrics_too:
@@ -193,7 +194,10 @@ def grade(s: CodeRedState, params: CodeRedParams) -> Grade:
 
 def value(s: CodeRedState, params: CodeRedParams) -> float:
     """``grade(s).score + shaping(s)`` in one pass (what the dense reward differences)."""
-    score, _, _, m = _tally(s, params, metrics_too=False)
+    # the invalid-action deduction is paid at the horizon (so that an invalid action changes
+    # nothing in the state but the clock and the counters, as the conformance checker demands)
+    score, _, _, m = _tally(s, params, metrics_too=False,
+                            with_invalid=s.t >= params.horizon_min)
     if s.t >= params.horizon_min:
         return score + 0.0
     return score + min(SHAPING_CAP, SHAPING_PER_MILESTONE * m)
