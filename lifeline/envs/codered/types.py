@@ -379,7 +379,8 @@ class TransferBlood(CodeRedAction):
 @dataclass(frozen=True)
 class RequestMutualAid(CodeRedAction):
     """Ask a neighbouring service for an ambulance: it arrives after 15-25 min at a city entry
-    and is then an ordinary unit you control. Limited per task; each request costs score."""
+    and is then an ordinary unit you control. Limited per task; no score cost, but the lender
+    recalls the unit 60 min after it arrives (once it carries no patient)."""
 
     kind: ClassVar[str] = "request_mutual_aid"
 
