@@ -33,10 +33,10 @@ import gymnasium as gym
 import numpy as np
 
 import lifeline
-from lifeline.faces.gymnasium import LifelineGymEnv
 from lifeline.core.registry import spec
 from lifeline.envs.ed.batch import EDBatch, EDVectorEnv
 from lifeline.envs.ed.env import EDv2Env as EDEnv  # the kernel is ED-v2: like with like
+from lifeline.faces.gymnasium import LifelineGymEnv
 
 
 def _v2_gym(scenario: str) -> gym.Env:  # type: ignore[type-arg]

@@ -117,9 +117,14 @@ def passive_cardiac_dies(params: CodeRedParams) -> bool:
     return falling and s.patients[0].status == DEAD
 
 
+V2_CURVES = replace(T1, sourced_ischaemia=False)
+"""v2's invented pre-hospital curves (v3 charges cardiac / stroke the sourced gradient from onset;
+tests/test_codered_v3.py checks that)."""
+
+
 def test_vitals_fall_and_untreated_patients_die_within_the_horizon() -> None:
-    assert passive_cardiac_dies(T1)
-    assert not passive_cardiac_dies(replace(T1, mech_deterioration=False))
+    assert passive_cardiac_dies(V2_CURVES)
+    assert not passive_cardiac_dies(replace(V2_CURVES, mech_deterioration=False))
 
 
 def survival_after_delay(params: CodeRedParams, delay: float) -> float:
@@ -134,7 +139,9 @@ def survival_after_delay(params: CodeRedParams, delay: float) -> float:
 
 
 def test_time_to_treatment_changes_survival() -> None:
-    assert survival_after_delay(T1, 0.0) > survival_after_delay(T1, 20.0) + 0.1
+    assert survival_after_delay(V2_CURVES, 0.0) > survival_after_delay(V2_CURVES, 20.0) + 0.1
+    # v3: the sourced 0.96 points per 10 min (Rathore 2009) from onset, x the care multiplier
+    assert survival_after_delay(T1, 0.0) > survival_after_delay(T1, 20.0) + 0.015
     off = replace(T1, mech_deterioration=False)
     assert survival_after_delay(off, 0.0) == pytest.approx(survival_after_delay(off, 20.0))
 
@@ -170,11 +177,14 @@ def test_or_prep_and_paging_keep_resources_ready_and_save_time() -> None:
 
 def test_workup_is_drawn_from_the_sourced_distributions() -> None:
     env = make(T1)
-    work = [workup_minutes(T1, env.reset(seed).patients[0]) for seed in range(400)]
+    pts = [env.reset(seed).patients[0] for seed in range(400)]
+    for p in pts:  # the drawn work-up is that of a pre-alerted arrival (v3)
+        p.prealerted = True
+    work = [workup_minutes(T1, p) for p in pts]
     assert 58.0 < float(np.median(work)) < 70.0  # Krumholz 2011: median 64
     assert 0.86 < float(np.mean(np.asarray(work) <= 90.0)) < 0.96  # 91.4 % within 90 min
     p = env.reset(0).patients[0]
-    p.workup_z = 0.0
+    p.workup_z, p.prealerted = 0.0, True
     assert workup_minutes(T1, p) == pytest.approx(64.0)
     p.cond = STROKE
     p.workup_z = 0.6745  # upper quartile of the standard normal
@@ -207,16 +217,17 @@ def in_hospital_slope(params: CodeRedParams, cond: int) -> tuple[float, float]:
 
 def test_in_hospital_minutes_cost_the_published_survival_gradient() -> None:
     # Rathore 2009: 1-yr mortality 10.9 % at D2B 30 min, 25.3 % at 180 -> 14.4 / 15 per 10 min
-    cardiac, pre_c = in_hospital_slope(T1, CARDIAC)
+    cardiac, _ = in_hospital_slope(T1, CARDIAC)
     assert cardiac == pytest.approx((25.3 - 10.9) / 15.0, abs=0.01)
     # Saver 2013: OR 0.96 per 15 min at 8.8 % in-hospital mortality
     odds = 0.088 / 0.912 / 0.96
     stroke, _ = in_hospital_slope(T1, STROKE)
     assert stroke == pytest.approx((odds / (1 + odds) - 0.088) * 100.0 / 1.5, abs=0.01)
     # switched back to the generic rate (half the untreated one): ~5 points per 10 min
-    old_c, old_pre = in_hospital_slope(replace(T1, in_hospital_calibrated=False), CARDIAC)
-    assert old_c > 4.0 and old_pre == pytest.approx(pre_c)  # the road is untouched
-    assert in_hospital_slope(replace(T1, in_hospital_calibrated=False), STROKE)[0] > 2.0
+    old = replace(V2_CURVES, in_hospital_calibrated=False)
+    old_c, old_pre = in_hospital_slope(old, CARDIAC)
+    assert old_c > 4.0 and old_pre == pytest.approx(in_hospital_slope(V2_CURVES, CARDIAC)[1])
+    assert in_hospital_slope(old, STROKE)[0] > 2.0
 
 
 def test_prealerted_team_waits_through_a_long_workup() -> None:
@@ -363,7 +374,7 @@ def aid_arrival_delay(params: CodeRedParams) -> float:
     env.step(s, AssignHospital(0, 1))
     run_to_end(env, s)
     assert s.patients[0].arrived >= 0  # the mutual-aid crew delivered the patient
-    assert env.grade(s).metrics["mutual_aid_penalty"] == pytest.approx(0.04)
+    assert env.grade(s).metrics["mutual_aid_penalty"] == 0.0  # v3: priced in the dynamics
     return delay
 
 
@@ -466,7 +477,7 @@ def test_passive_agents_score_zero(scenario: str) -> None:
 
 
 def hand_state(survival: float, treated_at: float, vitals_at: float, aid: int) -> Any:
-    env = make(T1)
+    env = make(replace(T1, aid_penalty=0.04))  # v3's scenarios charge 0; the cap still works
     s = env.reset(0)
     p = s.patients[0]
     p.status, p.survival, p.treated_at, p.vitals_at = TREATED, survival, treated_at, vitals_at

@@ -1,4 +1,15 @@
-"""Code-red card: door-to-needle (stroke) and door-to-balloon (cardiac) times.
+"""Code-red card: door-to-needle / door-to-balloon, first-medical-contact-to-balloon, hospital
+load in a mass-casualty incident and the O-negative share of transfused red cells.
+
+**Labels** (v3, issue 24; in each row's label): *input* — the statistic reads back a number the
+env was built from (the work-up is drawn from the door-to-balloon / door-to-needle distributions,
+the in-hospital rate is set from the time-outcome gradients), so agreement shows the pipeline
+keeps it, not that the model is right; *tuned* — a parameter was adjusted until the statistic
+fitted (none on this card); *emergent* — nothing in the env was set from the reference, so only
+these rows are evidence: FMC-to-balloon (scene, transport and handover times plus the work-up
+and the agent's pre-alerts), the hospital load of a multi-patient incident (the reference
+heuristic's routing over the road network and the hospitals' capabilities) and the O-negative
+share of red cells transfused (blood typing, crossmatch and emergency-release dynamics).
 
 How the model maps onto the published statistics:
 
@@ -30,6 +41,13 @@ How the model maps onto the published statistics:
   by door-to-balloon time (+14.4 points from 30 to 180 min) and Saver 2013's in-hospital death OR
   0.96 per 15 min onset-to-treatment at 8.8 % mortality (+0.22 points per 10 min). They apply to
   in-hospital minutes only: the env's pre-hospital deterioration is a separate, uncalibrated model.
+* **First medical contact** (v3) = the minute the first crew reaches the patient
+  (``Patient.fmc``; a self-transported caller's arrival at hospital); FMC-to-balloon runs to
+  the start of treatment of a cardiac patient.
+* **Hospital load**: the share of treated serious patients treated at the hospital nearest (by
+  free-flow road time) to their incident site, over all episodes pooled.
+* **O-negative share**: O− units among the red-cell units transfused (``Tally.oneg_used /
+  rbc_used``), pooled; units reserved and wasted are not transfused.
 """
 
 from __future__ import annotations
@@ -52,30 +70,30 @@ OVERCROWDED_FACTOR = ("The env charges 1.5x the sourced rate while a hospital is
 """Why an in-hospital slope can leave its band (both slopes)."""
 
 STATS: tuple[Stat, ...] = (
-    Stat(key="dtn_median", label="Door-to-needle, stroke, median (min)",
+    Stat(key="dtn_median", label="[input] Door-to-needle, stroke, median (min)",
          reference="67 (IQR 51-87) in 2010-13; 77 (60-98) in 2003-09",
          band=(40.0, 70.0), source="Fonarow GC et al., JAMA 2014;311:1632-1640",
          why="A hospital meeting the AHA goal (<= 60 min for >= 50 %) up to the Target: Stroke "
              "median (" + SUGGESTED + ").", pooled=True, fmt="{:.0f}",
          if_outside=OUTSIDE),
-    Stat(key="dtn_le60", label="Door-to-needle <= 60 min (% of stroke patients)",
+    Stat(key="dtn_le60", label="[input] Door-to-needle <= 60 min (% of stroke patients)",
          reference="41.3 % (2010-13), 26.5 % (2003-09); goal >= 50 % (AHA, 2nd)",
          band=(26.5, 100.0), source="Fonarow 2014; AHA/ASA guideline (2nd)",
          why="At least the pre-programme national share.", pooled=True, fmt="{:.0f}"),
-    Stat(key="d2b_median", label="Door-to-balloon, cardiac, median (min)",
+    Stat(key="d2b_median", label="[input] Door-to-balloon, cardiac, median (min)",
          reference="64 (US, 2010); 96 (2005); 96 (IQR 69-140) GWTG 2002-06",
          band=(60.0, 90.0),
          source="Krumholz HM et al., Circulation 2011;124:1038-1045; Mehta RH et al. (GWTG-CAD)",
          why="From the 2010 national median to the 90-min ACC/AHA target (" + SUGGESTED + ").",
          pooled=True, fmt="{:.0f}",
          if_outside=OUTSIDE),
-    Stat(key="d2b_le90", label="Door-to-balloon <= 90 min (% of cardiac patients)",
+    Stat(key="d2b_le90", label="[input] Door-to-balloon <= 90 min (% of cardiac patients)",
          reference="91.4 % (2010); 44.2 % (2005); D2B Alliance aim >= 75 %",
          band=(75.0, 100.0), source="Krumholz 2011; D2B Alliance (JACC 2010)",
          why="The D2B Alliance aim; 2010 US hospitals reached 91 %.", pooled=True,
          fmt="{:.0f}"),
-    Stat(key="inhosp_cardiac", label="Survival lost per 10 in-hospital min before treatment, "
-                                     "cardiac (points)",
+    Stat(key="inhosp_cardiac", label="[input] Survival lost per 10 in-hospital min before "
+                                     "treatment, cardiac (points)",
          reference="1-yr mortality by D2B 30/60/90/120/150/180 min: 10.9/13.6/16.5/19.5/22.5/"
                    "25.3 % (unadjusted): 0.96 points per 10 min",
          band=(0.90, 1.00), source="Rathore SS et al., Am J Cardiol 2009;104:1198",
@@ -83,14 +101,57 @@ STATS: tuple[Stat, ...] = (
              "points per 10 min); the relation is unadjusted (sicker patients wait longer), so a "
              "faithful model should not charge more.", pooled=True, fmt="{:.2f}",
          if_outside=OVERCROWDED_FACTOR),
-    Stat(key="inhosp_stroke", label="Survival lost per 10 in-hospital min before treatment, "
-                                    "stroke (points)",
+    Stat(key="inhosp_stroke", label="[input] Survival lost per 10 in-hospital min before "
+                                    "treatment, stroke (points)",
          reference="in-hospital death OR 0.96 per 15 min earlier onset-to-treatment; mortality "
                    "8.8 %: 0.22 points per 10 min",
          band=(0.19, 0.25), source="Saver JL et al., JAMA 2013;309:2480-2488",
          why="The published OR rounded to two decimals (0.955-0.965) at 8.8 % mortality gives "
              "0.19-0.25 points per 10 min.", pooled=True, fmt="{:.2f}",
          if_outside=OVERCROWDED_FACTOR),
+    Stat(key="fmc_median", label="[emergent] First medical contact to balloon, cardiac, median "
+                                 "(min)",
+         reference="60 (IQR 36-138) in 2011-12, 65 (42-95) in 2016-18 (FMC-to-PCI); 121 "
+                   "(FMC-to-artery opening, Catalonia Codi Infart, 3,832 pts)",
+         band=(60.0, 125.0),
+         source="PMC10508564 Table 2 (national STEMI registry, 2011-12 vs 2016-18); Carol Ruiz A "
+                "et al., Rev Esp Cardiol 2017;70:162-169 (Codi Infart)",
+         why="From the shorter registry median to the Catalan network's (which includes "
+             "transfers from non-PCI centres); scene, transport, handover and the work-up add up "
+             "to it in the env, none set from these sources.", pooled=True, fmt="{:.0f}"),
+    Stat(key="fmc_le120", label="[emergent] First medical contact to balloon <= 120 min "
+                                "(% of cardiac patients)",
+         reference="FMC-to-PCI <= 90 min in 60.9 % (2011-12) / 72.8 % (2016-18); Catalonia median "
+                   "121 min (about half within 120)",
+         band=(45.0, 95.0), source="PMC10508564 Table 2; Carol Ruiz 2017 (Codi Infart)",
+         why="About half within 120 min where the median is 121 min, up to above the share "
+             "within 90 min of the faster registry (73 %), which bounds the share within 120 "
+             "from below.", pooled=True, fmt="{:.0f}"),
+    Stat(key="nearest_share", label="[emergent] Treated serious patients at the hospital nearest "
+                                    "their incident (%)",
+         reference="in a mass-casualty incident the closest hospitals are overwhelmed, hospitals "
+                   "outside the immediate area receive few or no casualties",
+         band=(50.0, 100.0), source="EPICENTER Los Angeles, 'Mass casualties and fatality "
+                                    "management' (secondary summary of disaster studies)",
+         checked="2nd",
+         why="Most casualties go to the nearest hospital; a coordinated response spreads them "
+             "only as far as capability and load require.", pooled=True, fmt="{:.0f}",
+         if_outside="The Community HC is the nearest hospital to several incident nodes but "
+                    "treats only general patients: a capable-hospital rule sends the rest on."),
+    Stat(key="oneg_share", label="[emergent] O-negative share of red-cell units transfused (%)",
+         reference="O D-neg ~7 % of the UK population but ~12 % (2014) / >13 % (2022) of red-cell "
+                   "issues; an MCI pulse raises it (emergency release)",
+         band=(12.0, 100.0), source="NHSBT news 2014; NHSBT O D negative toolkit",
+         why="One-sided: emergency uncrossmatched release in a trauma pulse should push the O-neg "
+             "share above the baseline issue share (" + SUGGESTED + ").", pooled=True,
+         fmt="{:.0f}",
+         if_outside="A model difference: typing (5 min) and crossmatch (15 min) finish while the "
+                    "crew is still on the road, so the reference types and crossmatches every "
+                    "bleeding patient and needs emergency O- only when it arrives short; real "
+                    "blood banks in a trauma pulse release uncrossmatched O- first (issue times "
+                    "in the notes: type & screen ~45 min, crossmatch ~60 min). Where no patient "
+                    "bleeds (task1's 25 % of cardiac patients needing 2 units are crossmatched "
+                    "by the hospital), the share is 0."),
     Stat(key="n_stroke", label="Treated stroke patients (all episodes)",
          reference="-", band=None, source="-", why="Sample size of the stroke rows.",
          checked="-", pooled=True, fmt="{:.0f}"),
@@ -129,6 +190,26 @@ class Probe:
         lost = sum(100.0 * SURVIVAL_SLOPE[cond] * (p.vitals_door - p.vitals_at) for p in pts)
         return lost, sum(p.treated_at - p.arrived for p in pts)
 
+    def fmc(self) -> list[float]:
+        """FMC-to-treatment of this episode's treated cardiac patients (minutes)."""
+        from lifeline.envs.codered.params import CARDIAC
+        from lifeline.envs.codered.types import TREATED
+
+        return [p.treated_at - p.fmc for p in self.final.patients
+                if p.cond == CARDIAC and p.status == TREATED and p.fmc >= 0.0]
+
+    def nearest(self) -> tuple[int, int]:
+        """(treated serious patients at the hospital nearest their site, treated serious)."""
+        from lifeline.envs.codered.params import HOSPITAL_NODE, SERIOUS
+        from lifeline.envs.codered.types import TREATED
+
+        dist = _free_flow()
+        pts = [p for p in self.final.patients if p.cond in SERIOUS and p.status == TREATED
+               and p.site >= 0]
+        near = sum(int(np.argmin([dist[p.site, n] for n in HOSPITAL_NODE])) == p.hosp
+                   for p in pts)
+        return near, len(pts)
+
     def values(self) -> dict[str, float]:
         from lifeline.envs.codered.params import CARDIAC, STROKE
         from lifeline.envs.codered.types import TREATED
@@ -137,6 +218,14 @@ class Probe:
                and (p.onset <= self.final.t)]
         lost = sum(p.status != TREATED for p in pts)
         return {"untreated_pct": 100.0 * lost / len(pts) if pts else float("nan")}
+
+
+def _free_flow() -> np.ndarray:
+    """Free-flow shortest road times between the city's nodes."""
+    from lifeline.core.graph import RoadGraph
+    from lifeline.envs.codered.params import NODES, ROADS
+
+    return RoadGraph(len(NODES), list(ROADS)).dist
 
 
 def pooled(probes: Iterable[Probe]) -> dict[str, float]:
@@ -151,7 +240,16 @@ def pooled(probes: Iterable[Probe]) -> dict[str, float]:
     for key, cond in (("inhosp_cardiac", CARDIAC), ("inhosp_stroke", STROKE)):
         lost, minutes = (sum(x) for x in zip(*(p.losses(cond) for p in probes), strict=True))
         slope[key] = 10.0 * lost / minutes if minutes > 0 else nan
+    fmc = np.asarray([x for p in probes for x in p.fmc()])
+    near = [p.nearest() for p in probes]
+    rbc = sum(p.final.tally.rbc_used for p in probes)
+    oneg = sum(p.final.tally.oneg_used for p in probes)
+    treated = sum(n for _, n in near)
     return {
+        "fmc_median": float(np.median(fmc)) if fmc.size else nan,
+        "fmc_le120": 100.0 * float(np.mean(fmc <= 120)) if fmc.size else nan,
+        "nearest_share": 100.0 * sum(k for k, _ in near) / treated if treated else nan,
+        "oneg_share": 100.0 * oneg / rbc if rbc else nan,
         "dtn_median": float(np.median(dtn)) if dtn.size else nan,
         "dtn_le60": 100.0 * float(np.mean(dtn <= 60)) if dtn.size else nan,
         "d2b_median": float(np.median(d2b)) if d2b.size else nan,

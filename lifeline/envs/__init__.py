@@ -61,7 +61,7 @@ register(EnvSpec(
 
 register(EnvSpec(
     name="codered",
-    gym_id="lifeline/CodeRed-v2",
+    gym_id="lifeline/CodeRed-v3",
     entry_point="lifeline.envs.codered.env:CodeRedEnv",
     scenarios=("task1", "task2", "task3", "task4", "task5", "task3_gridlock", "task5_surge"),
     tags=("healthcare", "mass-casualty", "dispatch", "hospitals", "blood", "road-graph",

@@ -53,6 +53,7 @@ from lifeline.envs.codered.types import (
     PrepareOR,
     QueryBloodType,
     RequestMutualAid,
+    TransferBlood,
     TriageCall,
 )
 
@@ -108,6 +109,31 @@ class HeuristicAgent(Agent):
     hoard = False
     oneg = False
     close_calls = False
+    aid = True
+    # ----- v3 knobs (tuned on training seeds 0-19 only; see the README's reference section) ---
+    als_window = 5.0
+    """An ALS unit is preferred for a serious patient if it arrives at most this much later."""
+    load_cost = 25.0
+    """Minutes added to a hospital whose specialists are all taken by patients bound there."""
+    callback_below = 0.6
+    """Calls whose category's serious prior is below this get a callback first."""
+    als_if_spare = True
+    """(v3) Send the nearest ALS unit whatever the delay when there are at least as many free ALS
+    units as patient rows that may still need a unit (ALS cannot be scarce then; tuned on
+    training seeds: the ``all_als`` probe beat the ALS window on task1)."""
+    callback_busy_only = True
+    """(v3) Call back an ambiguous call only while no unit is free (the wait is then free)."""
+    minor_self = True
+    """(v3) A call hinted non-serious goes by self-transport (a wrong hint still reaches a
+    hospital) instead of being closed."""
+    alert_in_hospital = True
+    """(v3) Pre-alerts also cover patients already in the hospital's work-up."""
+    cardiac_blood = False
+    """(v3: off) Order blood for cardiac patients (the hospital's own 20-min crossmatch finishes
+    inside the work-up, so v2's emergency O- for them was pure waste)."""
+    aid_gap = 1
+    """Request mutual aid when at least this many patients wait beyond the aid units already
+    inbound and no unit is free (v2 fired both requests in the same minute)."""
 
     def __init__(self) -> None:
         self.map = _Map()
@@ -129,6 +155,15 @@ class HeuristicAgent(Agent):
 
     # ----- helpers -----------------------------------------------------------------------------
     @staticmethod
+    def _open_rows(obs: dict[str, np.ndarray], slots: int) -> int:
+        """Patient rows that may still need a unit: of the scenario's ``slots`` (public), those
+        not yet shown or waiting / calling / stabilised (the text view lists shown rows only)."""
+        pts = obs["patients"]
+        st = pts[:, P_STATUS]
+        done = (pts[:, P_PRESENT] > 0) & (st != WAITING) & (st != CALL) & (st != STABILISED)
+        return slots - int(np.count_nonzero(done))
+
+    @staticmethod
     def _etas(obs: dict[str, np.ndarray], dist: np.ndarray, node: int) -> list[tuple[float, int]]:
         out = []
         for u, row in enumerate(obs["units"]):
@@ -141,13 +176,14 @@ class HeuristicAgent(Agent):
         return sorted(out)
 
     def _pick_unit(self, obs: dict[str, np.ndarray], dist: np.ndarray, node: int,
-                   serious: bool) -> int:
+                   serious: bool, slots: int) -> int:
         etas = self._etas(obs, dist, node)
         if not etas:
             return -1
         if serious or self.prefer_als:
             als = [(t, u) for t, u in etas if obs["units"][u, U_ALS]]
-            if als and (self.prefer_als or als[0][0] <= etas[0][0] + 10.0):
+            spare = self.als_if_spare and len(als) >= self._open_rows(obs, slots)
+            if als and (self.prefer_als or spare or als[0][0] <= etas[0][0] + self.als_window):
                 return als[0][1]
         return etas[0][1]
 
@@ -159,12 +195,13 @@ class HeuristicAgent(Agent):
             cat, hint = int(row[P_CAT]) - 1, int(row[P_HINT]) - 1
             if self.close_calls:
                 return TriageCall(int(i), "no_dispatch")
-            if self.triage:
-                if hint >= 0 and hint not in SERIOUS:
-                    return TriageCall(int(i), "self_transport" if hint == GERD else "no_dispatch")
-                if hint < 0 and SERIOUS_PRIOR[cat] < 0.6 and not row[P_ESC]:
-                    return TriageCall(int(i), "callback")
-            u = self._pick_unit(obs, dist, int(row[P_NODE]), True)
+            if self.triage and hint >= 0 and hint not in SERIOUS:
+                return TriageCall(int(i), "self_transport" if hint == GERD or self.minor_self
+                                  else "no_dispatch")
+            u = self._pick_unit(obs, dist, int(row[P_NODE]), True, e.n_patients)
+            if self.triage and hint < 0 and SERIOUS_PRIOR[cat] < self.callback_below and \
+                    not row[P_ESC] and (u < 0 or not self.callback_busy_only):
+                return TriageCall(int(i), "callback")
             if u < 0:
                 continue
             als = bool(obs["units"][u, U_ALS])
@@ -175,7 +212,7 @@ class HeuristicAgent(Agent):
         pts = obs["patients"]
         for i in np.flatnonzero((pts[:, P_STATUS] == WAITING) | (pts[:, P_STATUS] == STABILISED)):
             cond = int(pts[i, P_COND]) - 1
-            u = self._pick_unit(obs, dist, int(pts[i, P_NODE]), cond in (0, 1, 2))
+            u = self._pick_unit(obs, dist, int(pts[i, P_NODE]), cond in (0, 1, 2), e.n_patients)
             if u >= 0:
                 return DispatchAmbulance(u, int(i))
         return None
@@ -199,7 +236,7 @@ class HeuristicAgent(Agent):
             cost = float(dist[node, HOSPITAL_NODE[h]])
             spec = SPECIALIST_OF[cond]
             if spec >= 0 and self._load(obs, h, spec) >= SPECIALIST_COUNT[h][spec]:
-                cost += 25.0
+                cost += self.load_cost
             if cost < best_c:
                 best, best_c = h, cost
         return best
@@ -226,12 +263,13 @@ class HeuristicAgent(Agent):
         if not self.prealert:
             return None
         pts, hosp = obs["patients"], obs["hospitals"]
+        bound = BOUND if self.alert_in_hospital else BOUND[:-1]
         for h in range(3):
             need_or = [0, 0]
             need_sp = [0, 0, 0]
             for row in pts:
                 c = int(row[P_COND]) - 1
-                if int(row[P_HOSP]) - 1 != h or int(row[P_STATUS]) not in BOUND[:-1] or c < 0 \
+                if int(row[P_HOSP]) - 1 != h or int(row[P_STATUS]) not in bound or c < 0 \
                         or c >= 4 or not CAPABLE[h][c]:
                     continue
                 if PROCEDURE_OF[c] >= 0:
@@ -260,6 +298,8 @@ class HeuristicAgent(Agent):
             h = int(row[P_HOSP]) - 1
             if need <= 0 or int(row[P_STATUS]) not in BOUND or h < 0:
                 continue
+            if int(row[P_COND]) - 1 == 0 and not self.cardiac_blood:
+                continue  # the hospital's own crossmatch is ready before the work-up ends
             have = int(row[P_READY] + row[P_PENDING])
             if have >= need:
                 continue
@@ -282,11 +322,14 @@ class HeuristicAgent(Agent):
         return None
 
     def _aid(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        if not self.aid:
+            return None
         pts = obs["patients"]
         waiting = int(np.count_nonzero((pts[:, P_STATUS] == WAITING)
                                        | (pts[:, P_STATUS] == CALL)
                                        | (pts[:, P_STATUS] == STABILISED)))
-        if waiting >= 2 and not self._etas(obs, dist, 0):
+        inbound = int(np.count_nonzero(obs["units"][:, U_STATUS] == 7))  # aid units inbound
+        if waiting - inbound >= self.aid_gap and not self._etas(obs, dist, 0):
             return RequestMutualAid()
         return None
 
@@ -399,13 +442,14 @@ RELAXATION: dict[str, Any] = {
     "rush_factor": 1.0, "disruption_rate": 0.0,
     "scene_min_als": 0.0, "scene_min_bls": 0.0, "handover_min": 0.0,
     "page_delay_min": 0.0, "prep_min": 0.0, "crossmatch_min": 0.0, "typing_min": 0.0,
-    "auto_blood_min": 0.0, "aid_delay_min": (0.0, 0.0),
+    "auto_blood_min": 0.0, "aid_delay_min": (0.0, 0.0), "workup_factor": 0.0,
 }
 """The idealised city the bound plays: free-flowing roads (no rush hour, no accidents, closures,
 equipment failures, diversions or shift changes), crews that load and go (no on-scene or handover
-time), hospitals that prepare, page, type and crossmatch instantly, mutual aid on request. Only
-driving and each patient's in-hospital work-up (v2: a medical process no coordination shortens,
-drawn per patient, the same in both worlds) take time. Patients, calls, blood types and needs,
+time), hospitals that prepare, page, type and crossmatch instantly and treat without a work-up (v3:
+with the sourced deterioration an in-hospital minute costs little, so v2's bound, which kept the
+work-up, sat within the heuristic's CI on task1), mutual aid on request. Only driving takes
+time. Patients, calls, blood types and needs,
 hospitals at 08:00 are drawn from the same streams as the real episode (none of these fields
 changes a draw)."""
 
@@ -476,6 +520,114 @@ class AllALSAgent(HeuristicAgent):
     prefer_als = True
 
 
+class NoAidAgent(HeuristicAgent):
+    """Exploit probe (issue 24): the heuristic that never requests mutual aid. In v2 it scored
+    higher than the heuristic with more deaths (the flat per-request penalty)."""
+
+    name = "no_mutual_aid"
+    aid = False
+
+
+class SelfTransportAllAgent(HeuristicAgent):
+    """Exploit probe: every 911 call is told to make its own way to hospital (no ambulance is
+    ever spent on a call)."""
+
+    name = "self_transport_all"
+
+    def _calls(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        calls = np.flatnonzero(obs["patients"][:, P_STATUS] == CALL)
+        return TriageCall(int(calls[0]), "self_transport") if calls.size else None
+
+
+class InvalidPaddingAgent(HeuristicAgent):
+    """Exploit probe (issue 24): the heuristic's plan with an invalid action before every
+    action it takes (v2 scored the same with 46-317 invalid actions per episode)."""
+
+    name = "invalid_padding"
+
+    def reset(self, env: Environment, seed: int) -> None:
+        super().reset(env, seed)
+        self._pad = True
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        self._pad = not getattr(self, "_pad", True)
+        if self._pad:
+            return PreemptOR(2, 0)  # the Community HC has no OR: always invalid
+        return super().act(env, state)
+
+
+class ChurnAgent(HeuristicAgent):
+    """Exploit probe (issue 24): re-routes every patient once to the Community HC while a crew
+    is with them (the heuristic then routes them back): destination churn."""
+
+    name = "churn"
+
+    def reset(self, env: Environment, seed: int) -> None:
+        super().reset(env, seed)
+        self._churned: set[int] = set()
+
+    def act(self, env: Environment, state: Any) -> Action | int:
+        e = _env(env)
+        obs = e.observe(state)
+        mask = e.action_mask(state)
+        churned: set[int] = getattr(self, "_churned", set())
+        self._churned = churned
+        for i, row in enumerate(obs["patients"]):
+            if int(row[P_STATUS]) in (ASSIGNED, ON_SCENE) and row[P_HOSP] > 0 and \
+                    int(row[P_HOSP]) != 3 and i not in churned:
+                a = AssignHospital(i, 2)
+                if mask[e.encode(a)]:
+                    churned.add(i)
+                    return a
+        return super().act(env, state)
+
+
+class BloodShuttleAgent(HeuristicAgent):
+    """Exploit probe (issue 24): the heuristic plus one blood transfer between the two big
+    hospitals in every epoch where it would otherwise wait (v2: changed nothing)."""
+
+    name = "blood_shuttle"
+
+    def _hoard(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        if obs["clock"][2] < e.params.actions_per_epoch:
+            return None  # once per epoch, as the first action
+        for b in range(8):
+            src = 0 if obs["blood"][0, b] >= obs["blood"][1, b] else 1
+            if obs["blood"][src, b] >= 2:
+                return TransferBlood(src, 1 - src, BLOOD_TYPES[b], 1)
+        return None
+
+
+class BloodGrabberAgent(HeuristicAgent):
+    """Exploit probe (issue 24): reserves two emergency O- units for every patient on the way to
+    a hospital, needed or not (v2: units left stock uncounted when the need was 0)."""
+
+    name = "blood_grabber"
+
+    def _hoard(self, e: CodeRedEnv, obs: dict[str, np.ndarray], dist: np.ndarray) -> Any:
+        for i, row in enumerate(obs["patients"]):
+            h = int(row[P_HOSP]) - 1
+            if h >= 0 and int(row[P_STATUS]) in BOUND and row[P_READY] + row[P_PENDING] == 0 \
+                    and obs["blood"][h, O_NEG] >= 2:
+                return AllocateBlood(h, i, "O-", 2, True)
+        return None
+
+
+class HeuristicV2Agent(HeuristicAgent):
+    """Probe: v2's heuristic rules in the v3 world (before the audit's observation-only
+    improvements were folded in): ALS preferred within 10 min, hinted minor calls closed, no
+    pre-alerts for patients already in work-up, emergency O- for cardiac patients at hospital,
+    callbacks whether or not a unit is free, mutual aid at two waiting patients."""
+
+    name = "heuristic_v2"
+    als_window = 10.0
+    minor_self = False
+    alert_in_hospital = False
+    cardiac_blood = True
+    callback_busy_only = False
+    aid_gap = 2
+
+
 AGENTS: dict[str, type[Agent]] = {
     "mutual_aid_only": MutualAidOnlyAgent,
     "heuristic": HeuristicAgent,
@@ -487,12 +639,21 @@ AGENTS: dict[str, type[Agent]] = {
     "oneg_everything": ONegAgent,
     "close_all_calls": CloseAllCallsAgent,
     "all_als": AllALSAgent,
+    "no_mutual_aid": NoAidAgent,
+    "self_transport_all": SelfTransportAllAgent,
+    "invalid_padding": InvalidPaddingAgent,
+    "churn": ChurnAgent,
+    "blood_shuttle": BloodShuttleAgent,
+    "blood_grabber": BloodGrabberAgent,
+    "heuristic_v2": HeuristicV2Agent,
 }
 """The codered ladder's own agents (``noop``/``random`` are generic) and its exploit policies."""
 
-EXPLOITS: tuple[str, ...] = ("dispatch_only", "hoarder", "oneg_everything", "close_all_calls",
-                             "all_als")
+EXPLOITS: tuple[str, ...] = (
+    "dispatch_only", "hoarder", "oneg_everything", "close_all_calls", "all_als", "no_mutual_aid",
+    "self_transport_all", "invalid_padding", "churn", "blood_shuttle", "blood_grabber")
 """The codered exploit policies (``EnvSpec.exploits``)."""
+
 
 TEXT_POLICY = "lifeline.envs.codered.text_agent:CodeRedTextPolicy"
 """The env's text-only heuristic (``EnvSpec.text_policy``; see ``text_agent.py``)."""
@@ -501,7 +662,8 @@ BOUNDED_COMPONENTS: tuple[str, ...] = ()
 """The bound must dominate the score; single components trade off (e.g. efficiency vs speed)."""
 
 
-PASS_THRESHOLD = 0.4
-"""An episode 'passes' at this score (pass^k with ``--trials k``): v2's heuristic scores 0.39-0.56
-across tasks (it passes 50-100 % of held-out episodes per task, masked random 0-3 %, clairvoyant
-83-100 %). Before the in-hospital rate was calibrated: 0.3 (heuristic 0.27-0.41); v0: 0.5."""
+PASS_THRESHOLD = 0.5
+"""An episode 'passes' at this score (pass^k with ``--trials k``): v3's heuristic scores 0.53-0.73
+across tasks and passes 63-100 % of held-out episodes per task (ladder seeds), masked random 0 %,
+clairvoyant 83-100 %. v2: 0.4 (heuristic 0.39-0.56); before v2's in-hospital calibration 0.3;
+v0: 0.5."""

@@ -28,6 +28,7 @@ from lifeline.envs.codered.params import (
     IN_HOSPITAL_RATE,
     NODES,
     O_NEG,
+    PREALERT_SAVING_MIN,
     PROCEDURE_OF,
     PROCEDURES,
     QUALITY,
@@ -83,11 +84,11 @@ from lifeline.envs.codered.types import (
 # ----- event kinds --------------------------------------------------------------------------------
 (EV_ONSET, EV_DEATH, EV_ESCALATE, EV_UNIT, EV_SCENE, EV_HANDOVER, EV_OR, EV_SPEC, EV_BLOOD,
  EV_AUTOBLOOD, EV_TYPE, EV_CALLBACK, EV_SELF, EV_DISRUPT, EV_DISRUPT_END, EV_TRANSFER, EV_RUSH_END,
- EV_STAB, EV_AID, EV_WORKUP) = range(20)
+ EV_STAB, EV_AID, EV_WORKUP, EV_RECALL) = range(21)
 DECISION = frozenset({EV_ONSET, EV_DEATH, EV_UNIT, EV_SCENE, EV_HANDOVER, EV_CALLBACK,
                       EV_DISRUPT, EV_AID, EV_TYPE})
 """Events after which the agent gets to decide (they end an epoch)."""
-NEUTRAL = frozenset({EV_TRANSFER, EV_TYPE, EV_CALLBACK, EV_RUSH_END, EV_DISRUPT_END, EV_AID,
+NEUTRAL = frozenset({EV_TYPE, EV_CALLBACK, EV_RUSH_END, EV_DISRUPT_END, EV_AID,
                      EV_STAB})
 """Events that cannot change the grade (the dense reward skips re-grading after them)."""
 ACCIDENT, CLOSURE, EQUIPMENT, SURGE, SHIFT = range(5)
@@ -249,6 +250,9 @@ def start_trip(s: CodeRedState, u: int, dest: int, status: int) -> None:
 def send_home(s: CodeRedState, u: int) -> None:
     un = s.units[u]
     un.patient = -1
+    if un.recalled:  # v3: a recalled mutual-aid unit goes back to its own city
+        recall(s, u)
+        return
     start_trip(s, u, un.home, RETURNING)
 
 
@@ -321,6 +325,28 @@ def prepare(s: CodeRedState, params: CodeRedParams, h: int, proc: int, claimed: 
     return False
 
 
+def discard_blood(s: CodeRedState, p: Patient) -> None:
+    """Every unit reserved for ``p`` and not used (ready or still in crossmatch) is waste (v3:
+    before, units reserved for a patient whose need was 0, and crossmatches pending at
+    treatment, left the stock uncounted)."""
+    s.tally.blood_wasted += p.blood_ready + p.blood_pending
+    p.blood_ready = p.blood_pending = p.blood_emergency = p.oneg_held = 0
+
+
+def take_stock(s: CodeRedState, h: int, b: int, units: int, use: bool = True) -> None:
+    """Remove ``units`` of type ``b`` from ``h``'s stock; units that came by ``transfer_blood``
+    leave first and count as used transfers when drawn for a patient (``use``; v3)."""
+    hosp = s.hospitals[h]
+    hosp.stock[b] -= units
+    moved = min(units, hosp.received[b])
+    if moved:
+        hosp.received[b] -= moved
+        if use:
+            s.tally.transfer_used += moved
+        else:  # sent on again: still a transfer waiting for its use
+            s.tally.transfer_sent -= moved
+
+
 def _draw_blood(s: CodeRedState, h: int, p: Patient, units: int) -> int:
     """Take up to ``units`` compatible units from ``h``'s stock (exact type first, O− last)."""
     stock = s.hospitals[h].stock
@@ -331,8 +357,10 @@ def _draw_blood(s: CodeRedState, h: int, p: Patient, units: int) -> int:
             break
         if compatible(b, p.blood_type) and stock[b] > 0:
             take = min(stock[b], units - got)
-            stock[b] -= take
+            take_stock(s, h, b, take)
             got += take
+            if b == O_NEG:
+                p.oneg_held += take
     return got
 
 
@@ -410,9 +438,11 @@ def start_treatment(s: CodeRedState, params: CodeRedParams, i: int, h: int, room
             have += _draw_blood(s, h, p, need - have)
         used = min(have, need)
         tl.blood_used += used
-        tl.blood_wasted += max(0, p.blood_ready - need)
+        tl.rbc_used += used
+        tl.oneg_used += min(used, p.oneg_held)  # O- counted as used first (it is issued first)
+        p.blood_ready = have - used  # reserved beyond the need: wasted below
         shortfall = (need - used) / need
-    p.blood_ready = 0
+    discard_blood(s, p)  # v3: reserved units not used (need 0, surplus, still in crossmatch)
     boarding = False
     if c != 3:
         if hosp.icu_free > 0:
@@ -443,7 +473,10 @@ def workup_minutes(params: CodeRedParams, p: Patient) -> float:
     med = WORKUP_MEDIAN_MIN[p.cond]
     if med <= 0.0 or params.workup_factor <= 0.0:
         return 0.0
-    return params.workup_factor * med * float(np.exp(WORKUP_SIGMA[p.cond] * p.workup_z))
+    w = params.workup_factor * med * float(np.exp(WORKUP_SIGMA[p.cond] * p.workup_z))
+    if params.prealert and not p.prealerted:  # v3: the ECG-to-decision time a pre-alert saves
+        w += max(0.0, PREALERT_SAVING_MIN[p.cond] - params.page_delay_min)
+    return w
 
 
 def _hold_for_workup(s: CodeRedState, params: CodeRedParams, i: int, h: int) -> None:
@@ -473,8 +506,13 @@ def arrive_hospital(s: CodeRedState, params: CodeRedParams, i: int, h: int) -> N
     p = s.patients[i]
     p.hosp = p.at_hosp = h
     p.arrived = s.t
+    p.node = HOSPITAL_NODE[h]  # v3: a transfer starts here (v2 kept the incident site)
+    p.known = True  # a self-transported caller is seen at the hospital
+    if p.fmc < 0.0:
+        p.fmc = s.t
     if p.cond not in SERIOUS:
         p.status = RESOLVED
+        discard_blood(s, p)
         return
     if not CAPABLE[h][p.cond]:
         p.status = STABILISED
@@ -489,6 +527,10 @@ def arrive_hospital(s: CodeRedState, params: CodeRedParams, i: int, h: int) -> N
         o.state == OR_READY and o.proc == proc and o.claimed in (-1, i) for o in hosp.ors)
     p.spec_ready_arr = spec < 0 or not params.mech_readiness or any(
         sp.kind == spec and sp.state == SP_PRESENT for sp in hosp.specialists)
+    p.prealerted = not params.mech_readiness or ((proc < 0 or any(
+        o.state in (OR_READY, OR_PREP) and o.proc == proc and o.claimed in (-1, i)
+        for o in hosp.ors)) and (spec < 0 or any(
+            sp.kind == spec and sp.state in (SP_PRESENT, SP_PAGED) for sp in hosp.specialists)))
     p.status = AT_HOSPITAL
     p.hosp_rate = IN_HOSPITAL_RATE[p.cond] if params.in_hospital_calibrated else 0.0
     w = workup_minutes(params, p)
@@ -511,8 +553,7 @@ def kill(s: CodeRedState, params: CodeRedParams, i: int) -> None:
     old = p.status
     p.status = DEAD
     p.token += 1
-    s.tally.blood_wasted += p.blood_ready + p.blood_pending
-    p.blood_ready = p.blood_pending = 0
+    discard_blood(s, p)
     if p.unit >= 0 and old in (ASSIGNED_STATUS, ON_SCENE, TRANSPORT) and \
             s.units[p.unit].patient == i:
         send_home(s, p.unit)
@@ -524,7 +565,7 @@ def kill(s: CodeRedState, params: CodeRedParams, i: int) -> None:
     if params.cascade and p.spawn and not p.secondary:
         for j, q in enumerate(s.patients):
             if q.secondary and q.status == FUTURE and q.onset == float("inf"):
-                q.cond, q.node, q.onset = p.spawn_cond, p.node, s.t + 5.0
+                q.cond, q.node, q.site, q.onset = p.spawn_cond, p.site, p.site, s.t + 5.0
                 q.t_ref = q.onset
                 push(s, q.onset, EV_ONSET, j)
                 break
@@ -553,6 +594,8 @@ def on_unit(s: CodeRedState, params: CodeRedParams, u: int) -> None:
         un.status = SCENE
         p.status = ON_SCENE
         p.known = True
+        if p.fmc < 0.0:
+            p.fmc = s.t
         if not un.als:
             p.bls_only = True
         recare(s, i)
@@ -578,12 +621,18 @@ def on_scene_done(s: CodeRedState, params: CodeRedParams, u: int) -> None:
     if p.cond not in SERIOUS:  # treat and release: the ambulance was not needed
         p.status = RESOLVED
         s.tally.triage_waste += 1.0 if un.als else 0.5
+        discard_blood(s, p)
         send_home(s, u)
+        return
+    if p.replan_min > 0.0:  # v3: destination changes cost crew time on scene
+        delay, p.replan_min = p.replan_min, 0.0
+        push(s, s.t + delay, EV_SCENE, u, 0, un.token)
         return
     if p.at_hosp >= 0:  # inter-hospital transfer: pick-up done
         old = p.at_hosp
         p.at_hosp = -1
         if p.hosp < 0 or p.hosp == old:
+            discard_blood(s, p)  # blood reserved at the hospital being left
             p.hosp = nearest_hospital(s, p.node, p.cond, exclude=old)
         update_crowding(s, old)
         s.tally.transfers += 1
@@ -699,8 +748,9 @@ def handle(s: CodeRedState, params: CodeRedParams, ev: tuple[float, int, int, in
         dying = s.patients[a]
         if dying.token != tok or dying.status in (TREATED, DEAD) or not params.mech_deterioration:
             return False
+        closed = dying.status == RESOLVED and not dying.known
         kill(s, params, a)
-        return True
+        return not closed  # v3: a closed call's death at home is not announced
     if kind in (EV_UNIT, EV_SCENE, EV_HANDOVER):
         un = s.units[a]
         if un.token != tok:
@@ -788,6 +838,7 @@ def handle(s: CodeRedState, params: CodeRedParams, ev: tuple[float, int, int, in
         return False
     if kind == EV_TRANSFER:
         s.hospitals[a].stock[b // 10] += b % 10
+        s.hospitals[a].received[b // 10] += b % 10
         return False
     if kind == EV_RUSH_END:
         s.rush = False
@@ -796,7 +847,15 @@ def handle(s: CodeRedState, params: CodeRedParams, ev: tuple[float, int, int, in
     if kind == EV_AID:
         un = s.units[a]
         un.status = IDLE
+        if params.aid_recall_min > 0.0:
+            push(s, s.t + params.aid_recall_min, EV_RECALL, a, 0, un.token)
         return True
+    if kind == EV_RECALL:
+        un = s.units[a]
+        un.recalled = True
+        if un.status in (IDLE, RETURNING):
+            recall(s, a)
+        return False
     raise ValueError(f"unknown event kind {kind}")
 
 
@@ -844,6 +903,14 @@ def settle(s: CodeRedState, params: CodeRedParams) -> None:
         handle(s, params, heapq.heappop(s.heap))
 
 
+def recall(s: CodeRedState, u: int) -> None:
+    """The lending city takes mutual-aid unit ``u`` back (it carries no patient now)."""
+    un = s.units[u]
+    un.status, un.patient, un.recalled = INACTIVE, -1, False
+    un.token += 1
+    s.tally.aid_recalled += 1
+
+
 def new_aid_unit(s: CodeRedState, params: CodeRedParams, rng_delay: float) -> int:
     """Activate the next mutual-aid slot; it arrives after ``rng_delay`` minutes."""
     for u, un in enumerate(s.units):
@@ -889,9 +956,11 @@ def _act_triage_call(s: CodeRedState, params: CodeRedParams, a: Any) -> str:
 
 def _act_assign_hospital(s: CodeRedState, params: CodeRedParams, a: Any) -> str:
     p = s.patients[a.patient]
-    if p.hosp >= 0 and p.hosp != a.hospital and (p.blood_ready or p.blood_pending):
-        s.tally.blood_wasted += p.blood_ready + p.blood_pending
-        p.blood_ready = p.blood_pending = p.blood_emergency = 0
+    if p.hosp >= 0 and p.hosp != a.hospital:
+        discard_blood(s, p)
+        if p.hosp != p.at_hosp:  # a destination was already chosen (not a transfer's first)
+            p.replan_min += params.reassign_min
+            s.tally.reassignments += 1
     p.hosp = a.hospital
     return f"patient {a.patient} will go to hospital {a.hospital}"
 
@@ -918,7 +987,9 @@ def _act_preempt_or(s: CodeRedState, params: CodeRedParams, a: Any) -> str:
 def _act_allocate_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str:
     p = s.patients[a.patient]
     b = BLOOD_TYPES.index(a.blood_type)
-    s.hospitals[a.hospital].stock[b] -= a.units
+    take_stock(s, a.hospital, b, a.units)
+    if b == O_NEG:
+        p.oneg_held += a.units
     if a.emergency:
         p.blood_ready += a.units
         p.blood_emergency += a.units
@@ -934,7 +1005,8 @@ def _act_allocate_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str:
 
 def _act_transfer_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str:
     b = BLOOD_TYPES.index(a.blood_type)
-    s.hospitals[a.from_hospital].stock[b] -= a.units
+    take_stock(s, a.from_hospital, b, a.units, use=False)
+    s.tally.transfer_sent += a.units
     d = float(s.graph.dist[HOSPITAL_NODE[a.from_hospital], HOSPITAL_NODE[a.to_hospital]])
     push(s, s.t + d, EV_TRANSFER, a.to_hospital, b * 10 + a.units)
     return f"{a.units} {a.blood_type} units on the way, {d:.0f} min"

@@ -35,7 +35,7 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
     """Coordinate ambulances, hospitals, ORs, specialists, blood and 911 calls (see README.md)."""
 
     name: ClassVar[str] = "codered"
-    version: ClassVar[int] = 2
+    version: ClassVar[int] = 3
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
 
     def __init__(self, scenario: str = "task1", params: CodeRedParams | None = None) -> None:

@@ -33,13 +33,18 @@ from lifeline.envs.codered.params import (
     CATEGORY_MIX,
     CATEGORY_TABLE,
     DISRUPTIONS,
+    GENERAL,
     HOSPITAL_NODE,
     ICU_BEDS,
+    IN_HOSPITAL_RATE,
     N_OR,
     NODES,
     ROADS,
     SERIOUS,
+    SHOCK_UNITS,
     SPECIALIST_COUNT,
+    STROKE,
+    SURGE_SERIOUS_SHARE,
     TIME_TO_DEATH,
     TRAUMA,
     CodeRedParams,
@@ -74,16 +79,23 @@ def n_aid_slots(p: CodeRedParams) -> int:
 
 def _patient(p: CodeRedParams, cond: int, onset: float, node: int, rng: np.random.Generator,
              blood: np.random.Generator, casc: np.random.Generator) -> Patient:
-    pt = Patient(cond=cond, onset=onset, node=node, t_ref=onset)
+    pt = Patient(cond=cond, onset=onset, node=node, t_ref=onset, site=node)
     if cond in SERIOUS:
         lo, hi = TIME_TO_DEATH[cond]
         pt.v_ref = float(rng.uniform(0.85, 1.0))
         pt.base_rate = pt.v_ref / float(rng.uniform(lo, hi)) if p.mech_deterioration else 0.0
+        if cond in (CARDIAC, STROKE) and p.sourced_ischaemia and p.mech_deterioration:
+            pt.base_rate = IN_HOSPITAL_RATE[cond]  # v3: the sourced gradient from onset
     else:
         rng.uniform(), rng.uniform()  # keep the stream aligned across conditions
     pt.blood_type = int(blood.choice(8, p=BLOOD_FREQ))
     if cond == TRAUMA:
         pt.blood_need = int(blood.integers(2, 7))
+        # v3: a patient not in haemorrhagic shock deteriorates on the general range
+        if pt.blood_need < SHOCK_UNITS and pt.base_rate > 0.0 and p.mech_shock:
+            (lo, hi), (lo2, hi2) = TIME_TO_DEATH[TRAUMA], TIME_TO_DEATH[GENERAL]
+            ttd = pt.v_ref / pt.base_rate  # the same draw, mapped onto the slower range
+            pt.base_rate = pt.v_ref / (lo2 + (ttd - lo) / (hi - lo) * (hi2 - lo2))
     elif cond == CARDIAC:
         pt.blood_need = 2 if blood.random() < 0.25 else 0
     else:
@@ -92,6 +104,21 @@ def _patient(p: CodeRedParams, cond: int, onset: float, node: int, rng: np.rando
     pt.spawn_cond = CARDIAC if casc.random() < 0.5 else 3
     return pt
 
+
+def _surge_row(row: tuple[float, ...]) -> np.ndarray:
+    """A category's condition mix for a news-cycle call (v3): the serious part rescaled to
+    ``SURGE_SERIOUS_SHARE``, the worried-well part to the rest (same number of draws)."""
+    probs = np.asarray(row, dtype=float)
+    serious = np.zeros(8, dtype=bool)
+    serious[list(SERIOUS)] = True
+    out = np.zeros(8)
+    out[serious] = probs[serious] / probs[serious].sum() * SURGE_SERIOUS_SHARE
+    out[~serious] = probs[~serious] / probs[~serious].sum() * (1.0 - SURGE_SERIOUS_SHARE)
+    return out
+
+
+_SURGE_TABLE = tuple(_surge_row(row) for row in CATEGORY_TABLE)
+"""P(true condition | category) of a news-cycle call."""
 
 _GRAPHS: dict[float, RoadGraph] = {}
 
@@ -128,7 +155,7 @@ def generate(p: CodeRedParams, rng: dict[str, np.random.Generator]) -> CodeRedSt
             if t >= p.call_window_min:
                 break
             cat = int(cr.choice(len(CATEGORY_MIX), p=CATEGORY_MIX))
-            probs = np.asarray(CATEGORY_TABLE[cat])
+            probs = np.asarray(CATEGORY_TABLE[cat]) if not surge else _SURGE_TABLE[cat]
             cond = int(cr.choice(8, p=probs / probs.sum()))
             node = int(INCIDENT_NODES[int(cr.integers(len(INCIDENT_NODES)))])
             pt = _patient(p, cond, t, node, pr, blood, casc)

@@ -93,7 +93,8 @@ def observe(s: CodeRedState, params: CodeRedParams) -> dict[str, np.ndarray]:
         v = (p.vitals_at if p.status == TREATED else vitals(p, t)) if seen else 0.0
         need = p.blood_need if (p.known and (p.cond == 2 or p.arrived >= 0)) else 0
         rows.append([1.0, float(p.is_call), p.category + 1.0, (p.cond + 1.0) if p.known else 0.0,
-                     p.hint + 1.0, p.node, p.status, max(0.0, t - p.onset), float(seen), v,
+                     p.hint + 1.0, p.node, 10.0 if p.status == 9 and not p.known else p.status,
+                     max(0.0, t - p.onset), float(seen), v,
                      p.unit + 1.0, p.hosp + 1.0, (p.blood_type + 1.0) if p.type_known else 0.0,
                      float(p.type_pending), need, p.blood_ready, p.blood_pending,
                      float(p.escalated), float(p.secondary)])

@@ -19,6 +19,15 @@ TARGET_MIN = (90.0, 60.0, 60.0, 120.0)
 golden hour / general), as the seed advertised."""
 TIME_TO_DEATH = ((60.0, 90.0), (100.0, 150.0), (50.0, 80.0), (220.0, 320.0))
 """Range of minutes from onset until vitals reach 0 with no care, per serious condition."""
+SHOCK_UNITS = 4
+"""(v3) A trauma patient needing at least this many units (4-6 of the 2-6 drawn: 60 %) is in
+haemorrhagic shock and keeps trauma's ``TIME_TO_DEATH``; one needing 2-3 units deteriorates on
+the general range instead. Why: the evidence for a pre-hospital time penalty in trauma holds for
+the shock subgroup (Newgard CD et al., Ann Emerg Med 2015;66:30-41: > 60 min out of hospital, shock
+patients needing early critical resources aOR 2.37 [1.05-5.37]) but not for physiologically
+abnormal trauma as a whole (Newgard 2010, Ann Emerg Med 55:235-246: OR 1.00 per EMS minute). The
+4-unit line is the massive-transfusion alternative definition (>= 4 U in 1 h, StatPearls). The
+need is visible from the scene, so the agent can tell who is in shock."""
 SURVIVAL_MAX = (0.95, 0.97, 0.92, 0.99)
 """Survival probability when treated at full vitals with everything ready."""
 SURVIVAL_SLOPE = (0.85, 0.7, 0.9, 0.3)
@@ -79,6 +88,25 @@ CATEGORY_TABLE: tuple[tuple[float, ...], ...] = (
 )
 """P(true condition | category): public (shown in the README), the draw per call is hidden."""
 TRIAGE_DECISIONS = ("dispatch_als", "dispatch_bls", "self_transport", "callback", "no_dispatch")
+SURGE_SERIOUS_SHARE = 0.10
+"""(v3) Share of news-cycle ("surge") calls whose caller needs hospital care: the rest are the
+worried well (anxiety, GERD, panic, minor). A *stated* mix, not a sourced one: reports of
+mass-casualty events describe the worried well outnumbering the injured several-fold (not checked
+against a primary source here). Within each part the category's own table sets the condition.
+v2 drew surge calls from the ordinary table, so 59-71 % of them were serious."""
+
+PREALERT_SAVING_MIN = (26.0, 0.0, 0.0, 0.0)
+"""(v3) Minutes of door-to-treatment a pre-alert saves, per serious condition. Cardiac:
+pre-hospital activation of the cath lab shortens door-to-balloon by 26 min (95 % CI 19-33),
+meta-analysis PMC9072100 as quoted in issue 24 (the pooled effect; not re-read here). Stroke,
+trauma, general: 0 (no sourced effect in the project's notes).
+
+How it enters the model: the drawn work-up (``WORKUP_MEDIAN_MIN``, the national door-to-balloon
+distribution) is taken as that of a pre-alerted ambulance arrival; an arrival that was *not*
+pre-alerted (at arrival the hospital had neither the OR ready or preparing for the procedure nor
+the specialist present or paged) waits ``26 − page_delay_min`` = 11 extra work-up minutes, on top
+of the page (15 min) the hospital then sends after the work-up: 26 min in all, the sourced
+difference. v2 charged only the page."""
 
 # ----- blood ------------------------------------------------------------------------------------
 BLOOD_TYPES = ("A+", "A-", "B+", "B-", "AB+", "AB-", "O+", "O-")
@@ -176,12 +204,37 @@ class CodeRedParams:
     """Probability each OR is busy with an elective case at 08:00."""
     rush_factor: float = 1.3
     """Arterial travel-time multiplier until 10:00."""
-    aid_penalty: float = 0.04
-    """Score penalty per mutual-aid request."""
+    aid_penalty: float = 0.0
+    """Score penalty per mutual-aid request (v3: 0 — the price of aid is in the dynamics: the
+    arrival delay ``aid_delay_min`` and the recall after ``aid_recall_min``; v2 charged 0.04,
+    more than the lives the unit saved, so refusing aid scored higher with more deaths)."""
     aid_penalty_cap: float = 0.10
     """Cap of the mutual-aid penalty."""
+    aid_recall_min: float = 60.0
+    """(v3) The lending city takes its unit back this many minutes after it arrives (as soon as
+    it carries no patient): its own coverage is the price, so a unit requested before it is
+    needed is gone when it is (0: never recalled)."""
     invalid_penalty: float = 0.01
-    """Reward subtracted per invalid action."""
+    """Reward subtracted per invalid action (dense reward)."""
+    invalid_score: float = 0.002
+    """(v3) Grade score subtracted per invalid action (capped at ``invalid_score_cap``): padding
+    a plan with invalid actions lowers the score (v2: only the dense reward fell)."""
+    invalid_score_cap: float = 0.10
+    """Cap of the invalid-action deduction (50 invalid actions reach it)."""
+    reassign_min: float = 2.0
+    """(v3) Crew minutes each change of an already chosen destination costs (re-planning and
+    re-notifying; added to the scene time): churn is no longer free."""
+    transfer_waste: float = 0.5
+    """(v3) Efficiency waste per blood unit moved by ``transfer_blood`` and not (yet) drawn at the
+    receiving hospital (a unit out of its home fridge; credited back as useful when used)."""
+    prealert: bool = True
+    """(v3) An arrival that was not pre-alerted waits ``PREALERT_SAVING_MIN`` − page delay more
+    work-up minutes (off: v2's work-up)."""
+    sourced_ischaemia: bool = True
+    """(v3) Cardiac and stroke patients lose vitals at the sourced ``IN_HOSPITAL_RATE`` from
+    onset, wherever they are (the time-outcome gradients are over total ischaemic time /
+    onset-to-treatment), times the care multipliers; off: v2's invented pre-hospital curves
+    (``TIME_TO_DEATH``: dead in 60-90 / 100-150 min untreated, ≈ 11× / 24× the sourced rate)."""
     in_hospital_calibrated: bool = True
     """Cardiac / stroke patients waiting in a capable hospital deteriorate at the sourced
     ``IN_HOSPITAL_RATE`` (v2; off: half their untreated rate, as before the calibration — the
@@ -202,6 +255,9 @@ class CodeRedParams:
     """Surge disruptions put hospitals on diversion."""
     mech_aid_delay: bool = True
     """Mutual aid arrives after a delay (off: instantly)."""
+    mech_shock: bool = True
+    """(v3) Only trauma in haemorrhagic shock (``SHOCK_UNITS``) deteriorates on trauma's fast
+    range (off: every trauma patient does, as in v2)."""
 
 
 _T1 = CodeRedParams(horizon_min=150.0)

@@ -71,7 +71,8 @@ def render_text(s: CodeRedState, params: CodeRedParams) -> str:
         if p.known and (p.cond == 2 or (p.arrived >= 0 and p.blood_need > 0)):
             # trauma from the scene on; any other patient's need once at a hospital
             extra.append(f"needs ~{p.blood_need} units")
-        lines.append(f"  [{i}] {what} @{NODES[p.node]}, {P_STATUS[p.status]}, "
+        status = P_STATUS[10 if p.status == 9 and not p.known else p.status]  # v3: no leak
+        lines.append(f"  [{i}] {what} @{NODES[p.node]}, {status}, "
                      f"{t - p.onset:.0f} min since onset" + (", " + ", ".join(extra)
                                                              if extra else ""))
     if not shown:

@@ -16,9 +16,17 @@ probability fixed when patient ``i``'s definitive treatment started (0 if never 
   patient appeared) and ``cascade = alive · (1 − crowded_fraction) · (1 − ½·escalated_calls /
   calls)``; in other tasks both drop out and the weights are renormalised.
 
-``score = clip(Σ w_c·c / Σ w_c − min(0.10, 0.04 · mutual_aid_requests), 0, 1)`` with the seed's
-weights (time .32, efficiency .16, secondary_harm .16, prep_ready .16, vitals .10, cascade .10).
+``score = clip(Σ w_c·c / Σ w_c − aid_penalty − min(0.10, 0.002 · invalid_actions), 0, 1)`` with
+the seed's weights (time .32, efficiency .16, secondary_harm .16, prep_ready .16, vitals .10,
+cascade .10); ``aid_penalty = min(cap, params.aid_penalty · requests)`` is 0 since v3 (aid's
+price is in the dynamics: delay and recall). Efficiency's waste also counts (v3) ½ per blood unit
+moved by ``transfer_blood`` and not drawn at the receiving hospital.
 A patient never treated scores 0 everywhere, so a passive agent scores 0 on every task.
+
+Hidden truth stays hidden (v3): until the horizon, a 911 call whose true condition no crew or
+hospital has seen is counted only as a call (not as a patient, not as a right or wrong triage),
+so neither the grade nor the dense reward moves with a hidden condition (v2's reward fell when a
+serious call rang and rose when a minor one was closed). At the horizon everything counts.
 
 Dense reward: the change of ``score + shaping`` since the previous step, where shaping pays 0.01
 per patient milestone (crew on scene, arrival at hospital), capped at 0.05 and withdrawn on the last
@@ -65,8 +73,8 @@ _MILESTONE_1 = frozenset({ON_SCENE, TRANSPORT, HANDOVER, AT_HOSPITAL, STABILISED
 _MILESTONE_2 = frozenset({AT_HOSPITAL, STABILISED, TREATED})
 
 
-def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
-           ) -> tuple[float, dict[str, float], dict[str, float], int]:
+def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True,
+           with_invalid: bool = True) -> tuple[float, dict[str, float], dict[str, float], int]:
     """One pass over the patients: ``(score, components, metrics, milestones)`` (the arithmetic,
     term order included, is exactly the formula in the module docstring, so the floats are
     reproducible; ``metrics`` is empty unless ``metrics_too``)."""
@@ -74,16 +82,20 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
     surv = time = vit = ready = harmed = exp_sum = 0.0
     ott_sum = strokes_sum = cards_sum = 0.0
     n_ott = n_strokes = n_cards = 0
-    calls = minors = 0
+    calls = minors = good = 0
     serious, milestone_1, milestone_2 = _SERIOUS_SET, _MILESTONE_1, _MILESTONE_2
+    reveal = s.t >= params.horizon_min
     for p in s.patients:
         if p.void or p.status == FUTURE:
             continue
         cond = p.cond
         if p.is_call:
             calls += 1
+            if not (p.known or reveal):
+                continue  # v3: a call's truth counts once seen (or at the end): no leak
             if cond not in serious:
                 minors += 1
+                good += p.decision in (2, 4)  # self-transport / no dispatch: right call
         if cond not in serious:
             continue
         n += 1
@@ -123,13 +135,14 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
     tl = s.tally
     # no serious patient: only non-urgent calls appeared, so what counts is triaging them
     # without ambulances
-    alive = surv / n if n else (tl.triage_good / minors if minors else 0.0)
+    alive = surv / n if n else (good / minors if minors else 0.0)
     time = time / n if n else alive
     vit = vit / n if n else alive
     prep_ready = ready / n_res if n_res else alive
-    useful = tl.preps_used + tl.pages_used + tl.preempt_used + tl.blood_used + tl.triage_good
+    useful = tl.preps_used + tl.pages_used + tl.preempt_used + tl.blood_used + good
     waste = (tl.preps_wasted + tl.pages_wasted + tl.preempt_wasted + tl.blood_wasted
-             + tl.triage_waste + 0.25 * tl.oneg_nonneg)
+             + tl.triage_waste + 0.25 * tl.oneg_nonneg
+             + params.transfer_waste * (tl.transfer_sent - tl.transfer_used))
     if s.t >= params.horizon_min:  # preps and pages still held unused at the end were wasted
         for hosp in s.hospitals:
             waste += sum(1 for o in hosp.ors if o.agent_prep and o.claimed < 0)
@@ -146,7 +159,9 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
         comps["cascade"] = alive * max(0.0, 1.0 - crowded / (3.0 * elapsed)) * (1.0 - 0.5 * esc)
     wsum = sum(WEIGHTS[k] for k in comps)
     penalty = min(params.aid_penalty_cap, params.aid_penalty * tl.aid_requests)
-    score = sum(WEIGHTS[k] * v for k, v in comps.items()) / wsum - penalty
+    invalid = min(params.invalid_score_cap, params.invalid_score * s.invalid_actions) \
+        if with_invalid else 0.0
+    score = sum(WEIGHTS[k] * v for k, v in comps.items()) / wsum - penalty - invalid
     score = float(min(1.0, max(0.0, score)))
     if not metrics_too:
         return score, comps, {}, milestones
@@ -164,7 +179,9 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True
         "blood_used": float(tl.blood_used), "blood_wasted": float(tl.blood_wasted),
         "icu_boarding": float(tl.icu_boarding), "crowded_minutes": crowded,
         "transfers": float(tl.transfers), "news_cycles": float(tl.news_cycles),
-        "invalid_actions": float(s.invalid_actions),
+        "invalid_actions": float(s.invalid_actions), "invalid_deduction": invalid,
+        "reassignments": float(tl.reassignments), "blood_transferred": float(tl.transfer_sent),
+        "transfer_used": float(tl.transfer_used), "aid_recalled": float(tl.aid_recalled),
     }
     return score, comps, metrics, milestones
 
@@ -177,7 +194,10 @@ def grade(s: CodeRedState, params: CodeRedParams) -> Grade:
 
 def value(s: CodeRedState, params: CodeRedParams) -> float:
     """``grade(s).score + shaping(s)`` in one pass (what the dense reward differences)."""
-    score, _, _, m = _tally(s, params, metrics_too=False)
+    # the invalid-action deduction is paid at the horizon (so that an invalid action changes
+    # nothing in the state but the clock and the counters, as the conformance checker demands)
+    score, _, _, m = _tally(s, params, metrics_too=False,
+                            with_invalid=s.t >= params.horizon_min)
     if s.t >= params.horizon_min:
         return score + 0.0
     return score + min(SHAPING_CAP, SHAPING_PER_MILESTONE * m)

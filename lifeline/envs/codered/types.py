@@ -110,6 +110,19 @@ class Patient:
     survival: float = 0.0
     decision: int = -1
     """Triage decision taken (index into TRIAGE_DECISIONS), −1 none."""
+    site: int = -1
+    """(v3) Incident node (``node`` becomes the hospital's node on arrival; secondary patients
+    appear at the site)."""
+    prealerted: bool = False
+    """(v3) At arrival the hospital had the OR (ready or preparing) and the specialist (present
+    or paged) for this patient: the work-up is shortened (``params.PREALERT_SAVING_MIN``)."""
+    replan_min: float = 0.0
+    """(v3) Crew minutes owed for destination changes, added when the scene ends."""
+    fmc: float = -1.0
+    """(v3) Minute of first medical contact (the first crew on scene; a self-transported
+    caller's arrival at hospital), −1 before."""
+    oneg_held: int = 0
+    """(v3) O− units among those reserved for this patient (emergency or typed O−)."""
 
 
 @dataclass
@@ -129,6 +142,8 @@ class Unit:
     patient: int = -1
     token: int = 0
     aid: bool = False
+    recalled: bool = False
+    """(v3) A mutual-aid unit the lending city has called back; it leaves once free."""
 
 
 @dataclass
@@ -168,6 +183,8 @@ class Hospital:
     """Minute overcrowding began (−1: not overcrowded)."""
     shift_until: float = -1.0
     """A specialist shift change is under way until this minute (pages take longer)."""
+    received: list[int] = field(default_factory=lambda: [0] * 8)
+    """(v3) Units per blood type that came by ``transfer_blood`` and are still in the fridge."""
 
 
 @dataclass
@@ -191,6 +208,18 @@ class Tally:
     news_cycles: int = 0
     aid_requests: int = 0
     transfers: int = 0
+    reassignments: int = 0
+    """(v3) Destination changes (each costs ``params.reassign_min`` crew minutes)."""
+    transfer_sent: int = 0
+    """(v3) Blood units moved between hospitals (net of units sent on again)."""
+    transfer_used: int = 0
+    """(v3) Transferred units later drawn for a patient at the receiving hospital."""
+    aid_recalled: int = 0
+    """(v3) Mutual-aid units taken back by the lending city."""
+    rbc_used: int = 0
+    """(v3) Red-cell units transfused (card: O− share)."""
+    oneg_used: int = 0
+    """(v3) O− units among them."""
 
 
 @dataclass
@@ -350,7 +379,8 @@ class TransferBlood(CodeRedAction):
 @dataclass(frozen=True)
 class RequestMutualAid(CodeRedAction):
     """Ask a neighbouring service for an ambulance: it arrives after 15-25 min at a city entry
-    and is then an ordinary unit you control. Limited per task; each request costs score."""
+    and is then an ordinary unit you control. Limited per task; no score cost, but the lender
+    recalls the unit 60 min after it arrives (once it carries no patient)."""
 
     kind: ClassVar[str] = "request_mutual_aid"
 

@@ -353,8 +353,8 @@ class EDVectorEnv(gym.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.nda
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  copy: bool = True, params: EDParams | None = None,
                  episode_seeds: Iterator[int] | None = None) -> None:
-        from lifeline.faces.gymnasium import observation_space
         from lifeline.envs.ed.env import EDv2Env
+        from lifeline.faces.gymnasium import observation_space
 
         mode = AutoresetMode(autoreset_mode)
         if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
