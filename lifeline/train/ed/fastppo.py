@@ -185,7 +185,7 @@ def collect_heuristic(scenario: str, episodes: int, seeds: Any, cfg: FastPPOConf
     from lifeline.core.registry import spec
     from lifeline.envs.ed.env import EDv2Env
 
-    env = EDv2Env(scenario)  # the batch kernel the learner trains on implements ED-v2 only
+    env: Any = EDv2Env(scenario)  # the batch kernel the learner trains on implements ED-v2 only
     heuristic = make_baseline(spec("ed").reference, "ed")
     xs: list[np.ndarray] = []
     ms: list[np.ndarray] = []
