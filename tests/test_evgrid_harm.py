@@ -11,7 +11,7 @@ import pytest
 from lifeline.agents import make_agent
 from lifeline.envs.evgrid import reward
 from lifeline.envs.evgrid.env import EVGridEnv
-from lifeline.eval.harness import Task, run_episode
+from lifeline.eval.episode import Task, run_episode
 
 
 def _finished(scenario: str, seed: int = 0):

@@ -14,7 +14,7 @@ def test_records_have_the_documented_fields() -> None:
         assert key in rec
     assert 0 <= rec["score"] <= 1
     assert {r["seed"] for r in res["records"]} == {EVAL_SEED_BASE, EVAL_SEED_BASE + 1}
-    assert res["meta"]["env_versions"] == {"ed": 2}
+    assert res["meta"]["env_versions"] == {"ed": 3}
     assert [r["agent"] for r in res["summary"]] == ["noop", "heuristic"]
 
 

@@ -232,7 +232,7 @@ def test_live_page_play_by_hand_and_watch(browser: Any) -> None:
         page.wait_for_function("LLL.snap && LLL.snap.steps === 0")
         surge = ED_SCENARIOS["surge"]
         assert page.locator(".bed").count() == surge.general_beds + surge.icu_beds
-        assert page.locator("#tools form").count() == 8  # one form per tool
+        assert page.locator("#tools form").count() == 12  # one form per tool (ED-v3: 12 kinds)
         n_legal = page.evaluate("LLL.snap.legal.length")
         assert page.locator("#legal button.call").count() == n_legal
         # ED-v2 triages arrivals for one tick: wait (a legal call) until someone can be admitted

@@ -191,6 +191,12 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     ("lifeline.train.grpo", "lifeline.serve.client"):
         "GRPO rollouts can play a served env as an LLM would: through the client (the wire's "
         "other end), imported inside the function that opens the connection.",
+    ("lifeline.envs.codered.probes", "lifeline.eval.stats"):
+        "a measurement script beside its env (CodeRed-v3 switch-off probes); belongs in bench/",
+    ("lifeline.envs.codered.probes", "lifeline.agents"):
+        "the same measurement script plays named agents; belongs in bench/",
+    ("lifeline.envs.ed.sensitivity", "lifeline.eval.stats"):
+        "ED-v3's switch-off measurement beside its env; belongs in bench/",
 }
 """Upward imports that are deliberate, each with its reason (the test accepts only these)."""
 
