@@ -1,7 +1,7 @@
 """Trajectory digests of ``evgrid`` (observation, mask, reward, score, text view per step).
 
 Used to prove that speed-ups change nothing: the digests recorded before an optimisation
-(``tests/data/evgrid_trajectories.json``) must match those after it, on the same machine.
+(``tests/fixtures/evgrid_trajectories.json``) must match those after it, on the same machine.
 
     python bench/evgrid_digest.py [--write]
 """
@@ -18,7 +18,7 @@ import numpy as np
 import lifeline
 from lifeline.agents import make_agent
 
-FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "data" / "evgrid_trajectories.json"
+FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "evgrid_trajectories.json"
 CASES = (("baseline", "random", 3), ("festival_surge", "random", 5),
          ("station_outage", "greedy", 7), ("whitefield_night", "mpc", 2),
          ("silk_board_jam", "random", 11))

@@ -1,6 +1,7 @@
 """Dispatch's ``observe`` and ``action_mask`` as they were before the speed work (issue 15).
 
-Kept verbatim as the reference implementation: ``tests/test_dispatch_fast.py`` checks that the
+Kept verbatim as the reference implementation: ``tests/envs/dispatch/test_dispatch_fast_parity.py``
+checks that the
 optimised functions in ``lifeline.envs.dispatch.observation`` / ``rules`` return byte-identical
 arrays, and ``bench/scale.py`` measures step + observe with both (before/after in one run).
 """

@@ -87,7 +87,8 @@ def _next_stop(g: RoadGraph, start: int, dest: int, lead: float, elapsed: float,
                multiplier: float) -> tuple[int, float]:
     """``(next node, minutes to it)`` of :meth:`RoadGraph.locate`, walking the same shortest-path
     tree with the same float64 sums, but reading Python scalars with ``ndarray.item`` (about 3×
-    faster on this hot path; ``tests/test_dispatch_kernels.py`` checks it against ``locate``)."""
+    faster on this hot path; ``tests/envs/dispatch/test_dispatch_kernels.py`` checks it against
+    ``locate``)."""
     if elapsed < lead:
         return start, lead - elapsed
     t = lead

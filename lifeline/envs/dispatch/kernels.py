@@ -5,7 +5,8 @@ count of numpy calls (about 25 and 15 of them), not arithmetic. Each kernel here
 call that reads the state's arrays directly and fills fresh output arrays; the Python wrappers in
 ``observation.py`` / ``rules.py`` only gather the arguments. Every value is computed with the same
 float64 expressions as the numpy path and cast to float32 once, so the outputs are byte-identical
-(``tests/test_dispatch_kernels.py`` checks both paths against each other and against the v1
+(``tests/envs/dispatch/test_dispatch_kernels.py`` checks both paths against each other and against
+the v1
 reference on many seeds and action streams).
 
 Imported only when numba is installed (extra ``fast``); without it the numpy path runs.

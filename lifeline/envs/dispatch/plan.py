@@ -89,7 +89,7 @@ def candidates(ctx: Context, calls: CallStream, real: np.ndarray, homes: np.ndar
     For each real call in order, the ``CANDIDATES`` staffed units whose stations are nearest
     (stable order), as consecutive variables. Whole-array arithmetic with the same float64
     operations in the same order as the per-call loop it replaced (kept as the oracle in
-    ``tests/test_dispatch_plan_fast.py``), so the model is bit-for-bit the same.
+    ``tests/envs/dispatch/test_dispatch_plan_fast.py``), so the model is bit-for-bit the same.
     """
     p = ctx.p
     g = ctx.free_graph

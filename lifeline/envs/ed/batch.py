@@ -13,7 +13,8 @@ vectorization_mode="vector_entry_point")`` returns.
 
 It is the *same* environment as :class:`lifeline.envs.ed.env.EDEnv`: for the same seed and the
 same actions it produces identical observations, masks, rewards, terminations, truncations and
-grades (``tests/test_ed_batch.py``), because it replays the same pre-drawn random numbers
+grades (``tests/envs/ed/test_ed_batch_parity.py``), because it replays the same pre-drawn random
+numbers
 (the generator runs on the same ``numpy`` Generators, reproduced draw by draw by numba) and
 mirrors ``dynamics.py`` function by function. Needs ``numba`` (extra ``fast``); without it,
 :func:`require_numba` raises an ``ImportError`` that says how to install it (there is no slow

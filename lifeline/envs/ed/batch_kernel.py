@@ -5,7 +5,8 @@ generator, function by function, over N environments held as arrays.
 Every function mirrors the scalar function of the same name (``_place`` <-> ``dynamics._place``,
 ``make_patient`` <-> ``generator.make_patient``, ...) and makes the same decisions from the same
 pre-drawn random numbers, so a batch environment and the scalar core produce identical
-trajectories (``tests/test_ed_batch.py`` checks it). Two representation changes keep the batch
+trajectories (``tests/envs/ed/test_ed_batch_parity.py`` checks it). Two representation changes keep
+the batch
 small and fast without changing any decision:
 
 * Uniform draws that are only ever *compared* with a finite set of thresholds are stored as their

@@ -3,7 +3,8 @@
 ``compare(scenario, probe, seeds)`` plays the heuristic on the same seeds with and without a
 mechanic (``PROBES``, from :mod:`lifeline.envs.ed.params`) and returns the paired differences
 with bootstrap 95% CIs. ``bench/ed_v3_mechanics.py`` runs it on 30 exploit-range seeds and
-writes ``results/ed/mechanics_v3.json``; ``tests/test_ed_v3_mechanics.py`` uses :func:`play`.
+writes ``results/ed/mechanics_v3.json``; ``tests/envs/ed/test_ed_v3_mechanics.py`` uses
+:func:`play`.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ of the increase of its own terms — the operator: cost + renewable − the grid
 protection, transformer ageing); the dispatcher: energy + wait + tail wait + validity. A role's
 own terms are parts of the team score, so a role can only gain by hurting the team if it gains
 ten times more on its terms than the team loses; the best-response probes (a dispatcher that
-stops charging, an operator that blacklists everything) lose (``tests/test_evgrid_team_v3.py``).
+stops charging, an operator that blacklists everything) lose
+(``tests/envs/evgrid/test_evgrid_team_roles.py``).
 The price multiplier is a transfer inside the team: in no reward (``surcharge_inr`` in infos).
 The team score is exactly the two-role env's grade (``env.grade``) of the shared episode.
 

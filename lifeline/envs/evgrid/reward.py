@@ -20,7 +20,7 @@
   curtailed outside EVs) + AGEING_RATE × hours of insulation loss of life beyond normal
   ageing``, over the weighted energy requested so far (the energy term's denominator). One
   critical kWh costs 2/Σw·need of score on top of its share of the energy term (the exchange
-  rates are in the README and ``tests/test_evgrid_harm.py``).
+  rates are in the README and ``tests/envs/evgrid/test_evgrid_harm.py``).
 
 Balking is no longer a component (v2 weighted it 0.15; every sensible policy balked ≤ 0.23 % of
 walk-ups, so it was free points): a balked walk-up's energy is unmet and its wait counts 120 min.

@@ -39,7 +39,7 @@ PRICE_LEVELS = (1.0, 1.25, 1.5)
 VIOLATION_COST = 0.002
 """Team score lost per violation (v3; v2: none). Stated exchange rate: a violation costs as much
 score as ~5 critical kWh unmet on ``baseline`` (a critical kWh ≈ 4e-4 there): ignoring a
-directive never pays for the energy it buys (``tests/test_evgrid_team_v3.py``)."""
+directive never pays for the energy it buys (``tests/envs/evgrid/test_evgrid_team_roles.py``)."""
 
 
 def _doc(text: str) -> Any:

@@ -2,7 +2,8 @@
 of the round's budget (no simulated time). Reached only through :data:`QUERIES`.
 
 Hidden truth (true need, padding flags, pressure, trust, the board's estimate, realised demand)
-is never read here; ``tests/test_pharmacy.py`` swaps it and checks every output is unchanged.
+is never read here; ``tests/envs/pharmacy/test_pharmacy_env.py`` swaps it and checks every output
+is unchanged.
 """
 
 from __future__ import annotations

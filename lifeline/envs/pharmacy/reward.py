@@ -18,7 +18,8 @@ Score = ``0.50 patient_safety + 0.17 high_service + 0.08 normal_service + 0.10 e
   to ``terminal_days`` of expected network demand per SKU and only what would be used before
   it expires at the expected rate).
 
-Exchange rates (stated in the README, tested in ``tests/test_pharmacy_grader.py``): an extra
+Exchange rates (stated in the README, tested in ``tests/envs/pharmacy/test_pharmacy_grader.py``):
+an extra
 unmet critical unit (or unsafe unit) lowers the score by at least ``0.50 / N_c`` (more through
 the S-gated terms); an extra $ of net spend by at most ``0.07 / (SPEND_VALUE x N_c)`` and an
 extra $ of waste by at most ``0.08 / (WASTE_VALUE x N_c)``; so leaving one more critical unit

@@ -5,7 +5,8 @@ for every labelled decision; here ``episodes`` episodes run side by side in one
 :class:`~lifeline.envs.ed.batch.EDVectorEnv` (the same environment, trajectory-identical per
 seed) and only the heuristic's label is computed per env in Python, by the reference heuristic's
 own recipe (``EDHeuristicAgent.decide``, via :func:`heuristic_labels`) on that env's observation,
-which is the scalar observation (``tests/test_ed_batch.py``). A test checks the labels equal
+which is the scalar observation (``tests/envs/ed/test_ed_batch_parity.py``). A test checks the
+labels equal
 ``act`` of the agent.
 """
 

@@ -1,6 +1,7 @@
 """Golden trajectories of evgrid v1: whole episodes (every mask, observation, action, reward
 and validity, the final grade and text view) hashed and compared with digests recorded for this
-version (``tests/data/evgrid_trajectories.json``, written by ``bench/evgrid_digest.py --write``).
+version (``tests/fixtures/evgrid_trajectories.json``, written by ``bench/evgrid_digest.py
+--write``).
 
 They pin behaviour across speed work: the step was made faster (static visibility order,
 precomputed route rows, an exact p90, cached session power, fewer array passes) with these
@@ -19,8 +20,8 @@ import pytest
 
 from lifeline.envs.evgrid.reward import p90
 
-ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = json.loads((ROOT / "tests" / "data" / "evgrid_trajectories.json").read_text())
+ROOT = Path(__file__).resolve().parents[3]
+GOLDEN = json.loads((ROOT / "tests" / "fixtures" / "evgrid_trajectories.json").read_text())
 
 
 def _digest_module():

@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_llm import FakeLLM
 
 from lifeline.agents import make_agent
 from lifeline.agents.llm import LLMUnavailable
@@ -16,6 +15,7 @@ from lifeline.agents.toolcall import extract_calls, parse_call_line
 from lifeline.eval.episode import Task, run_episode
 from lifeline.eval.harness import evaluate
 from lifeline.eval.stats import pass_hat_k
+from tests.fake_llm import FakeLLM
 
 CALL = ("admit_icu", {"slot": 0})
 

@@ -17,13 +17,13 @@ from typing import Any
 
 import httpx
 import pytest
-from server_helpers import SERVED, RawWS
 
 from lifeline.core.registry import EnvSpec
 from lifeline.serve import fastlane
 from lifeline.serve.run import background_server
 from lifeline.serve.server import build_app, served_envs
 from lifeline.serve.workers import BalancedEventLoop
+from tests.server_helpers import SERVED, RawWS
 
 
 @pytest.fixture(scope="module")

@@ -8,13 +8,13 @@ from typing import Any
 import httpx
 import pytest
 from openenv.core.generic_client import GenericEnvClient
-from server_helpers import SERVED, RawWS
 
 from lifeline.core.registry import EnvSpec
 from lifeline.faces.tools import tool_specs
 from lifeline.serve.openenv import START_TOOL
 from lifeline.serve.run import background_server
 from lifeline.serve.server import build_app
+from tests.server_helpers import SERVED, RawWS
 
 NAMES = [s.name for s in SERVED]
 

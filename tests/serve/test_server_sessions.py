@@ -12,7 +12,6 @@ import pytest
 from openenv.cli._validation import validate_running_environment
 from openenv.core.generic_client import GenericEnvClient
 from openenv.core.mcp_client import MCPToolClient
-from server_helpers import SERVED, RawWS, masked_random_indices
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from lifeline.core.registry import EnvSpec
@@ -22,6 +21,7 @@ from lifeline.serve.openenv import START_TOOL
 from lifeline.serve.run import background_server
 from lifeline.serve.server import build_app, served_envs
 from lifeline.testing.counter import COUNTER_SPEC
+from tests.server_helpers import SERVED, RawWS, masked_random_indices
 
 REAL = [s for s in SERVED if s is not COUNTER_SPEC] or [COUNTER_SPEC]
 

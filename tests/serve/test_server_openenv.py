@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 import pytest
-from server_helpers import SERVED
 
 from lifeline.core import registry
 from lifeline.core.registry import EnvSpec
@@ -23,6 +22,7 @@ from lifeline.serve.openenv import (
 )
 from lifeline.testing.checker import check_env
 from lifeline.testing.counter import COUNTER_SPEC
+from tests.server_helpers import SERVED
 
 
 @pytest.fixture(params=SERVED, ids=[s.name for s in SERVED])

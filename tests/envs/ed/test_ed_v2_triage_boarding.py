@@ -12,7 +12,6 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from test_ed_grader import TINY, add, play, tiny
 
 from lifeline.agents import make_agent
 from lifeline.core.env import Environment
@@ -21,6 +20,7 @@ from lifeline.envs.ed.env import EDv2Env as EDEnv
 from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS
 from lifeline.envs.ed.params import EDParams, v1_mechanics
 from lifeline.envs.ed.types import GENERAL, AdmitGeneral, DischargeGeneral, Wait
+from tests.envs.ed.test_ed_grader import TINY, add, play, tiny
 
 TRIAGE = replace(TINY, triage_ticks=1)
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from server_helpers import RawWS
 
 from lifeline.serve.run import background_server, free_port
 from lifeline.serve.server import build_app
 from lifeline.serve.slots import SlotLedger
 from lifeline.testing.counter import COUNTER_SPEC
+from tests.server_helpers import RawWS
 
 COUNTER = "lifeline.testing.counter:COUNTER_SPEC"
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_ed_v3 import arrive, patient, quiet
 
 from lifeline.agents import make_agent
 from lifeline.core.env import Environment
@@ -16,6 +15,7 @@ from lifeline.envs.ed import reward
 from lifeline.envs.ed.env import EDEnv
 from lifeline.envs.ed.params import SCENARIOS
 from lifeline.envs.ed.types import AdmitGeneral, SeeGeneral, Wait
+from tests.envs.ed.test_ed_v3_clinicians_workup import arrive, patient, quiet
 
 
 def test_a_death_costs_more_than_the_whole_flow_range_in_v3() -> None:

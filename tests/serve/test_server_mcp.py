@@ -15,13 +15,13 @@ import httpx
 import numpy as np
 import pytest
 from openenv.core.mcp_client import MCPToolClient
-from server_helpers import SERVED
 
 from lifeline.core.registry import EnvSpec
 from lifeline.faces.tools import action_to_call
 from lifeline.serve.openenv import START_TOOL
 from lifeline.serve.run import background_server
 from lifeline.serve.server import build_app, served_envs
+from tests.server_helpers import SERVED
 
 NAMES = [s.name for s in SERVED]
 MAX_STEPS = 5000

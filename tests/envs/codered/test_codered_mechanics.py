@@ -119,7 +119,7 @@ def passive_cardiac_dies(params: CodeRedParams) -> bool:
 
 V2_CURVES = replace(T1, sourced_ischaemia=False)
 """v2's invented pre-hospital curves (v3 charges cardiac / stroke the sourced gradient from onset;
-tests/test_codered_v3.py checks that)."""
+tests/envs/codered/test_codered_audit_fixes.py checks that)."""
 
 
 def test_vitals_fall_and_untreated_patients_die_within_the_horizon() -> None:

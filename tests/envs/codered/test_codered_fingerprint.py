@@ -4,7 +4,8 @@ arrays, reward, flags, messages, text view, frame and final grade) hashes exactl
 before the optimisation (``tests/fixtures/codered_fingerprints.json``).
 
 A deliberate change of behaviour is a new env version: re-record with
-``PYTHONPATH=. python tests/test_codered_fingerprint.py`` and say so in the README's history.
+``PYTHONPATH=. python tests/envs/codered/test_codered_fingerprint.py`` and say so in the README's
+history.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def all_digests() -> dict[str, str]:
     return {f"{sc}/{po}/{se}": episode_digest(sc, po, se) for sc, po, se in CASES}
 
 
-FIXTURE = Path(__file__).parent / "fixtures" / "codered_fingerprints.json"
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "codered_fingerprints.json"
 
 
 def test_fixture_covers_every_case() -> None:

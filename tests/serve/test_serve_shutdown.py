@@ -22,8 +22,8 @@ pytest.importorskip("openenv")
 from websockets.exceptions import ConnectionClosed
 
 from lifeline.serve.run import free_port
+from tests.serve.test_serve_slow_clients import DeafClient
 from tests.server_helpers import RawWS
-from tests.test_serve_slow_clients import DeafClient
 
 
 def _launch(code: str) -> tuple[subprocess.Popen[bytes], str, int]:

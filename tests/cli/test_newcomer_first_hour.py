@@ -21,7 +21,7 @@ from lifeline.core import extras
 from lifeline.eval import harness, seeds
 
 runner = CliRunner()
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _out(result: Any) -> str:

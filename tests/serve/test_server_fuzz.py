@@ -21,10 +21,10 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_helpers import SERVED, RawWS
 
 from lifeline.serve.run import background_server
 from lifeline.serve.server import build_app
+from tests.server_helpers import SERVED, RawWS
 
 NAMES = [s.name for s in SERVED]
 LONE = st.sampled_from(["\ud800", "\udfff", "a\udc80b"])

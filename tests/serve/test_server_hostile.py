@@ -16,12 +16,12 @@ from typing import Any
 import httpx
 import pytest
 from openenv.cli._validation import validate_running_environment
-from server_helpers import RawWS
 from typer.testing import CliRunner
 
 from lifeline.serve.run import background_server
 from lifeline.serve.server import build_app, served_envs
 from lifeline.testing.counter import COUNTER_SPEC
+from tests.server_helpers import RawWS
 
 LONE = '"\\ud800"'
 """A lone-surrogate JSON string literal (the escape as it travels in the frame's text)."""

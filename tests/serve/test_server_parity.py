@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 import pytest
 from openenv.core.generic_client import GenericEnvClient
-from server_helpers import SERVED, masked_random_indices
 
 from lifeline.core.registry import EnvSpec
 from lifeline.faces.gymnasium import LifelineGymEnv
@@ -20,6 +19,7 @@ from lifeline.faces.tools import action_to_call
 from lifeline.serve.openenv import LifelineAction, openenv_env_class
 from lifeline.serve.run import background_server
 from lifeline.serve.server import build_app
+from tests.server_helpers import SERVED, masked_random_indices
 
 
 @pytest.fixture(scope="module")

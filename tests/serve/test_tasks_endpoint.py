@@ -6,12 +6,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from server_helpers import SERVED
 
 import lifeline
 from lifeline.serve import tasks
 from lifeline.serve.run import background_server
 from lifeline.serve.server import build_app
+from tests.server_helpers import SERVED
 
 
 @pytest.fixture(scope="module")
