@@ -33,6 +33,17 @@ def features(obs: Mapping[str, np.ndarray], keys: Sequence[str]) -> np.ndarray:
     return np.log1p(np.maximum(flat, 0.0)).astype(np.float32)
 
 
+def squash(x: np.ndarray) -> np.ndarray:
+    """``sign(x) * log1p(|x|)`` as ``float32``: a fixed, documented squashing for any sign.
+
+    The same as :func:`features`' ``log1p`` on non-negative values (0 -> 0, 1 -> 0.69,
+    60 -> 4.11, 1e4 -> 9.21, 1e6 -> 13.8), odd for negative ones (evgrid's headroom forecast).
+    It keeps no statistics, so a flattened observation is a pure function of the state.
+    """
+    arr = np.asarray(x, dtype=np.float32)
+    return (np.sign(arr) * np.log1p(np.abs(arr))).astype(np.float32)
+
+
 def feature_size(shapes: Mapping[str, tuple[int, ...]], keys: Sequence[str]) -> int:
     """Length of :func:`features` for arrays of the given shapes."""
     return int(sum(int(np.prod(shapes[k])) for k in keys))

@@ -20,6 +20,14 @@ from gymnasium import spaces
 
 from lifeline.core.env import Environment
 from lifeline.core.registry import all_specs, make, spec
+from lifeline.faces.features import squash
+
+
+#: An episode in which at least this share of at least ``ILLEGAL_WARN_MIN_STEPS`` actions were
+#: illegal triggers the once-per-environment warning of :meth:`LifelineGymEnv.step`.
+ILLEGAL_WARN_SHARE = 0.5
+ILLEGAL_WARN_MIN_STEPS = 50
+_warned_illegal: set[str] = set()  # env names already warned in this process (warn once)
 
 
 def observation_space(core: Environment) -> spaces.Dict:
@@ -50,6 +58,8 @@ class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         self.action_space = spaces.Discrete(self.core.num_actions)
         self.state: Any = None
         self.episode_seed: int | None = None
+        self._steps = 0
+        self._illegal = 0
 
     # ----- helpers ---------------------------------------------------------------------------
     def _observation(self, mask: np.ndarray) -> dict[str, np.ndarray]:
@@ -71,6 +81,7 @@ class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         if seed is None:
             seed = int(self.np_random.integers(0, 2**31 - 1))
         self.episode_seed = seed
+        self._steps = self._illegal = 0
         self.state = self.core.reset(seed)
         mask = self.core.action_mask(self.state)
         if self.render_mode == "human":
@@ -84,10 +95,14 @@ class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         if isinstance(action, np.ndarray) and action.size == 1:
             action = action.item()
         ts = self.core.step(self.state, action)
+        self._steps += 1
+        self._illegal += not ts.valid
         mask = self.core.action_mask(self.state)
         info: dict[str, Any] = {"action_mask": mask, "valid": ts.valid, "message": ts.message,
                                 **ts.info}
         if ts.terminated or ts.truncated:
+            info["illegal_actions"] = self._illegal
+            self._warn_if_mask_ignored()
             grade = self.core.grade(self.state)
             info["score"] = grade.score
             info["components"] = dict(grade.components)
@@ -95,6 +110,23 @@ class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         if self.render_mode == "human":
             self.render()
         return self._observation(mask), ts.reward, ts.terminated, ts.truncated, info
+
+    def _warn_if_mask_ignored(self) -> None:
+        """Warn once per environment when an episode was mostly illegal actions.
+
+        Plain SB3 PPO/DQN ignore ``action_masks()``; on Lifeline most actions are illegal at
+        most steps, so such a learner spends its episode on no-ops. Saying so once (with the
+        count) beats a silent poor score.
+        """
+        name = self.core.name
+        if (name in _warned_illegal or self._steps < ILLEGAL_WARN_MIN_STEPS
+                or self._illegal < ILLEGAL_WARN_SHARE * self._steps):
+            return
+        _warned_illegal.add(name)
+        gym.logger.warn(
+            f"{name}: {self._illegal} of {self._steps} actions in this episode were illegal "
+            f"(masked) and played as no-ops. Actions are masked: use info['action_mask'] or "
+            f"env.action_masks(), e.g. sb3-contrib's MaskablePPO (warned once per env)")
 
     def render(self) -> Any:
         """``ansi``: the text view; ``rgb_array``: an ``(H, W, 3)`` picture of the frame;
@@ -110,22 +142,34 @@ class FlattenMasked(gym.ObservationWrapper[np.ndarray, np.int64, dict[str, np.nd
 
     ``action_masks()`` keeps working through the wrapper, so MaskablePPO with an MLP policy can
     use it directly.
+
+    ``normalize=True`` (the default) passes every value through
+    :func:`lifeline.faces.features.squash` (``sign(x)·log1p(|x|)``): raw observations span 0/1
+    flags to counts and minutes in the thousands (bounds up to 1e6), which an MLP with default
+    hyperparameters cannot learn from (MaskablePPO on raw dispatch observations scored below
+    random). The squashing is fixed, so no normaliser state has to be saved or kept in sync.
+    ``normalize=False`` gives the raw values.
     """
 
-    def __init__(self, env: gym.Env[dict[str, np.ndarray], np.int64]) -> None:
-        gym.utils.RecordConstructorArgs.__init__(self)
+    def __init__(self, env: gym.Env[dict[str, np.ndarray], np.int64],
+                 normalize: bool = True) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, normalize=normalize)
         gym.ObservationWrapper.__init__(self, env)
+        self.normalize = normalize
         dict_space = env.observation_space
         assert isinstance(dict_space, spaces.Dict)
         self._keys: list[str] = [k for k in dict_space.spaces if k != "action_mask"]
         boxes: list[Any] = [dict_space.spaces[k] for k in self._keys]
         low = np.concatenate([np.broadcast_to(b.low, b.shape).ravel() for b in boxes])
         high = np.concatenate([np.broadcast_to(b.high, b.shape).ravel() for b in boxes])
+        if normalize:
+            low, high = squash(low), squash(high)
         self.observation_space = spaces.Box(low.astype(np.float32), high.astype(np.float32),
                                             dtype=np.float32)
 
     def observation(self, observation: dict[str, np.ndarray]) -> np.ndarray:
-        return np.concatenate([observation[k].ravel() for k in self._keys]).astype(np.float32)
+        flat = np.concatenate([observation[k].ravel() for k in self._keys]).astype(np.float32)
+        return squash(flat) if self.normalize else flat
 
     def action_masks(self) -> np.ndarray:
         mask: np.ndarray = self.env.get_wrapper_attr("action_masks")()

@@ -90,3 +90,63 @@ def test_gym_seeding_reproducible_and_distinct() -> None:
 def test_all_ids_registered() -> None:
     for spec in lifeline.all_specs():
         assert spec.gym_id in gym.registry
+
+
+def test_flatten_masked_squashes_by_default_and_keeps_raw_on_request() -> None:
+    """The default flat face is log-squashed (what an MLP can learn from); raw on request."""
+    import warnings
+
+    import gymnasium as gym
+    import numpy as np
+
+    from lifeline.faces.features import squash
+    from lifeline.faces.gymnasium import FlattenMasked, LifelineGymEnv
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        raw = FlattenMasked(LifelineGymEnv("dispatch"), normalize=False)
+        norm = FlattenMasked(LifelineGymEnv("dispatch"))
+        r, _ = raw.reset(seed=3)
+        n, _ = norm.reset(seed=3)
+    assert r.max() > 100.0, "dispatch observations reach the hundreds raw"
+    np.testing.assert_array_equal(n, squash(r))
+    assert n.max() < 12.0 and norm.observation_space.contains(n)
+    assert isinstance(norm.observation_space, gym.spaces.Box)
+    assert float(norm.observation_space.high.max()) < 15.0
+
+
+def test_ignoring_the_mask_is_warned_once_with_the_count() -> None:
+    """Plain PPO/DQN ignore masks: an episode of mostly illegal actions says so, once."""
+    import warnings
+
+    import numpy as np
+
+    from lifeline.faces import gymnasium as face
+
+    face._warned_illegal.discard("ed")
+    env = face.LifelineGymEnv("ed")
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for episode in range(2):
+            env.reset(seed=episode)
+            done, info = False, {}
+            while not done:
+                _, _, term, trunc, info = env.step(int(rng.integers(env.action_space.n)))
+                done = term or trunc
+            assert info["illegal_actions"] > 0
+    said = [str(w.message) for w in caught if "were illegal" in str(w.message)]
+    assert len(said) == 1, said
+    assert "MaskablePPO" in said[0] and " of " in said[0]
+    # A masked policy is never warned.
+    face._warned_illegal.discard("ed")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env.reset(seed=5)
+        done = False
+        while not done:
+            legal = np.flatnonzero(env.action_masks())
+            _, _, term, trunc, info = env.step(int(rng.choice(legal)))
+            done = term or trunc
+    assert info["illegal_actions"] == 0
+    assert not [w for w in caught if "were illegal" in str(w.message)]
