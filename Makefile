@@ -25,7 +25,7 @@ run: setup
 	$(BIN)/lifeline replays --out reports/replays
 
 lint: setup
-	$(BIN)/ruff check lifeline tests bench
+	$(BIN)/ruff check lifeline tests bench examples
 
 # A fixed hash seed: mypy's inference order (and so, rarely, its verdict) depends on it.
 typecheck: setup
