@@ -10,15 +10,10 @@ version (README version history) and record the new digests, never silently.
 
 from __future__ import annotations
 
-import hashlib
-import json
-
-import numpy as np
 import pytest
 
-from lifeline.agents import make_agent
-from lifeline.core.env import Environment
 from lifeline.envs.ed.env import EDv2Env
+from tests.envs.ed.ed_digest import trajectory_digest
 
 GOLDEN = {
     ("heuristic", "surge", 11):
@@ -32,30 +27,8 @@ GOLDEN = {
 }
 
 
-def trajectory_digest(agent_name: str, scenario: str, seed: int) -> str:
-    env: Environment = EDv2Env(scenario)
-    agent = make_agent(agent_name, "ed")
-    state = env.reset(seed)
-    agent.reset(env, seed)
-    h = hashlib.sha256()
-    while not state.done:
-        action = agent.act(env, state)
-        index = action if isinstance(action, int) else env.encode(action)
-        ts = env.step(state, action)
-        h.update(json.dumps([index, round(ts.reward, 9), ts.valid, ts.terminated,
-                             ts.truncated]).encode())
-        for key, array in sorted(env.observe(state).items()):
-            h.update(key.encode() + np.ascontiguousarray(array).tobytes())
-    grade = env.grade(state)
-    h.update(json.dumps({"score": round(grade.score, 12),
-                         "components": {k: round(v, 12) for k, v in grade.components.items()},
-                         "metrics": {k: round(v, 12) for k, v in grade.metrics.items()}},
-                        sort_keys=True).encode())
-    return h.hexdigest()
-
-
 @pytest.mark.parametrize(("agent", "scenario", "seed"), list(GOLDEN))
 def test_whole_trajectory_matches_the_recorded_digest(agent: str, scenario: str,
                                                       seed: int) -> None:
     assert EDv2Env(scenario).version == 2
-    assert trajectory_digest(agent, scenario, seed) == GOLDEN[(agent, scenario, seed)]
+    assert trajectory_digest(EDv2Env(scenario), agent, seed) == GOLDEN[(agent, scenario, seed)]

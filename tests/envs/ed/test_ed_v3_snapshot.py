@@ -7,15 +7,10 @@ digests, on ``EDv2Env``, are in ``test_ed_snapshot.py`` and are unchanged by v3.
 
 from __future__ import annotations
 
-import hashlib
-import json
-
-import numpy as np
 import pytest
 
-from lifeline.agents import make_agent
-from lifeline.core.env import Environment
 from lifeline.envs.ed.env import EDEnv
+from tests.envs.ed.ed_digest import trajectory_digest
 
 GOLDEN = {
     ("heuristic", "surge", 11):
@@ -29,30 +24,8 @@ GOLDEN = {
 }
 
 
-def trajectory_digest(agent_name: str, scenario: str, seed: int) -> str:
-    env: Environment = EDEnv(scenario)
-    agent = make_agent(agent_name, "ed")
-    state = env.reset(seed)
-    agent.reset(env, seed)
-    h = hashlib.sha256()
-    while not state.done:
-        action = agent.act(env, state)
-        index = action if isinstance(action, int) else env.encode(action)
-        ts = env.step(state, action)
-        h.update(json.dumps([index, round(ts.reward, 9), ts.valid, ts.terminated,
-                             ts.truncated]).encode())
-        for key, array in sorted(env.observe(state).items()):
-            h.update(key.encode() + np.ascontiguousarray(array).tobytes())
-    grade = env.grade(state)
-    h.update(json.dumps({"score": round(grade.score, 12),
-                         "components": {k: round(v, 12) for k, v in grade.components.items()},
-                         "metrics": {k: round(v, 12) for k, v in grade.metrics.items()}},
-                        sort_keys=True).encode())
-    return h.hexdigest()
-
-
 @pytest.mark.parametrize(("agent", "scenario", "seed"), list(GOLDEN))
 def test_whole_v3_trajectory_matches_the_recorded_digest(agent: str, scenario: str,
                                                          seed: int) -> None:
     assert EDEnv(scenario).version == 3
-    assert trajectory_digest(agent, scenario, seed) == GOLDEN[(agent, scenario, seed)]
+    assert trajectory_digest(EDEnv(scenario), agent, seed) == GOLDEN[(agent, scenario, seed)]
