@@ -79,11 +79,26 @@ def check_out_file(path: Path | None) -> None:
     if path.is_dir():
         raise UserError(f"--json {path}: is a directory; give a file name, "
                         f"e.g. {path}/results.json")
-    parent = _existing_ancestor(path.parent)
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise UserError(f"cannot write {path}: directory {parent} does not exist")
     if not parent.is_dir():
         raise UserError(f"cannot write {path}: {parent} is not a directory")
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise UserError(f"cannot write {path}: permission denied")
+    _probe_write(path)
+
+
+def _probe_write(path: Path, what: str | None = None) -> None:
+    """Open ``path`` for appending (and remove it again if it was new): the only test that
+    also catches what permission bits don't show (root on ``/sys``, read-only mounts)."""
+    existed = path.exists()
+    try:
+        with path.open("a"):
+            pass
+    except OSError as exc:
+        raise UserError(f"{what or f'cannot write {path}'}: {exc.strerror or exc}") from None
+    finally:
+        if not existed and path.exists():
+            path.unlink()
 
 
 def check_out_dir(path: Path, option: str = "--out") -> None:
@@ -95,6 +110,9 @@ def check_out_dir(path: Path, option: str = "--out") -> None:
         raise UserError(f"{option} {path}: {parent} is not a directory")
     if not os.access(parent, os.W_OK):
         raise UserError(f"{option} {path}: permission denied")
+    probe_dir = path if path.is_dir() else parent  # else: its nearest existing ancestor
+    _probe_write(probe_dir / f".lifeline-write-test-{os.getpid()}",
+                 f"{option} {path}: cannot create files in {probe_dir}")
 
 
 def _existing_ancestor(path: Path) -> Path:

@@ -136,8 +136,9 @@ def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
             interrupted = True
         except RuntimeError as exc:  # an LLM endpoint that never answered: one clear line
             from lifeline.agents.llm import LLMUnavailable
+            from lifeline.eval.ray_backend import RayUnavailable
 
-            if isinstance(exc, LLMUnavailable):
+            if isinstance(exc, (LLMUnavailable, RayUnavailable)):
                 raise UserError(str(exc)) from None
             raise
     info = meta([env_spec.name], time.perf_counter() - start)

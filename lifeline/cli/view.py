@@ -60,6 +60,13 @@ def register(app: typer.Typer) -> None:
         import threading
         import webbrowser
 
+        from lifeline.core.extras import MissingExtra, require
+
+        try:
+            require("server", "lifeline view")
+        except MissingExtra as exc:
+            typer.secho(f"Error: {exc}", fg=typer.colors.RED, err=True)
+            raise typer.Exit(2) from None
         from lifeline.serve.run import free_port
         from lifeline.web import replay_app
 
