@@ -209,8 +209,9 @@ repeated here so ``--help`` does not import the evaluation stack."""
 
 EnvArg = Annotated[str, typer.Argument(help=env_help(),
                                        autocompletion=complete_env)]
-ScenarioOpt = Annotated[str, typer.Option(
-    "--scenario", "-s", help="Scenario name or 'all' (scenarios: `lifeline list`).")]
+ScenarioOpt = Annotated[list[str] | None, typer.Option(
+    "--scenario", "-s", help="Scenario name, comma list or 'all' (default); repeatable: "
+                             "`-s warmup,expert` = `-s warmup -s expert` (`lifeline list`).")]
 AgentsOpt = Annotated[str | None, typer.Option(
     "--agents", "-a", help="Comma-separated agents: a ladder name (`lifeline list`), same:K or "
                            "ppo:RUN_DIR.")]
@@ -228,7 +229,7 @@ AddressOpt = Annotated[str | None, typer.Option(
 JsonOutOpt = Annotated[Path | None, typer.Option(
     "--json", metavar="PATH", help="Write the results JSON to PATH ('-' or no value: stdout).")]
 RecordDirOpt = Annotated[Path | None, typer.Option(
-    "--record", metavar="DIR", help="Write every episode's replay (JSONL) into DIR "
+    "--record", metavar="DIR", help="Write every episode's replay (gzipped JSONL) into DIR "
                                     "(watch with `lifeline view`).")]
 TrialsOpt = Annotated[int, typer.Option(
     help="Attempts per seed (stochastic agents such as LLMs); adds pass^k to the results.")]

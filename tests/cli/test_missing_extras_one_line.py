@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 import lifeline
-from lifeline.core import extras
 from lifeline.cli import app
+from lifeline.core import extras
 
 runner = CliRunner()
 
