@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -18,7 +20,7 @@ PHARMACY = lifeline.spec("pharmacy").gym_id
 class FirstLegal:
     """A model stand-in: checks what it is handed, plays the last legal action."""
 
-    def __init__(self, observation_space: gym.Space) -> None:  # type: ignore[type-arg]
+    def __init__(self, observation_space: gym.Space[Any]) -> None:
         self.observation_space = observation_space
         self.calls = 0
 
@@ -65,7 +67,7 @@ def test_evaluate_masked_plays_a_maskableppo_trained_with_flattenmasked() -> Non
 @pytest.mark.parametrize("gym_id,kwargs", [(s.gym_id, {}) for s in lifeline.all_specs()]
                          + [(lifeline.spec("ed").gym_id, {"version": 2})])
 def test_every_ids_vector_env_infos_carry_the_action_mask(gym_id: str,
-                                                         kwargs: dict[str, int]) -> None:
+                                                         kwargs: dict[str, Any]) -> None:
     if kwargs:
         pytest.importorskip("numba")  # the batch EDVectorEnv of ED-v2
     vec = gym.make_vec(gym_id, num_envs=2, **kwargs)

@@ -27,7 +27,8 @@ def test_mask_first_layout_is_the_mask_then_the_features(gym_id: str) -> None:
     assert obs.dtype == np.float32
     np.testing.assert_array_equal(obs[:n], obs_raw["action_mask"])
     feats = np.concatenate([np.asarray(obs_raw[k], np.float32).ravel()
-                            for k in raw.observation_space.spaces if k != "action_mask"])
+                            for k in raw.observation_space.spaces  # type: ignore[attr-defined]
+                            if k != "action_mask"])
     np.testing.assert_array_equal(obs[n:], feats)
     np.testing.assert_array_equal(info["action_mask"], info_raw["action_mask"])
     legal = int(np.flatnonzero(info["action_mask"])[-1])
@@ -73,7 +74,7 @@ def test_layout_rejects_non_dict_spaces_and_shrinking_pads() -> None:
 # ----- PettingZoo / SuperSuit -------------------------------------------------------------------
 
 
-def _parallel(pad: bool, mask: str = "first"):  # type: ignore[no-untyped-def]
+def _parallel(pad: bool, mask: str = "first"):  # type: ignore[no-untyped-def,unused-ignore]
     pytest.importorskip("pettingzoo")
     from lifeline.envs.evgrid import parallel_env
     from lifeline.faces.flat_marl import FlatParallel

@@ -63,7 +63,7 @@ def test_rllib_action_masking_module_plays_only_legal_actions(local_ray: None) -
         ActionMaskingTorchRLModule,
     )
 
-    env_config = {"id": "lifeline/Pharmacy-v2", "mask": "dict"}
+    env_config: dict[str, object] = {"id": "lifeline/Pharmacy-v2", "mask": "dict"}
     config = _config(env_config).rl_module(rl_module_spec=RLModuleSpec(
         module_class=ActionMaskingTorchRLModule, model_config={"head_fcnet_hiddens": [32]}))
     algo = config.build_algo()
@@ -73,6 +73,7 @@ def test_rllib_action_masking_module_plays_only_legal_actions(local_ray: None) -
     finally:
         algo.stop()
     assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 400
+    assert module is not None
     env = RLlibEnv(env_config)
     obs, info = env.reset(seed=1_000_000)
     for _ in range(40):
