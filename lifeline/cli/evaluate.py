@@ -156,7 +156,8 @@ def _evaluate(env: str, agents: list[str], scenarios: list[str] | None, episodes
     if trials > 1 and records:
         results["pass_k"] = pass_hat_k(records, threshold)
     if record is not None:
-        note(f"replays written to {record}/ (watch: lifeline view {record}/<file>)")
+        note(f"replays written to {record}/ (*.jsonl.gz; watch: lifeline view "
+             f"{record}/<file>, or lifeline view {record} for up to 8 side by side)")
     return results, interrupted
 
 
