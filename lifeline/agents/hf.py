@@ -23,12 +23,29 @@ def _require_transformers() -> Any:
     return torch, transformers
 
 
+PROGRESS_EVERY_S = 10.0
+"""Seconds between two progress lines on stderr (set ``LIFELINE_HF_PROGRESS=0`` to silence)."""
+
+
 class HFChat(ChatBackend):
-    """Greedy (temperature 0) or sampled generation with a local model and its chat template."""
+    """Greedy (temperature 0) or sampled generation with a local model and its chat template.
+
+    Local generation on a CPU takes seconds per turn and an episode has hundreds of turns, so
+    the backend says what it does on stderr: one line when the model is loaded, then at most
+    one line per ``PROGRESS_EVERY_S`` (turns, tokens, seconds per turn); a progress bar that
+    advances per episode would sit still for minutes.
+    """
 
     def __init__(self, path: str, config: LLMConfig) -> None:
+        import os
+
         torch, transformers = _require_transformers()
         self.torch, self.config = torch, config
+        self.path = path
+        self.verbose = os.environ.get("LIFELINE_HF_PROGRESS", "1") != "0"
+        self.turns, self.tokens, self.busy_s = 0, 0, 0.0
+        self._last_note = time.perf_counter()
+        self._note(f"hf:{path}: loading the model ...")
         try:
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(path,
                                                                         local_files_only=True)
@@ -37,6 +54,25 @@ class HFChat(ChatBackend):
         except OSError as exc:
             raise ValueError(f"hf:{path}: cannot load a model there ({exc})") from None
         self.model.eval()
+        params = sum(int(p.numel()) for p in self.model.parameters())
+        self._note(f"hf:{path}: {params:,} parameters loaded; generating (progress every "
+                   f"{PROGRESS_EVERY_S:.0f} s)")
+
+    def _note(self, line: str) -> None:
+        import sys
+
+        if self.verbose:
+            print(line, file=sys.stderr, flush=True)
+
+    def _progress(self, new_tokens: int, seconds: float) -> None:
+        self.turns += 1
+        self.tokens += new_tokens
+        self.busy_s += seconds
+        now = time.perf_counter()
+        if now - self._last_note >= PROGRESS_EVERY_S:
+            self._last_note = now
+            self._note(f"hf:{self.path}: {self.turns} turns, {self.tokens:,} tokens generated, "
+                       f"{self.busy_s / self.turns:.2f} s per turn")
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                  seed: int) -> Completion:
@@ -53,5 +89,7 @@ class HFChat(ChatBackend):
         prompt_len = int(ids["input_ids"].shape[1])
         new = out[0, prompt_len:]
         text = self.tokenizer.decode(new, skip_special_tokens=True)
+        elapsed = time.perf_counter() - start
+        self._progress(int(new.shape[0]), elapsed)
         return Completion({"role": "assistant", "content": text}, prompt_len, int(new.shape[0]),
-                          time.perf_counter() - start)
+                          elapsed)

@@ -68,11 +68,21 @@ def list_envs(json_path: JsonOutOpt = None) -> None:
     if json_path is not None:
         write_json(rows, json_path)
         return
+    import sys
+
+    if not sys.stdout.isatty():  # piped: whole values, one env a line, tab-separated
+        typer.echo("\t".join(("name", "gym_id", "scenarios", "tags", "ladder")))
+        for r in rows:
+            typer.echo("\t".join((str(r["name"]), str(r["gym_id"]), ",".join(r["scenarios"]),
+                                  ",".join(r["tags"]), " < ".join(r["agents"]))))
+        return
     from rich.table import Table
 
     table = Table(title="Lifeline environments")
-    for col in ("name", "gym id", "scenarios", "tags", "ladder"):
-        table.add_column(col)
+    for col in ("name", "gym id"):
+        table.add_column(col, no_wrap=True)  # ids are copied from here: never cut
+    for col in ("scenarios", "tags", "ladder"):
+        table.add_column(col, overflow="fold")
     for r in rows:
         table.add_row(str(r["name"]), str(r["gym_id"]), ", ".join(r["scenarios"]),
                       ", ".join(r["tags"]), " < ".join(r["agents"]))

@@ -79,11 +79,26 @@ def check_out_file(path: Path | None) -> None:
     if path.is_dir():
         raise UserError(f"--json {path}: is a directory; give a file name, "
                         f"e.g. {path}/results.json")
-    parent = _existing_ancestor(path.parent)
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise UserError(f"cannot write {path}: directory {parent} does not exist")
     if not parent.is_dir():
         raise UserError(f"cannot write {path}: {parent} is not a directory")
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise UserError(f"cannot write {path}: permission denied")
+    _probe_write(path)
+
+
+def _probe_write(path: Path, what: str | None = None) -> None:
+    """Open ``path`` for appending (and remove it again if it was new): the only test that
+    also catches what permission bits don't show (root on ``/sys``, read-only mounts)."""
+    existed = path.exists()
+    try:
+        with path.open("a"):
+            pass
+    except OSError as exc:
+        raise UserError(f"{what or f'cannot write {path}'}: {exc.strerror or exc}") from None
+    finally:
+        if not existed and path.exists():
+            path.unlink()
 
 
 def check_out_dir(path: Path, option: str = "--out") -> None:
@@ -95,6 +110,9 @@ def check_out_dir(path: Path, option: str = "--out") -> None:
         raise UserError(f"{option} {path}: {parent} is not a directory")
     if not os.access(parent, os.W_OK):
         raise UserError(f"{option} {path}: permission denied")
+    probe_dir = path if path.is_dir() else parent  # else: its nearest existing ancestor
+    _probe_write(probe_dir / f".lifeline-write-test-{os.getpid()}",
+                 f"{option} {path}: cannot create files in {probe_dir}")
 
 
 def _existing_ancestor(path: Path) -> Path:
@@ -191,8 +209,9 @@ repeated here so ``--help`` does not import the evaluation stack."""
 
 EnvArg = Annotated[str, typer.Argument(help=env_help(),
                                        autocompletion=complete_env)]
-ScenarioOpt = Annotated[str, typer.Option(
-    "--scenario", "-s", help="Scenario name or 'all' (scenarios: `lifeline list`).")]
+ScenarioOpt = Annotated[list[str] | None, typer.Option(
+    "--scenario", "-s", help="Scenario name, comma list or 'all' (default); repeatable: "
+                             "`-s warmup,expert` = `-s warmup -s expert` (`lifeline list`).")]
 AgentsOpt = Annotated[str | None, typer.Option(
     "--agents", "-a", help="Comma-separated agents: a ladder name (`lifeline list`), same:K or "
                            "ppo:RUN_DIR.")]
@@ -210,7 +229,7 @@ AddressOpt = Annotated[str | None, typer.Option(
 JsonOutOpt = Annotated[Path | None, typer.Option(
     "--json", metavar="PATH", help="Write the results JSON to PATH ('-' or no value: stdout).")]
 RecordDirOpt = Annotated[Path | None, typer.Option(
-    "--record", metavar="DIR", help="Write every episode's replay (JSONL) into DIR "
+    "--record", metavar="DIR", help="Write every episode's replay (gzipped JSONL) into DIR "
                                     "(watch with `lifeline view`).")]
 TrialsOpt = Annotated[int, typer.Option(
     help="Attempts per seed (stochastic agents such as LLMs); adds pass^k to the results.")]

@@ -51,9 +51,16 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 
-def _scenarios(scenario: str | None) -> list[str] | None:
-    """``None`` (every scenario) for ``None``/``"all"``, else the one named scenario."""
-    return None if scenario is None or scenario == "all" else [scenario]
+def _scenarios(env: str, values: list[str] | None) -> list[str] | None:
+    """The scenarios ``-s`` names (comma lists, repeats, in order, each once), validated now,
+    before any other option is looked at; ``None`` (every scenario) for none or ``all``."""
+    from lifeline.core.registry import resolve_scenario, spec
+
+    names = split_names(*(values or []))
+    if not names or "all" in names:
+        return None
+    env_spec = spec(env)
+    return [resolve_scenario(env_spec, name) for name in names]
 
 
 def _agents(agents: str | None, alias: str | None, required: bool = True) -> list[str]:
@@ -94,7 +101,7 @@ class _Interrupted(Exception):
     """Raised after partial results were saved, to exit with status 130."""
 
 
-def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
+def _evaluate(env: str, agents: list[str], scenarios: list[str] | None, episodes: int,
               seed_start: int, workers: int, record: Path | None = None, trials: int = 1,
               pass_threshold: float | None = None, backend: str = "process",
               address: str | None = None) -> tuple[dict[str, Any], bool]:
@@ -114,7 +121,7 @@ def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
     from lifeline.core.rng import check_seed
 
     seeds = range(check_seed(seed_start), seed_start + episodes)
-    tasks = plan(env_spec.name, agents, _scenarios(scenario), seeds, trials)
+    tasks = plan(env_spec.name, agents, scenarios, seeds, trials)
     threshold = resolve_pass_threshold(env_spec.name, trials, pass_threshold)
     if record is not None:
         check_out_dir(record, "--record")
@@ -136,8 +143,9 @@ def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
             interrupted = True
         except RuntimeError as exc:  # an LLM endpoint that never answered: one clear line
             from lifeline.agents.llm import LLMUnavailable
+            from lifeline.eval.ray_backend import RayUnavailable
 
-            if isinstance(exc, LLMUnavailable):
+            if isinstance(exc, (LLMUnavailable, RayUnavailable)):
                 raise UserError(str(exc)) from None
             raise
     info = meta([env_spec.name], time.perf_counter() - start)
@@ -148,7 +156,8 @@ def _evaluate(env: str, agents: list[str], scenario: str | None, episodes: int,
     if trials > 1 and records:
         results["pass_k"] = pass_hat_k(records, threshold)
     if record is not None:
-        note(f"replays written to {record}/ (watch: lifeline view {record}/<file>)")
+        note(f"replays written to {record}/ (*.jsonl.gz; watch: lifeline view "
+             f"{record}/<file>, or lifeline view {record} for up to 8 side by side)")
     return results, interrupted
 
 
@@ -211,17 +220,19 @@ def run(env: EnvArg,
         seed: Annotated[int, typer.Option(help="Episode seed (>= 0).")] = 0,
         render: Annotated[bool, typer.Option(help="Print a text frame after every step.")] = False,
         json_path: JsonOutOpt = None,
-        record_to: Annotated[Path | None, typer.Option(
+        record_to: Annotated[str | None, typer.Option(  # str: keeps a trailing "/"
             "--record", metavar="PATH",
-            help="Write the episode's replay to this .jsonl(.gz) file or directory.")] = None,
+            help="Write the episode's replay to this file (.jsonl.gz, gzip, unless it ends in "
+                 ".jsonl; a name without either gets .jsonl.gz) or into this directory "
+                 "(existing, or ending in /).")] = None,
         ) -> None:
     """Run one episode and print its grade (and text frames with --render)."""
-    from lifeline.core.registry import spec
+    from lifeline.core.registry import resolve_scenario, spec
     from lifeline.eval.episode import Task, run_episode
 
     env_spec = spec(env)
+    scen = resolve_scenario(env_spec, scenario)
     check_out_file(json_path)
-    scen = scenario or env_spec.default_scenario
     names = _agents(agents, agent, required=False)
     if len(names) > 1:
         raise UserError(f"run plays one agent, got {len(names)}: use `lifeline compare` for more")
@@ -259,7 +270,7 @@ def run(env: EnvArg,
 def eval_cmd(env: EnvArg,
              agents: AgentsOpt = None,
              agent: AgentAlias = None,
-             scenario: ScenarioOpt = "all",
+             scenario: ScenarioOpt = None,
              episodes: EpisodesOpt = 30,
              seed_start: SeedStartOpt = EVAL_SEED_BASE,
              workers: WorkersOpt = 1,
@@ -277,10 +288,11 @@ def eval_cmd(env: EnvArg,
              explicit: ExplicitOpt = False,
              ) -> None:
     """Evaluate agents over scenarios and seeds; print mean ± 95% CI."""
+    scenarios = _scenarios(env, scenario)
     names = _agents(agents, agent)
     check_out_file(json_path)
     _llm_options(base_url, api_key_env, max_repairs, rate_limit, transcripts, explicit, workers)
-    results, interrupted = _evaluate(env, names, scenario, episodes, seed_start, workers,
+    results, interrupted = _evaluate(env, names, scenarios, episodes, seed_start, workers,
                                      record, trials, pass_threshold, backend, address)
     _finish(results, interrupted, f"{env}: {', '.join(names)}", json_path)
 
@@ -289,7 +301,7 @@ def eval_cmd(env: EnvArg,
 def compare(env: EnvArg,
             agents: AgentsOpt = None,
             agent: AgentAlias = None,
-            scenario: ScenarioOpt = "all",
+            scenario: ScenarioOpt = None,
             episodes: EpisodesOpt = 30,
             seed_start: SeedStartOpt = EVAL_SEED_BASE,
             workers: WorkersOpt = 1,
@@ -306,13 +318,41 @@ def compare(env: EnvArg,
             transcripts: TranscriptsOpt = None,
             explicit: ExplicitOpt = False,
             ) -> None:
-    """Compare agents on paired seeds (every agent sees the same seeds)."""
+    """Compare agents on paired seeds (every agent sees the same seeds): each agent's score
+    minus the first agent's, per seed, with its 95% CI, wins/losses and Wilcoxon p."""
+    scenarios = _scenarios(env, scenario)
     names = _agents(agents, agent)
     check_out_file(json_path)
+    if len(names) < 2:
+        raise UserError(f"compare needs at least two agents, got {names}: use `lifeline eval` "
+                        "for one")
     _llm_options(base_url, api_key_env, max_repairs, rate_limit, transcripts, explicit, workers)
-    results, interrupted = _evaluate(env, names, scenario, episodes, seed_start, workers,
+    results, interrupted = _evaluate(env, names, scenarios, episodes, seed_start, workers,
                                      record, trials, pass_threshold, backend, address)
-    _finish(results, interrupted, f"{env}: paired comparison", json_path)
+    if results["records"]:
+        from lifeline.eval.stats import paired_differences
+
+        results["paired"] = paired_differences(results["records"], names[0])
+    _finish(results, interrupted, f"{env}: {', '.join(names)}", json_path)
+    if results.get("paired"):
+        print_rich(_paired_table(results["paired"], f"{env}: paired difference vs {names[0]}"),
+                   to_stderr=str(json_path) == "-")
+
+
+def _paired_table(rows: list[dict[str, Any]], title: str) -> Table:
+    from rich.table import Table
+
+    table = Table(title=title, caption="Δ = agent − reference per seed (the same seeds); "
+                                        "* the 95% CI excludes 0")
+    for col in ("scenario", "agent", "n", "Δ score [95% CI]", "W/L", "Wilcoxon p"):
+        table.add_column(col, justify="right" if col in ("n", "W/L", "Wilcoxon p") else "left",
+                         no_wrap=col != "scenario")
+    for r in rows:
+        mark = " *" if r["ci_low"] > 0 or r["ci_high"] < 0 else ""
+        table.add_row(r["scenario"], r["agent"], str(r["n"]),
+                      f"{r['mean_diff']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}]{mark}",
+                      f"{r['wins']}/{r['losses']}", f"{r['wilcoxon_p']:.2g}")
+    return table
 
 
 @friendly_errors
@@ -341,7 +381,7 @@ def leaderboard(
     results: list[dict[str, Any]] = []
     interrupted = False
     for s in specs:
-        res, interrupted = _evaluate(s.name, list(s.agents), "all", episodes, EVAL_SEED_BASE,
+        res, interrupted = _evaluate(s.name, list(s.agents), None, episodes, EVAL_SEED_BASE,
                                      workers)
         if res["records"]:
             results.append(res)

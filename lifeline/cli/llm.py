@@ -78,15 +78,70 @@ def _literal(text: str) -> object:
         return text
 
 
+RUN_FILES = ("model", "metadata.json", "log.jsonl")
+"""What a finished ``train grpo`` run leaves in ``--out``."""
+
+
+def check_no_previous_run(run_dir: Path, force: bool) -> None:
+    """Refuse (``ValueError``) to overwrite a previous GRPO run in ``run_dir`` unless ``force``."""
+    found = [name for name in RUN_FILES if (run_dir / name).exists()]
+    if found and not force:
+        raise ValueError(f"--out {run_dir} already holds a GRPO run ({', '.join(found)}); "
+                         f"choose another --out or pass --force to overwrite it")
+
+
 def register_grpo(train_app: typer.Typer) -> None:
-    """Add ``train grpo`` to the ``train`` command group."""
+    """Add ``train grpo`` and ``train tiny-lm`` to the ``train`` command group."""
+
+    @train_app.command("tiny-lm")
+    def train_tiny_cmd(
+        out: Path = typer.Option(Path("runs/tiny-lm"), "--out", "-o",
+                                 help="Directory for the model (transformers format)."),
+        envs: str = typer.Option("ed,dispatch", "--envs", help="Environments whose text "
+                                 "face the tokenizer and the SFT examples come from."),
+        sft_steps: int = typer.Option(150, "--sft-steps", help="Supervised steps on the "
+                                      "<tool_call> format (0: a random model)."),
+        turns: int = typer.Option(60, "--turns", help="Transcript turns per environment."),
+        force: bool = typer.Option(False, "--force", help="Overwrite a model in --out."),
+    ) -> None:
+        """Build the tiny local Qwen3 (tokenizer, 2 layers, SFT on tool calls; no download).
+
+        Then: `lifeline train grpo ed --model OUT` or `lifeline eval ed --agents hf:OUT`.
+        """
+        from lifeline.cli.common import UserError, check_out_dir, fail
+        from lifeline.core.extras import MissingExtra, require
+        from lifeline.core.registry import spec
+
+        try:
+            names = [spec(e.strip()).name for e in envs.split(",") if e.strip()]
+            if sft_steps < 0 or turns < 1:
+                raise ValueError("--sft-steps must be >= 0 and --turns >= 1")
+            check_out_dir(out)
+            if (out / "config.json").exists() and not force:
+                raise ValueError(f"--out {out} already holds a model; choose another --out "
+                                 f"or pass --force to overwrite it")
+            require("grpo", "lifeline train tiny-lm")
+        except (KeyError, ValueError, UserError, MissingExtra) as exc:  # one line, exit 2
+            raise fail(exc.args[0] if exc.args else exc) from None
+        from lifeline.train.tiny_lm import build_tiny_model
+
+        built = build_tiny_model(out, names, turns_per_env=turns, sft_steps=sft_steps)
+        loss = ("" if built["sft_loss_first"] is None else
+                f", SFT loss {built['sft_loss_first']:.2f} -> {built['sft_loss_last']:.2f}")
+        typer.echo(f"tiny model in {out}: {built['parameters']:,} parameters, "
+                   f"{built['examples']} examples{loss}; use it with --model {out} or hf:{out}")
 
     @train_app.command("grpo")
     def train_grpo_cmd(
         env: str = typer.Argument(..., help="Environment id (comma-separated for several, "
                                   "e.g. 'ed,dispatch')."),
-        model: Path = typer.Option(..., "--model", help="Local model directory (transformers "
+        model: Path = typer.Option(None, "--model", help="Local model directory (transformers "
                                    "format with a tool-calling chat template)."),
+        tiny: bool = typer.Option(False, "--tiny", help="Build the tiny local Qwen3 first "
+                                  "(OUT/tiny-model, as `lifeline train tiny-lm` does) and "
+                                  "train it: a CPU smoke run, nothing downloaded."),
+        force: bool = typer.Option(False, "--force", help="Overwrite a previous run in --out "
+                                   "(GRPO runs do not resume)."),
         scenario: str = typer.Option(None, "--scenario", "-s", help="Scenario (one env only)."),
         server: str = typer.Option(None, "--server", help="Train against a running "
                                    "`lifeline serve` URL instead of in-process envs."),
@@ -99,7 +154,12 @@ def register_grpo(train_app: typer.Typer) -> None:
                                        "max_tool_calling_iterations, temperature, brief, seed, or "
                                        "any GRPOConfig field)."),
     ) -> None:
-        """GRPO with TRL on ENV through its tool face (see docs/llm.md)."""
+        """GRPO with TRL on ENV through its tool face (see docs/llm.md).
+
+        `lifeline train grpo ed --tiny` builds a tiny local model and runs GRPO on it (CPU).
+        """
+        from lifeline.cli.common import UserError, check_out_dir, fail
+        from lifeline.core.extras import MissingExtra, require
         from lifeline.core.registry import resolve_scenario, spec
 
         try:
@@ -108,23 +168,36 @@ def register_grpo(train_app: typer.Typer) -> None:
                 if len(names) != 1:
                     raise ValueError("--scenario needs exactly one environment")
                 resolve_scenario(spec(names[0]), scenario)
-            if not model.is_dir():
+            if (model is None) == (not tiny):
+                raise ValueError("give --model PATH (a local model directory) or --tiny")
+            if model is not None and not model.is_dir():
                 raise ValueError(f"--model {model}: not a directory")
             settings = _settings(sets)
             run_dir = out or Path("runs") / "grpo" / "-".join(names)
-            if run_dir.exists() and not run_dir.is_dir():
-                raise ValueError(f"--out {run_dir} exists and is not a directory")
-            try:
-                from transformers import AutoModelForCausalLM, AutoTokenizer
+            check_out_dir(run_dir)
+            check_no_previous_run(run_dir, force)
+            require("grpo", "lifeline train grpo")
+        except (KeyError, ValueError, UserError, MissingExtra) as exc:  # one line, exit 2
+            raise fail(exc.args[0] if exc.args else exc) from None
+        from transformers import AutoModelForCausalLM, AutoTokenizer
 
-                from lifeline.train.grpo import train
-            except ImportError:
-                raise ValueError("train grpo needs the 'grpo' extra: "
-                                 "pip install 'lifeline-gym[grpo]'") from None
+        from lifeline.train.grpo import train
+
+        if tiny:
+            from lifeline.train.tiny_lm import build_tiny_model
+
+            model = run_dir / "tiny-model"
+            typer.echo(f"building the tiny local model in {model} ...", err=True)
+            built = build_tiny_model(model, sorted(set(names) | {"ed"}))
+            typer.echo(f"tiny model: {built['parameters']:,} parameters, SFT loss "
+                       f"{built['sft_loss_first']:.2f} -> {built['sft_loss_last']:.2f}", err=True)
+        try:
             tokenizer = AutoTokenizer.from_pretrained(model, local_files_only=True)
             lm = AutoModelForCausalLM.from_pretrained(model, local_files_only=True)
-        except (KeyError, ValueError, OSError) as exc:
-            raise typer.BadParameter(str(exc.args[0] if exc.args else exc)) from exc
+        except (OSError, ValueError) as exc:
+            raise fail(f"--model {model}: cannot load a model there "
+                       f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+                       ) from None
         token = os.environ.get(token_env) if token_env else None
         result = train(names, lm, run_dir, settings, scenario=scenario,  # type: ignore[arg-type]
                        server_url=server, token=token, tokenizer=tokenizer)

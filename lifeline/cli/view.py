@@ -39,7 +39,7 @@ def register(app: typer.Typer) -> None:
         for s in specs:
             agent = s.reference or (s.agents[-2] if len(s.agents) > 1 else "random")
             task = Task(s.name, s.default_scenario, agent, EVAL_SEED_BASE if seed is None else seed)
-            rec = record_episode(task, out)
+            rec = record_episode(task, out, directory=True)
             written.append(rec["replay"])
             typer.echo(f"{s.name}/{task.scenario} {agent} seed {task.seed}: score "
                        f"{rec['score']:.3f} -> {rec['replay']}")
@@ -48,8 +48,9 @@ def register(app: typer.Typer) -> None:
     @app.command("view")
     def view_command(
         replays: Annotated[list[Path], typer.Argument(
-            help="Replay files (from --record); several are shown side by side on one "
-                 "timeline, e.g. two agents on the same seed.")],
+            help="Replay files (from --record; the name without .jsonl.gz, or a directory of "
+                 "a few, also work); several are shown side by side on one timeline, e.g. two "
+                 "agents on the same seed.")],
         host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
         port: Annotated[int, typer.Option(help="TCP port (0 = any free port).")] = 8765,
         browser: Annotated[bool, typer.Option(help="Open a browser tab.")] = True,
@@ -60,13 +61,20 @@ def register(app: typer.Typer) -> None:
         import threading
         import webbrowser
 
+        from lifeline.core.extras import MissingExtra, require
+
+        try:
+            require("server", "lifeline view")
+        except MissingExtra as exc:
+            typer.secho(f"Error: {exc}", fg=typer.colors.RED, err=True)
+            raise typer.Exit(2) from None
         from lifeline.serve.run import free_port
         from lifeline.web import replay_app
 
         try:
-            missing = [str(p) for p in replays if not p.is_file()]
-            if missing:
-                raise FileNotFoundError(f"no such replay file: {', '.join(missing)}")
+            from lifeline.eval.replay import find_replays
+
+            replays = [f for p in replays for f in find_replays(p)]
             if verify:
                 from lifeline.eval.replay import verify as verify_replay
 

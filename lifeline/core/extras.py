@@ -21,6 +21,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "grpo": ("torch", "trl", "transformers", "datasets", "accelerate", "tokenizers"),
     "marl": ("pettingzoo",),
     "dist": ("ray",),
+    "rllib": ("ray", "tree"),
     "fast": ("numba",),
 }
 """Extra name -> the importable modules it provides (kept in step with ``pyproject.toml``)."""
@@ -32,8 +33,10 @@ DESCRIPTIONS: dict[str, str] = {
     "tensorboard": "`lifeline train ppo --tensorboard DIR`",
     "llm": "`llm:MODEL` agents (any OpenAI-compatible endpoint) and `lifeline.serve.client`",
     "grpo": "`lifeline train grpo` (TRL) and `hf:PATH` agents (local transformers models)",
-    "marl": "evgrid's PettingZoo two-role face (`lifeline.envs.evgrid` ParallelEnv)",
+    "marl": "evgrid's PettingZoo two-role face (`lifeline.envs.evgrid` ParallelEnv) and "
+            "SuperSuit's wrappers on it (`lifeline.faces.flat_marl.FlatParallel`)",
     "dist": "`lifeline eval/compare --backend ray` and Ray PPO rollouts",
+    "rllib": "RLlib on any id (`lifeline.faces.flat.RLlibEnv`)",
     "fast": "the batch ED kernel (`gymnasium.make_vec(\"lifeline/ED-v2\")`, "
             "`lifeline train fastppo`)",
 }

@@ -128,8 +128,12 @@ def resolve_scenario(env_spec: EnvSpec, scenario: str | None) -> str:
     if scenario is None:
         return env_spec.default_scenario
     if scenario not in env_spec.scenarios:
+        import difflib
+
+        close = difflib.get_close_matches(scenario, env_spec.scenarios, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError(
-            f"unknown scenario {scenario!r} for {env_spec.name}; "
+            f"unknown scenario {scenario!r} for {env_spec.name}{hint}; "
             f"choose one of: {', '.join(env_spec.scenarios)}"
         )
     return scenario

@@ -43,6 +43,48 @@ class MaskedEvaluation:
                 f"{self.mean_return:.1f}, invalid actions {sum(self.invalid)}")
 
 
+def _same_space(a: Any, b: Any) -> bool:
+    """Spaces equal in type and shape (bounds may differ by dtype rounding after a save)."""
+    from gymnasium import spaces
+
+    if isinstance(a, spaces.Dict) and isinstance(b, spaces.Dict):
+        return a.spaces.keys() == b.spaces.keys() and all(
+            _same_space(a[k], b[k]) for k in a.spaces)
+    return type(a) is type(b) and getattr(a, "shape", None) == getattr(b, "shape", None)
+
+
+def match_observations(env: Any, model_space: Any) -> Any:
+    """``env``, wrapped in the flat face whose observation space is ``model_space``'s.
+
+    A model trained on ``FlattenMasked(gym.make(id))`` has a ``Box`` observation space; playing
+    it on ``gym.make(id)`` would hand it ``Dict`` observations. This returns ``env`` unchanged
+    when its space already matches (or ``model_space`` is ``None``), else ``FlattenMasked(env)``
+    or ``FlatBox(env, mask)`` for the first layout with the model's shapes, and raises a
+    one-line ``ValueError`` naming both shapes when none has them.
+    """
+    from gymnasium import spaces
+
+    from lifeline.faces.flat import FlatBox
+    from lifeline.faces.gymnasium import FlattenMasked
+
+    if model_space is None or _same_space(env.observation_space, model_space):
+        return env
+    space = env.observation_space
+    if isinstance(space, spaces.Dict) and "action_mask" in space.spaces:
+        candidates = [FlattenMasked(env), FlatBox(env, "first"), FlatBox(env, "dict")]
+        for wrapped in candidates:
+            if _same_space(wrapped.observation_space, model_space):
+                return wrapped
+
+    def shape(space: Any) -> str:
+        if isinstance(space, spaces.Dict):
+            return "Dict(" + ", ".join(f"{k}={shape(v)}" for k, v in space.spaces.items()) + ")"
+        return f"{type(space).__name__}{getattr(space, 'shape', '')}"
+    raise ValueError(f"the model observes {shape(model_space)} but the env gives "
+                     f"{shape(env.observation_space)}; no flat face of it (FlattenMasked, "
+                     f"FlatBox first/dict) matches: pass the env the model was trained on")
+
+
 def evaluate_masked(model: Any, env: Any, n_eval_episodes: int = 10,
                     seeds: Sequence[int] | None = None,
                     deterministic: bool = True) -> MaskedEvaluation:
@@ -50,15 +92,18 @@ def evaluate_masked(model: Any, env: Any, n_eval_episodes: int = 10,
 
     ``model`` needs ``predict(obs, deterministic=..., action_masks=mask)`` (MaskablePPO) — or a
     plain ``predict(obs, deterministic=...)``, then masked-out choices are counted in
-    ``invalid``. ``env`` is a Gymnasium env id (``"lifeline/ED-v2"``) or env built from one
+    ``invalid``. ``env`` is a Gymnasium env id (``"lifeline/ED-v3"``) or env built from one
     (wrappers such as :class:`~lifeline.faces.gymnasium.FlattenMasked` included, matching
-    what the model was trained on). ``seeds`` default to the held-out evaluation seeds
-    ``1_000_000 + i``.
+    what the model was trained on). A model whose ``observation_space`` is a flat face of the
+    env's ``Dict`` (``FlattenMasked`` or a :class:`~lifeline.faces.flat.FlatBox` layout) gets
+    the env wrapped to match (:func:`match_observations`). ``seeds`` default to the held-out
+    evaluation seeds ``1_000_000 + i``.
     """
     import gymnasium as gym
 
     if isinstance(env, str):
         env = gym.make(env)
+    env = match_observations(env, getattr(model, "observation_space", None))
     seeds = list(seeds) if seeds is not None else [EVAL_SEED_BASE + i
                                                    for i in range(n_eval_episodes)]
     returns, scores, lengths, invalid = [], [], [], []

@@ -43,6 +43,51 @@ def chunks(n_tasks: int, n_cpus: int, max_chunk: int = 8) -> list[tuple[int, int
     return [(i, min(i + size, n_tasks)) for i in range(0, n_tasks, size)]
 
 
+class RayUnavailable(RuntimeError):
+    """The Ray cluster named by ``address`` / ``RAY_ADDRESS`` does not answer (one line)."""
+
+
+def check_address(address: str | None, timeout_s: float = 3.0) -> None:
+    """Raise :class:`RayUnavailable` now if a ``HOST:PORT`` (or ``ray://HOST:PORT``) address
+    does not accept a TCP connection within ``timeout_s``.
+
+    Without this, ``ray.init`` retries for minutes and prints over a hundred log lines from its
+    C++ core before a traceback. Ray rewrites a loopback host to the node's IP address, so for
+    ``127.0.0.1``/``localhost`` both are tried. ``auto`` and ``None`` are left to Ray (they
+    find a local cluster, or fail fast).
+    """
+    import os
+    import socket
+
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    if address is None or address == "auto":
+        return
+    where = address.removeprefix("ray://")
+    host, sep, port_text = where.rpartition(":")
+    if not sep or not port_text.isdigit():
+        raise RayUnavailable(f"--address {address!r}: expected HOST:PORT, ray://HOST:PORT or "
+                             f"auto")
+    hosts = [host]
+    if host in ("127.0.0.1", "localhost"):
+        try:
+            from ray.util import get_node_ip_address
+
+            hosts.append(get_node_ip_address())
+        except Exception:  # only a second guess
+            pass
+    last: OSError | None = None
+    for h in hosts:
+        try:
+            with socket.create_connection((h, int(port_text)), timeout=timeout_s):
+                return
+        except OSError as exc:
+            last = exc
+    reason = getattr(last, "strerror", None) or str(last) or "timed out"
+    raise RayUnavailable(f"no Ray cluster answers at {address} ({reason}); start one with "
+                         f"`ray start --head`, or drop --address and RAY_ADDRESS for a private "
+                         f"local Ray")
+
+
 def run_tasks_ray(tasks: Sequence[Any], address: str | None = None,
                   on_record: Callable[[dict[str, Any]], None] | None = None,
                   record_dir: str | None = None, num_cpus: int | None = None,
@@ -53,6 +98,7 @@ def run_tasks_ray(tasks: Sequence[Any], address: str | None = None,
 
     own = not ray.is_initialized()
     if own:
+        check_address(address)
         runtime_env: dict[str, Any] | None = None
         if ship_code:
             import lifeline

@@ -130,22 +130,64 @@ class Recorder:
 _MISSING = object()
 
 
-def replay_name(env: str, scenario: str, agent: str, seed: int) -> str:
-    """File name for one episode's replay (agent names like ``ppo:PATH`` made file-safe)."""
+SUFFIXES = (".jsonl.gz", ".jsonl", ".json")
+"""Names a replay file may end with (``.gz``: gzip, the default; see :func:`replay_name`)."""
+
+
+def replay_name(env: str, scenario: str, agent: str, seed: int, compress: bool = True) -> str:
+    """File name for one episode's replay (agent names like ``ppo:PATH`` made file-safe);
+    ``.jsonl.gz`` unless ``compress=False`` (gzip: 10-30x smaller, read the same everywhere)."""
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", agent).strip("-") or "agent"
-    return f"{env}_{scenario}_{safe}_{seed}.jsonl"
+    return f"{env}_{scenario}_{safe}_{seed}.jsonl" + (".gz" if compress else "")
 
 
-def record_episode(task: Any, path: str | Path, agent: Any = None) -> dict[str, Any]:
-    """Run ``task`` (a :class:`lifeline.eval.episode.Task`) writing its replay to ``path``.
+def replay_target(path: str | Path, task: Any, directory: bool = False) -> Path:
+    """Where :func:`record_episode` writes ``task``'s replay for ``path``.
 
-    ``path`` is a ``.jsonl`` file (``.jsonl.gz``: gzip-compressed, about 10x smaller), or else a
-    directory (the file is then named by :func:`replay_name`). Returns the usual
-    episode record with ``replay`` (the file written) added.
+    An existing directory, a path ending in ``/`` or ``directory=True``: a file named by
+    :func:`replay_name` inside it. A name ending in ``.jsonl``, ``.jsonl.gz`` or ``.json``: that
+    file. Any other name: that name plus ``.jsonl.gz`` (so ``--record runs/ed`` writes
+    ``runs/ed.jsonl.gz``, and ``lifeline view runs/ed`` finds it: :func:`find_replay`).
     """
+    text = str(path)
     target = Path(path)
-    if target.is_dir() or not target.name.endswith((".jsonl", ".json", ".jsonl.gz")):
-        target = target / replay_name(task.env, task.scenario, task.agent, task.seed)
+    if directory or target.is_dir() or text.endswith(("/", "\\")):
+        return target / replay_name(task.env, task.scenario, task.agent, task.seed)
+    if target.name.endswith(SUFFIXES):
+        return target
+    return target.with_name(target.name + ".jsonl.gz")
+
+
+def find_replays(path: str | Path, most: int = 8) -> list[Path]:
+    """The replay file(s) ``path`` names, for ``lifeline view``: the file itself; else the name
+    plus a replay suffix (what :func:`replay_target` wrote); a directory: the replays in it (at
+    most ``most``, else an error naming how many). ``FileNotFoundError`` when there is none."""
+    target = Path(path)
+    if target.is_file():
+        return [target]
+    if target.is_dir():
+        found = sorted(f for f in target.iterdir() if f.is_file() and f.name.endswith(SUFFIXES))
+        if not found:
+            raise FileNotFoundError(f"no replay file (*.jsonl, *.jsonl.gz) in directory {path}")
+        if len(found) > most:
+            raise ValueError(f"{path} holds {len(found)} replays; name the ones to watch (at "
+                             f"most {most} side by side), e.g. lifeline view {found[0]}")
+        return found
+    for suffix in SUFFIXES:
+        candidate = target.with_name(target.name + suffix)
+        if candidate.is_file():
+            return [candidate]
+    raise FileNotFoundError(f"no such replay file: {path}")
+
+
+def record_episode(task: Any, path: str | Path, agent: Any = None,
+                   directory: bool = False) -> dict[str, Any]:
+    """Run ``task`` (a :class:`lifeline.eval.episode.Task`) writing its replay where
+    :func:`replay_target` says for ``path`` (a ``.jsonl.gz`` file is gzip-compressed, 10-30x
+    smaller than ``.jsonl``). Returns the usual episode record with ``replay`` (the file
+    written) added.
+    """
+    target = replay_target(path, task, directory)
     target.parent.mkdir(parents=True, exist_ok=True)
     with open_text(target, "w") as out:
         rec = Recorder(out, task.env, task.scenario, task.seed, task.agent)

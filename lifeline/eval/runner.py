@@ -28,7 +28,8 @@ def run_task(task: Task, record_dir: str | None = None) -> dict[str, Any]:
     """The record of ``task`` (its replay written under ``record_dir`` when given); agents are
     built once per process and reused (they are reset every episode)."""
     if record_dir is not None:  # opt-in replay recording (lifeline eval --record DIR)
-        return record_episode(task, Path(record_dir), cached_agent(task.agent, task.env))
+        return record_episode(task, Path(record_dir), cached_agent(task.agent, task.env),
+                              directory=True)
     return run_episode(task, cached_agent(task.agent, task.env))
 
 

@@ -13,12 +13,17 @@ the integer seed range is enough to keep training and evaluation episodes disjoi
   every agent, environment and scenario, so agents are compared on paired episodes (common random
   numbers) and results from different runs line up seed by seed.
 
-Seeds at or above :data:`EVAL_SEED_BASE` are reserved for evaluation; nothing in training may
-produce one (:func:`check_train_seed` enforces it).
+* **drawn seeds** ``[DRAWN_SEED_BASE, 2**31)``: what a server draws for a reset that names no
+  seed (:func:`drawn_seed`), so an unseeded interactive episode is never a training, validation
+  or held-out one.
+
+Seeds in ``[EVAL_SEED_BASE, EVAL_SEED_END)`` are reserved for evaluation; nothing in training
+may produce one (:func:`check_train_seed` enforces it).
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 
 import numpy as np
@@ -31,6 +36,12 @@ VALIDATION_SEED_BASE = 900_000
 
 EVAL_SEED_BASE = 1_000_000
 """First held-out evaluation seed; the evaluation set is ``EVAL_SEED_BASE + i``."""
+
+EVAL_SEED_END = 2**30
+"""End (exclusive) of the held-out range ``[EVAL_SEED_BASE, EVAL_SEED_END)``."""
+
+DRAWN_SEED_BASE = EVAL_SEED_END
+"""First seed :func:`drawn_seed` may return (drawn seeds: ``[DRAWN_SEED_BASE, 2**31)``)."""
 
 
 def eval_seeds(n: int, start: int = 0) -> list[int]:
@@ -52,7 +63,14 @@ def validation_seeds(n: int) -> list[int]:
 
 def is_eval_seed(seed: int) -> bool:
     """True if ``seed`` belongs to the held-out evaluation range."""
-    return seed >= EVAL_SEED_BASE
+    return EVAL_SEED_BASE <= seed < EVAL_SEED_END
+
+
+def drawn_seed() -> int:
+    """A fresh seed for an episode reset without one (servers, browser pages): uniform on
+    ``[DRAWN_SEED_BASE, 2**31)``, outside the training, validation and held-out ranges (the
+    seed is reported back, so the episode stays reproducible)."""
+    return DRAWN_SEED_BASE + secrets.randbelow(2**31 - DRAWN_SEED_BASE)
 
 
 def check_train_seed(seed: int) -> int:

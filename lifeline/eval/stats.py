@@ -171,6 +171,33 @@ def paired_compare(
     )
 
 
+def paired_differences(records: Sequence[Mapping[str, Any]], reference: str,
+                       key: str = "score") -> list[dict[str, Any]]:
+    """Every other agent minus ``reference``, per (env, scenario), over their common seeds:
+    one :class:`PairedComparison` record each (plus ``env``, ``scenario``, ``agent``,
+    ``reference``), in the order the records first name them."""
+    cells: dict[tuple[str, str], list[str]] = {}
+    for rec in records:
+        agents = cells.setdefault((str(rec["env"]), str(rec["scenario"])), [])
+        if rec["agent"] not in agents:
+            agents.append(str(rec["agent"]))
+    rows: list[dict[str, Any]] = []
+    for (env, scenario), agents in cells.items():
+        if reference not in agents:
+            continue
+        ref = scores_by_seed(records, env, scenario, reference, key)
+        for agent in agents:
+            if agent == reference:
+                continue
+            mine = scores_by_seed(records, env, scenario, agent, key)
+            if not set(mine) & set(ref):
+                continue  # an interrupted run: no seed played by both yet
+            c = paired_compare(mine, ref)
+            rows.append({"env": env, "scenario": scenario, "agent": agent,
+                         "reference": reference, **c.to_dict()})
+    return rows
+
+
 def normalised_score(agent: float, heuristic: float, bound: float) -> float:
     """``(agent - heuristic) / (bound - heuristic)``; NaN if the bound does not beat the heuristic.
 

@@ -52,6 +52,10 @@ class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
             gym.logger.warn(f"render_mode {render_mode!r} is not supported (choose one of "
                             f"{self.metadata['render_modes']}); rendering is off")
             render_mode = None
+        if render_mode == "rgb_array":  # one line naming the extra, not a ModuleNotFoundError
+            from lifeline.core.extras import require
+
+            require("viz", 'render_mode="rgb_array"')
         self.core = core if core is not None else make(env, scenario)
         self.render_mode = render_mode
         self.observation_space = observation_space(self.core)  # type: ignore[assignment]

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import secrets
 import uuid
 from collections.abc import Callable
 from functools import cache
@@ -28,6 +27,7 @@ from openenv.core.env_server.types import EnvironmentMetadata
 
 from lifeline.core.env import Action, CoreState, Environment, TimeStep
 from lifeline.core.registry import EnvSpec, resolve_scenario
+from lifeline.eval.seeds import drawn_seed
 from lifeline.faces.tools import (
     LegalView,
     ToolCallError,
@@ -255,7 +255,7 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
         chosen = frozenset(DEFAULT_VIEWS if views is None else views)
         core = core_env(self.env_spec, resolve_scenario(self.env_spec, options.get("scenario")))
         if seed is None:
-            seed = secrets.randbelow(2**31)
+            seed = drawn_seed()
         state = core.reset(seed)  # raises ValueError for a bad seed; session state untouched
         self._core, self._state, self._seed, self._views = core, state, seed, chosen
         self._episode_id = episode_id or uuid.uuid4().hex

@@ -498,7 +498,7 @@ def train_ppo(
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     # At the start: the code that trains, not whatever is checked in later.
-    commit = git_commit(mark_dirty=True) or "unknown"
+    commit = git_commit(mark_dirty=True)
     part = int(previous.get("parts", 1)) if resume else 0
     # Each resumed part draws from new streams (keys seed*1000 + 100*part + rank), so a resumed
     # run never replays the training seeds it already saw; behaviour cloning uses key 999.

@@ -156,3 +156,35 @@ def sft_tool_calls(model: Any, tokenizer: Any, examples: list[dict[str, Any]], s
         losses.append(float(loss.detach()))
     model.eval()
     return losses
+
+
+def build_tiny_model(path: Path, env_names: list[str] | None = None, turns_per_env: int = 60,
+                     sft_steps: int = 150, context: int = 64, seed: int = 0) -> dict[str, Any]:
+    """Build the tiny local chat model end to end and save it under ``path``.
+
+    What ``lifeline train tiny-lm`` and ``lifeline train grpo --tiny`` run (and the recipe of
+    ``tests/train/test_grpo.py``): ``text_heuristic`` transcripts of ``env_names`` (default ``ed``
+    and ``dispatch``) on training seeds, a tokenizer trained on them, a random tiny Qwen3
+    (:func:`build_tiny_qwen`), ``sft_steps`` supervised steps on the call format
+    (:func:`sft_tool_calls`), then the tokenizer and the tuned weights saved (transformers
+    format: ``--model PATH`` and ``hf:PATH`` load it). Returns a summary (losses, sizes).
+    """
+    import torch
+
+    names = env_names or ["ed", "dispatch"]
+    examples = transcripts(names, turns_per_env, seed=seed)
+    corpus = [e["prompt"][0]["content"] + e["completion"] for e in examples]
+    corpus += [json.dumps(e["tools"]) for e in examples[:: max(1, turns_per_env)]]
+    model, tokenizer = build_tiny_qwen(path, corpus, seed=seed)
+    torch.manual_seed(seed)
+    losses = sft_tool_calls(model, tokenizer, examples, steps=sft_steps, context=context,
+                            seed=seed) if sft_steps > 0 else []
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    summary = {"path": str(path), "envs": names, "examples": len(examples),
+               "parameters": int(sum(p.numel() for p in model.parameters())),
+               "sft_steps": sft_steps,
+               "sft_loss_first": losses[0] if losses else None,
+               "sft_loss_last": losses[-1] if losses else None}
+    (path / "lifeline_tiny.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return summary

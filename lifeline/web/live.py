@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lifeline.core.jsonable import clean
+from lifeline.eval.seeds import drawn_seed
 
 MAX_WEB_SESSIONS = 32
 """Hand-played sessions kept per environment (the oldest is dropped beyond this)."""
@@ -151,7 +152,7 @@ def _mount_env(name: str, env: Any) -> None:
         scenario_name, seed = _new_options(env, _json_body(await request.body()))
         scenario = resolve_scenario(spec, scenario_name)
         if seed is None:
-            seed = secrets.randbelow(2**31)
+            seed = drawn_seed()
         core = spec.load()(scenario)
         sid = secrets.token_urlsafe(16)
         own[sid] = WebSession(core, core.reset(seed), seed)

@@ -121,7 +121,8 @@ def test_replay_resimulates_byte_for_byte(tmp_path: Path, env_name: str, scenari
 
 
 def test_tampered_replay_fails_verification(tmp_path: Path) -> None:
-    path = Path(record_episode(Task("ed", "normal_day", "heuristic", 1), tmp_path)["replay"])
+    path = Path(record_episode(Task("ed", "normal_day", "heuristic", 1),
+                               tmp_path / "t.jsonl")["replay"])
     original = path.read_text()
     lines = original.splitlines(keepends=True)
     n = next(i for i, raw in enumerate(lines) if json.loads(raw).get("index") not in (None, 0))
@@ -157,7 +158,7 @@ def test_cli_run_and_eval_record(tmp_path: Path) -> None:
                               "--episodes", "2", "--workers", "2", "--record",
                               str(tmp_path / "ev")])
     assert res.exit_code == 0, res.output
-    files = sorted((tmp_path / "ev").glob("*.jsonl"))
+    files = sorted((tmp_path / "ev").glob("*.jsonl.gz"))
     assert [f.name for f in files] == [replay_name("ed", "night_shift", "heuristic", s)
                                        for s in (1_000_000, 1_000_001)]
     assert all(verify(f)[0] for f in files)
@@ -174,7 +175,7 @@ def test_cli_replays_and_view_errors(tmp_path: Path) -> None:
     runner = CliRunner()
     res = runner.invoke(app, ["replays", "--out", str(tmp_path), "--env", "dispatch"])
     assert res.exit_code == 0, res.output
-    (written,) = tmp_path.glob("*.jsonl")
+    (written,) = tmp_path.glob("*.jsonl.gz")
     assert written.name == replay_name("dispatch", "warmup", "closest_idle", 1_000_000)
     assert f"lifeline view {written}" in res.output
     res = runner.invoke(app, ["view", str(tmp_path / "missing.jsonl"), "--no-browser"])

@@ -340,7 +340,8 @@ class EDVectorEnv(gym.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.nda
     (Gymnasium's default: the step after an episode ends resets that env, its action is ignored,
     reward 0) or ``SAME_STEP`` (the ending step returns the next episode's first observation;
     the last one is in ``infos["final_obs"]``). ``infos`` carry per-env arrays (with Gymnasium's
-    ``_key`` masks): ``valid``, ``ticks``, ``deaths``, ``treated``, ``early_stopped``, and at the
+    ``_key`` masks): ``action_mask`` (boolean (N, A), as every id's ``SyncVectorEnv`` stacks it),
+    ``valid``, ``ticks``, ``deaths``, ``treated``, ``early_stopped``, and at the
     end of an episode ``score``, ``episode_return`` and the grade ``components``.
     ``action_masks()`` returns the boolean masks (N, A). ``copy=False`` returns the internal
     observation buffers (overwritten by the next step) instead of copies. ``episode_seeds``
@@ -427,7 +428,9 @@ class EDVectorEnv(gym.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.nda
             self.batch.reset_env(i, int(episode[i]))
         self._autoreset[:] = False
         self._started = True
-        return self._obs(), {"seed": episode, "_seed": np.ones(n, dtype=np.bool_)}
+        return self._obs(), {"seed": episode, "_seed": np.ones(n, dtype=np.bool_),
+                             "action_mask": self.batch.mask.copy(),
+                             "_action_mask": np.ones(n, dtype=np.bool_)}
 
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray,
                                           np.ndarray, dict[str, Any]]:
@@ -455,6 +458,8 @@ class EDVectorEnv(gym.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.nda
             infos[f"_{key}"] = stepped
         infos["valid"] = b.valid.copy()
         infos["_valid"] = stepped
+        infos["action_mask"] = b.mask.copy()  # like SyncVectorEnv's stacked info["action_mask"]
+        infos["_action_mask"] = np.ones(n, dtype=np.bool_)
         ended = np.flatnonzero(terminated | truncated)
         if len(ended):
             self._end_infos(infos, ended)
