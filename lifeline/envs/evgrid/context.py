@@ -84,11 +84,20 @@ def ambient_c(hour: float, p: EVGridParams) -> float:
     return p.ambient_mean_c + p.ambient_amp_c * math.cos(2.0 * math.pi * (hour - 15.0) / 24.0)
 
 
+def walkup_profile(hour: float) -> float:
+    """Relative walk-up intensity at ``hour`` (mean 1 over the day): peaks ~09 h and ~19 h."""
+    h = hour % 24.0
+
+    def bump(c: float, w: float) -> float:
+        d = min(abs(h - c), 24.0 - abs(h - c))
+        return math.exp(-((d / w) ** 2))
+
+    return (0.3 + 1.0 * bump(9.0, 1.8) + 1.1 * bump(19.0, 2.2) + 0.4 * bump(14.0, 2.5)) / 0.8547
+
+
 def occupancy_mean(hour: float) -> float:
     """Expected share of public slots used by EVs outside our fleet, per unit of
     ``background_occupancy`` (the generator adds AR(1) noise around it)."""
-    from lifeline.envs.evgrid.generator import walkup_profile
-
     return walkup_profile(hour) ** 0.7
 
 
