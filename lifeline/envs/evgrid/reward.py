@@ -53,11 +53,19 @@ UNSERVED_RATE = 1.0
 outside EV's kWh counts as one of our critical fleet's: the value of lost load is not ours to
 discount)."""
 AGEING_RATE = 2.0
-"""Critical-kWh equivalents per hour of transformer loss of life beyond normal ageing. A
-consequence price, stated not sourced: an hour of life of a ~2 MVA zone transformer group is
-~₹12 of its ~₹22 lakh cost over 180,000 h; Indian DTs fail at 10-15 %/yr and a failure cuts the
-zone for a day (~20 MWh). Two kWh per hour of lost life makes an hour at 140 °C (128 h of life)
-cost ~250 critical kWh, about a 30-min trip of a loaded zone."""
+"""Critical-kWh equivalents per hour of transformer loss of life beyond normal ageing.
+
+*What is sourced*: the hours. V = 2^((θ_h − 98)/6) and the loss of life ∫V dt are IEC
+60076-7:2018 eq. 2 and 4 (non-thermally-upgraded paper, 98 °C reference); IEEE C57.91-2011
+gives the same Arrhenius law (110 °C reference for thermally upgraded paper) and 180,000 h as a
+benchmark normal insulation life. *What is set, not sourced* (no standard prices an hour of
+life): the rate. Set as the replacement cost of an hour of life, in kWh at the tariff: a zone's
+transformer group (~2 MVA, ~₹22 lakh, an assumed Indian distribution-transformer price, not a
+quote) over 180,000 h is ≈ ₹12 per hour of life, ≈ 1.6 kWh at the ₹7.6/kWh base price,
+rounded up to 2 because a failure also cuts the zone (a consequence this ignores). At 2, an
+hour at 140 °C (128 h of life) costs ≈ 250 critical kWh, about a 30-min trip of a loaded zone.
+Switched off (0), greedy gains +0.013 / +0.024 / +0.001 on ``whitefield_night`` /
+``heatwave_peak`` / ``baseline`` (README ablation table)."""
 MIN_RENEWABLE_SPREAD = 0.05
 """Below this spread of the renewable share over the horizon the renewable term is E."""
 
