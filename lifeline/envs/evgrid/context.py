@@ -198,6 +198,10 @@ class Context:
         """(T+1, F) the ticks the headroom forecast made at each tick covers."""
         self.p_range = (float(self.price.min()), float(self.price.max()))
         self.r_range = (float(self.renewable[:-1].min()), float(self.renewable[:-1].max()))
+        ren = self.renewable[:-1]
+        self.solar_share = float(np.mean(ren > ren.min() + 0.05)) if ren.size else 0.0
+        """Share of the horizon's ticks with solar supply (renewable share > its minimum
+        + 0.05): the renewable term is only active where there is supply to time against."""
         self.st_node = np.arange(self.S)
         free = FIXED_TRIP_MIN + self.graph.dist[:, :self.S]
         travel = np.broadcast_to(free, (self.T + 1, self.N, self.S)) * mult[:, None, None]

@@ -12,8 +12,9 @@
 * ``cost`` — E × (p_max − p̄) / (p_max − p_min): p̄ the average ₹/kWh paid, p_min/p_max the cheapest
   and dearest station price of the scenario's horizon.
 * ``renewable`` — E × (r̄ − r_min) / (r_max − r_min): r̄ the renewable share of our energy; where
-  the horizon's renewable share varies by less than ``MIN_RENEWABLE_SPREAD`` (no solar supply,
-  ``whitefield_night``) there is nothing to shift towards and the term is E.
+  the horizon's renewable share varies by less than ``MIN_RENEWABLE_SPREAD``, or solar supply
+  covers less than ``MIN_SOLAR_SHARE`` of its ticks (``whitefield_night``), there is nothing to
+  shift towards and the term is E.
 * ``validity`` — 1 − invalid actions / steps.
 * ``harm`` (v3) — ``HARM_WEIGHT × harm_kwh / Σ wᵢ·needᵢ``: harm in critical-kWh equivalents,
   ``harm_kwh = unmet critical kWh + UNSERVED_RATE × kWh of other loads cut by protection (trips,
@@ -68,6 +69,12 @@ Switched off (0), greedy gains +0.013 / +0.024 / +0.001 on ``whitefield_night`` 
 ``heatwave_peak`` / ``baseline`` (README ablation table)."""
 MIN_RENEWABLE_SPREAD = 0.05
 """Below this spread of the renewable share over the horizon the renewable term is E."""
+MIN_SOLAR_SHARE = 0.25
+"""v3 (issue 25): the renewable term is also E where fewer than this share of the horizon's
+ticks have solar supply (``Context.solar_share``). ``whitefield_night`` (20-08 h) sees solar
+only after 06:20, when its overnight fleet has left: the term was ≈ 0.05 for every policy
+(greedy 0.046, bound 0.049 on seeds 0-1), a dead 0.10 of the score. Every other scenario has
+solar on ≥ 33 % of its ticks."""
 
 
 def walkup_waits(s: EVGridState) -> np.ndarray:
@@ -127,7 +134,8 @@ def _score(s: EVGridState, ctx: Context, full: bool) -> tuple[float, dict[str, f
     avg_price = cost / charged if charged > 0 else p_hi
     share = green / charged if charged > 0 else r_lo
     cheap = (p_hi - avg_price) / (p_hi - p_lo) if p_hi > p_lo else 1.0
-    ren = (share - r_lo) / (r_hi - r_lo) if r_hi - r_lo >= MIN_RENEWABLE_SPREAD else 1.0
+    active = r_hi - r_lo >= MIN_RENEWABLE_SPREAD and ctx.solar_share >= MIN_SOLAR_SHARE
+    ren = (share - r_lo) / (r_hi - r_lo) if active else 1.0
     invalid_rate = s.invalid_actions / s.steps if s.steps else 0.0
     parts = {
         "energy": e, "wait": wait_c, "tail_wait": tail_c,

@@ -49,7 +49,8 @@ def test_renewable_term_pays_for_timing_only_where_there_is_solar() -> None:
     """On ``baseline`` (solar bell 06-19 h) greedy's renewable term is below its energy term and
     above nearest's (it times plugged-in EVs into solar hours); with the solar supply switched
     off (``renewable_scale`` 0: the share is flat) the term is the energy share for everyone,
-    so it no longer moves the ranking."""
+    so it no longer moves the ranking; so it is on ``whitefield_night``, whose solar comes after
+    its overnight fleet has left (v3; the term was ≈ 0.05 for every policy there)."""
     env = EVGridEnv("baseline")
     g = reward.grade(_play(env, "greedy", 0), env.ctx).components
     n = reward.grade(_play(env, "nearest", 0), env.ctx).components
@@ -59,3 +60,7 @@ def test_renewable_term_pays_for_timing_only_where_there_is_solar() -> None:
     for agent in ("greedy", "nearest"):
         c = reward.grade(_play(flat, agent, 0), flat.ctx).components
         assert c["renewable"] == c["energy"]
+    night = EVGridEnv("whitefield_night")
+    assert night.ctx.solar_share < reward.MIN_SOLAR_SHARE <= env.ctx.solar_share
+    c = reward.grade(_play(night, "greedy", 0), night.ctx).components
+    assert c["renewable"] == c["energy"]
