@@ -141,6 +141,21 @@ def min_rate(e: EVGridEnv, need: float, kw: float, hours: float, margin: float =
     return e.params.rates[-1]
 
 
+def hot_spot_path(e: EVGridEnv, oil: np.ndarray, rise: np.ndarray, k_pu: np.ndarray, tick: int
+                  ) -> np.ndarray:
+    """(T − tick + 1, Z) hot-spot °C from ``tick`` (row 0 unset) to the end of the horizon, from
+    top-oil ``oil`` and hot-spot rise ``rise`` at per-unit loads ``k_pu`` (T+1, Z), stepped by
+    the public thermal model at the public ambient curve."""
+    ctx = e.ctx
+    n = ctx.T - tick
+    hot = np.zeros((n + 1, ctx.Z))
+    for i in range(n):
+        oil, rise = thermal.step(ctx.p, oil, rise, k_pu[tick + i], float(ctx.ambient[tick + i]),
+                                 ctx.p.tick_min)
+        hot[i + 1] = oil + rise
+    return hot
+
+
 class GreedyAgent(_Base):
     """Multi-objective heuristic (observation only).
 
@@ -277,11 +292,7 @@ class GreedyAgent(_Base):
         oil = zones[:, Z_OIL].astype(float)
         rise = (zones[:, Z_HOT] - zones[:, Z_OIL]).astype(float)
         n = T - tick
-        hot = np.zeros((n + 1, ctx.Z))
-        for i in range(n):
-            oil, rise = thermal.step(p, oil, rise, k_pu[tick + i], float(ctx.ambient[tick + i]),
-                                     dt)
-            hot[i + 1] = oil + rise
+        hot = hot_spot_path(e, oil, rise, k_pu, tick)
         v = thermal.ageing_rate(p, hot)
         g = np.where(v > 1.0, v * np.log(2.0) / 6.0, 0.0) * dt / 60.0
         a_o = np.exp(-dt / p.tau_oil_min)
