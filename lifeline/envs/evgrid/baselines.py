@@ -6,7 +6,8 @@ walk-up would miss before its stay limit at that charger's power and derating + 
 price; time-shifted plugged-in EVs; curtailment when the headroom forecast goes negative) ≤
 ``mpc`` (rolling-horizon plan of every plugged-in EV on a zone × tick load table: forecast,
 expected base load, committed sessions; a thermal lookahead that prices each plan by the
-transformer ageing it adds; critical walk-ups' missing kWh priced as harm) ≤ ``bound`` (an upper reference on a *relaxed* problem:
+transformer ageing it adds; critical walk-ups' missing kWh priced as harm) ≤ ``bound`` (an
+upper reference on a *relaxed* problem:
 clairvoyant, offline LP for plugged-in EVs, no stay limits, no background occupancy, limits
 ×1.6, exact reports). Observation-only agents use the public map, tariff and persona ranges
 (``env.ctx``, ``params``), never hidden truth; ``bound`` reads the state.

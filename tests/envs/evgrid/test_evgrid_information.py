@@ -18,7 +18,7 @@ def _play(env: EVGridEnv, agent: str, seed: int):
     s = env.reset(seed)
     a.reset(env, seed)
     while not s.done:
-        env.step(s, a.act(env, s))
+        env.step(s, a.act(env, s))  # type: ignore[arg-type]
     return s
 
 
@@ -34,14 +34,14 @@ def test_station_reports_are_the_truth() -> None:
         k = s.tick
         assert np.array_equal(s.rep_free, s.hist_free[k])
         assert np.array_equal(s.rep_queue, s.hist_queue[k])
-        env.step(s, a.act(env, s))
+        env.step(s, a.act(env, s))  # type: ignore[arg-type]
         ticks = s.tick
     lagged = EVGridEnv("baseline", params=replace(env.params, report_lag_min=30.0))
     s = lagged.reset(0)
     differ = False
     while not s.done and s.tick < 40:
         differ |= not np.array_equal(s.rep_free, s.hist_free[s.tick])
-        lagged.step(s, a.act(lagged, s))
+        lagged.step(s, a.act(lagged, s))  # type: ignore[arg-type]
     assert differ
 
 

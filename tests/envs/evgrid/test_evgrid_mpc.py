@@ -24,7 +24,7 @@ def test_ageing_price_is_the_derivative_of_excess_ageing() -> None:
     s = env.reset(0)
     agent.reset(env, 0)
     while s.tick < 50:
-        env.step(s, agent.act(env, s))
+        env.step(s, agent.act(env, s))  # type: ignore[arg-type]
     obs = env.observe(s)
     price = agent.ageing_price(env, s, obs)
     ctx, tick = env.ctx, s.tick
