@@ -84,11 +84,20 @@ def ambient_c(hour: float, p: EVGridParams) -> float:
     return p.ambient_mean_c + p.ambient_amp_c * math.cos(2.0 * math.pi * (hour - 15.0) / 24.0)
 
 
+def walkup_profile(hour: float) -> float:
+    """Relative walk-up intensity at ``hour`` (mean 1 over the day): peaks ~09 h and ~19 h."""
+    h = hour % 24.0
+
+    def bump(c: float, w: float) -> float:
+        d = min(abs(h - c), 24.0 - abs(h - c))
+        return math.exp(-((d / w) ** 2))
+
+    return (0.3 + 1.0 * bump(9.0, 1.8) + 1.1 * bump(19.0, 2.2) + 0.4 * bump(14.0, 2.5)) / 0.8547
+
+
 def occupancy_mean(hour: float) -> float:
     """Expected share of public slots used by EVs outside our fleet, per unit of
     ``background_occupancy`` (the generator adds AR(1) noise around it)."""
-    from lifeline.envs.evgrid.generator import walkup_profile
-
     return walkup_profile(hour) ** 0.7
 
 
@@ -189,6 +198,10 @@ class Context:
         """(T+1, F) the ticks the headroom forecast made at each tick covers."""
         self.p_range = (float(self.price.min()), float(self.price.max()))
         self.r_range = (float(self.renewable[:-1].min()), float(self.renewable[:-1].max()))
+        ren = self.renewable[:-1]
+        self.solar_share = float(np.mean(ren > ren.min() + 0.05)) if ren.size else 0.0
+        """Share of the horizon's ticks with solar supply (renewable share > its minimum
+        + 0.05): the renewable term is only active where there is supply to time against."""
         self.st_node = np.arange(self.S)
         free = FIXED_TRIP_MIN + self.graph.dist[:, :self.S]
         travel = np.broadcast_to(free, (self.T + 1, self.N, self.S)) * mult[:, None, None]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lifeline.envs.evgrid.context import Context
+from lifeline.envs.evgrid.context import Context, walkup_profile
 from lifeline.envs.evgrid.params import (
     BATTERY_KWH,
     DWELL_WINDOW_H,
@@ -38,17 +38,6 @@ DWELL_TARGET_SOC = 0.9
 RESERVE_KWH = 0.5
 """Energy a driver keeps in reserve: stations needing more than (energy − reserve) are out of
 range."""
-
-
-def walkup_profile(hour: float) -> float:
-    """Relative walk-up intensity at ``hour`` (mean 1 over the day): peaks ~09 h and ~19 h."""
-    h = hour % 24.0
-
-    def bump(c: float, w: float) -> float:
-        d = min(abs(h - c), 24.0 - abs(h - c))
-        return math.exp(-((d / w) ** 2))
-
-    return (0.3 + 1.0 * bump(9.0, 1.8) + 1.1 * bump(19.0, 2.2) + 0.4 * bump(14.0, 2.5)) / 0.8547
 
 
 @dataclass

@@ -12,8 +12,9 @@
 * ``cost`` — E × (p_max − p̄) / (p_max − p_min): p̄ the average ₹/kWh paid, p_min/p_max the cheapest
   and dearest station price of the scenario's horizon.
 * ``renewable`` — E × (r̄ − r_min) / (r_max − r_min): r̄ the renewable share of our energy; where
-  the horizon's renewable share varies by less than ``MIN_RENEWABLE_SPREAD`` (no solar supply,
-  ``whitefield_night``) there is nothing to shift towards and the term is E.
+  the horizon's renewable share varies by less than ``MIN_RENEWABLE_SPREAD``, or solar supply
+  covers less than ``MIN_SOLAR_SHARE`` of its ticks (``whitefield_night``), there is nothing to
+  shift towards and the term is E.
 * ``validity`` — 1 − invalid actions / steps.
 * ``harm`` (v3) — ``HARM_WEIGHT × harm_kwh / Σ wᵢ·needᵢ``: harm in critical-kWh equivalents,
   ``harm_kwh = unmet critical kWh + UNSERVED_RATE × kWh of other loads cut by protection (trips,
@@ -53,13 +54,27 @@ UNSERVED_RATE = 1.0
 outside EV's kWh counts as one of our critical fleet's: the value of lost load is not ours to
 discount)."""
 AGEING_RATE = 2.0
-"""Critical-kWh equivalents per hour of transformer loss of life beyond normal ageing. A
-consequence price, stated not sourced: an hour of life of a ~2 MVA zone transformer group is
-~₹12 of its ~₹22 lakh cost over 180,000 h; Indian DTs fail at 10-15 %/yr and a failure cuts the
-zone for a day (~20 MWh). Two kWh per hour of lost life makes an hour at 140 °C (128 h of life)
-cost ~250 critical kWh, about a 30-min trip of a loaded zone."""
+"""Critical-kWh equivalents per hour of transformer loss of life beyond normal ageing.
+
+*What is sourced*: the hours. V = 2^((θ_h − 98)/6) and the loss of life ∫V dt are IEC
+60076-7:2018 eq. 2 and 4 (non-thermally-upgraded paper, 98 °C reference); IEEE C57.91-2011
+gives the same Arrhenius law (110 °C reference for thermally upgraded paper) and 180,000 h as a
+benchmark normal insulation life. *What is set, not sourced* (no standard prices an hour of
+life): the rate. Set as the replacement cost of an hour of life, in kWh at the tariff: a zone's
+transformer group (~2 MVA, ~₹22 lakh, an assumed Indian distribution-transformer price, not a
+quote) over 180,000 h is ≈ ₹12 per hour of life, ≈ 1.6 kWh at the ₹7.6/kWh base price,
+rounded up to 2 because a failure also cuts the zone (a consequence this ignores). At 2, an
+hour at 140 °C (128 h of life) costs ≈ 250 critical kWh, about a 30-min trip of a loaded zone.
+Switched off (0), greedy gains +0.013 / +0.024 / +0.001 on ``whitefield_night`` /
+``heatwave_peak`` / ``baseline`` (README ablation table)."""
 MIN_RENEWABLE_SPREAD = 0.05
 """Below this spread of the renewable share over the horizon the renewable term is E."""
+MIN_SOLAR_SHARE = 0.25
+"""v3 (issue 25): the renewable term is also E where fewer than this share of the horizon's
+ticks have solar supply (``Context.solar_share``). ``whitefield_night`` (20-08 h) sees solar
+only after 06:20, when its overnight fleet has left: the term was ≈ 0.05 for every policy
+(greedy 0.046, bound 0.049 on seeds 0-1), a dead 0.10 of the score. Every other scenario has
+solar on ≥ 33 % of its ticks."""
 
 
 def walkup_waits(s: EVGridState) -> np.ndarray:
@@ -119,7 +134,8 @@ def _score(s: EVGridState, ctx: Context, full: bool) -> tuple[float, dict[str, f
     avg_price = cost / charged if charged > 0 else p_hi
     share = green / charged if charged > 0 else r_lo
     cheap = (p_hi - avg_price) / (p_hi - p_lo) if p_hi > p_lo else 1.0
-    ren = (share - r_lo) / (r_hi - r_lo) if r_hi - r_lo >= MIN_RENEWABLE_SPREAD else 1.0
+    active = r_hi - r_lo >= MIN_RENEWABLE_SPREAD and ctx.solar_share >= MIN_SOLAR_SHARE
+    ren = (share - r_lo) / (r_hi - r_lo) if active else 1.0
     invalid_rate = s.invalid_actions / s.steps if s.steps else 0.0
     parts = {
         "energy": e, "wait": wait_c, "tail_wait": tail_c,

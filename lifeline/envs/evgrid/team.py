@@ -37,9 +37,14 @@ CAP_LEVELS: tuple[float | None, ...] = (None, 0.6, 0.3)
 """Zone cap as a share of the forecast headroom (None: no cap)."""
 PRICE_LEVELS = (1.0, 1.25, 1.5)
 VIOLATION_COST = 0.002
-"""Team score lost per violation (v3; v2: none). Stated exchange rate: a violation costs as much
-score as ~5 critical kWh unmet on ``baseline`` (a critical kWh ≈ 4e-4 there): ignoring a
-directive never pays for the energy it buys (``tests/envs/evgrid/test_evgrid_team_roles.py``)."""
+"""Team score lost per violation (v3; v2: none). Set, not sourced (there is no published price
+of ignoring a grid operator's directive): chosen so that no single violation can pay for
+itself. The most one violation can buy is the energy of one walk-up session routed to a
+blacklisted station (~11 kWh × 0.5 × weight 1.5 / Σw·need ≈ 1.2e-3 on ``baseline``, Σw·need ≈
+6,790 kWh) — a cap violation buys nothing, the cap is enforced by protection — so 0.002 (≈ 5
+critical kWh on ``baseline``, a critical kWh ≈ 4.4e-4) exceeds it. Measured:
+``tests/envs/evgrid/test_evgrid_team_roles.py`` (ignoring every directive 0.592 vs obeying
+0.673 on ``baseline``, seeds 0-2)."""
 
 
 def _doc(text: str) -> Any:
