@@ -26,6 +26,7 @@ from lifeline.core.env import Action
 from lifeline.core.registry import make
 from lifeline.envs.pharmacy.baselines import (
     BaseStockAgent,
+    feedback_messages,
     plan_call,
     quoted_leads,
     replenish,
@@ -268,7 +269,8 @@ class PharmacyTextPolicy(TextPolicy):
             orders = replenish(p, s, alloc, plt_z=ref.plt_z,  # type: ignore[arg-type]
                                leads=quoted_leads(s),  # type: ignore[arg-type]
                                cover_rounds=ref.cover_rounds)
-            return [*moves, plan_call(alloc, f"evidence {cite}"),
+            notes = feedback_messages(s) if ref.feedback else []  # type: ignore[arg-type]
+            return [*moves, *notes, plan_call(alloc, f"evidence {cite}"),
                     *with_justifications(p, s, orders)]  # type: ignore[arg-type]
         return None
 

@@ -186,3 +186,44 @@ def test_finance_judges_the_round_per_supplier(on: bool) -> None:
     for _ in range(6):  # 6 x $2,200 with MEDLINE in one round
         env.step(state, SubmitPo("MEDLINE", "BLOOD-RBC", "CENTRAL", 10))
     assert ("held" in [po.status for po in state.pos]) == on
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_reference_forecast_follows_the_weekday_pattern(on: bool) -> None:
+    """The weekday pattern changes base-stock's order quantities: its forecast of a weekend
+    round (Sat+Sun, round 2 starts on day 4 = Friday; round 6 covers days 12-13 = Sat, Sun)
+    is below a Monday-Tuesday round's; with the pattern off they are equal."""
+    from lifeline.envs.pharmacy.baselines import forecast
+
+    env = _env(weekday=SCENARIOS["medium"].weekday if on else ())
+    state = env.reset(3)
+    state.events = []
+    weekend, weekday = forecast(env.params, state, 6), forecast(env.params, state, 0)
+    if on:
+        assert weekend[1] < 0.75 * weekday[1]
+    else:
+        assert weekend[1] == pytest.approx(weekday[1])
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_reference_feedback_lowers_hoarding_pressure(on: bool,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """base_stock messages each ward about its most over-requested line (citing evidence):
+    the wards' hoarding pressure ends lower than without the messages; with the mechanic off
+    (``FEEDBACK_PRESSURE`` 0) the messages change nothing."""
+    if not on:
+        monkeypatch.setattr(dynamics, "FEEDBACK_PRESSURE", 0.0)
+    ends = []
+    for feedback in (True, False):
+        env = _env()
+        agent = make_agent("base_stock", "pharmacy")
+        agent.feedback = feedback  # type: ignore[attr-defined]
+        agent.reset(env, 5)
+        state = env.reset(5)
+        while not state.done:
+            env.step(state, agent.act(env, state))
+        ends.append(float(state.pressure.sum()))
+    if on:
+        assert ends[0] < ends[1] - 0.02
+    else:
+        assert ends[0] == pytest.approx(ends[1])
