@@ -78,8 +78,11 @@ FEEDBACK_PRESSURE = 0.03
 over-requested (once per ward per round); feedback on an honest line costs trust instead."""
 
 
-def _stock_until(lots: list[Lot], day: int) -> float:
-    return inventory.usable(lots, day)
+def _stock_until(lots: list[Lot], end: int) -> float:
+    """Units usable through the last day before ``end`` (a lot whose expiry day is ``end`` is
+    used up to then: it expires at the start of day ``end``; v2 fix, v1 left it out and the
+    ward re-requested stock it held)."""
+    return inventory.usable(lots, end - 1)
 
 
 # ----- round set-up: the scripted ward actors ---------------------------------------------------

@@ -15,6 +15,7 @@ from lifeline.envs.pharmacy.generator import expected_daily
 from lifeline.envs.pharmacy.params import SCENARIOS, SUPPLIERS, PharmacyParams
 from lifeline.envs.pharmacy.types import (
     AdvanceRound,
+    Lot,
     MessagingSendToWard,
     PharmacyState,
     QuarantineLot,
@@ -227,3 +228,19 @@ def test_reference_feedback_lowers_hoarding_pressure(on: bool,
         assert ends[0] < ends[1] - 0.02
     else:
         assert ends[0] == pytest.approx(ends[1])
+
+
+def test_ward_on_hand_counts_a_lot_that_lasts_the_round() -> None:
+    """A ward lot expiring at the start of the next round serves the whole round: the ward's
+    on-hand (and so its net need) counts it; one expiring a day earlier does not."""
+    env = _env()
+    state = env.reset(1)
+    end = (state.round + 1) * env.params.days_per_round
+    lots = state.wards[0][1]
+    lots.clear()
+    lots.append(Lot("L-x", 1, 3.0, end))
+    dynamics.start_round(state, env.params)
+    assert state.on_hand[0, 1] == pytest.approx(3.0)
+    lots[0] = Lot("L-x", 1, 3.0, end - 1)
+    dynamics.start_round(state, env.params)
+    assert state.on_hand[0, 1] == 0.0
