@@ -244,3 +244,33 @@ def test_ward_on_hand_counts_a_lot_that_lasts_the_round() -> None:
     lots[0] = Lot("L-x", 1, 3.0, end - 1)
     dynamics.start_round(state, env.params)
     assert state.on_hand[0, 1] == 0.0
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_reference_returns_ward_surplus_when_central_cannot_fill(on: bool) -> None:
+    """base_stock returns a ward's surplus (beyond 1.1 x its evidence estimate) to central when
+    central cannot fill the plan, and the other ward is then served: with transfers off the
+    same round leaves more critical need unmet."""
+    env = _env(transfers=on)
+    agent = make_agent("base_stock", "pharmacy")
+    agent.reset(env, 8)
+    state = env.reset(8)
+    state.central[0].clear()
+    state.wards[0][0].clear()
+    state.wards[1][0][:] = [Lot("L-er", 0, 60.0, 40)]
+    dynamics.start_round(state, env.params)
+    while state.round == 0:
+        env.step(state, agent.act(env, state))
+    assert (state.counters.transfers > 0) == on
+    unmet = state.counters.unmet_critical
+    if on:
+        off = _env(transfers=False)
+        agent.reset(off, 8)
+        other = off.reset(8)
+        other.central[0].clear()
+        other.wards[0][0].clear()
+        other.wards[1][0][:] = [Lot("L-er", 0, 60.0, 40)]
+        dynamics.start_round(other, off.params)
+        while other.round == 0:
+            off.step(other, agent.act(off, other))
+        assert unmet < other.counters.unmet_critical - 1.0
