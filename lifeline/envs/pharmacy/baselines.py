@@ -501,7 +501,13 @@ class BaseStockAgent(ScriptAgent):
     name = "base_stock"
     slack = 1.2
     plt_z: float | None = PLT_Z
-    use_quotes = True
+    use_quotes = False
+    """Read last round's quotes and ask for next round's (off since the issue-23 review: acting
+    on them means FASTMED platelets in round 0 and after a late MEDLINE quote, and on
+    validation seeds 100-129 not doing so scores -0.0002 / +0.0036 / +0.0087 / +0.0059 /
+    +0.0000 (light, medium, heavy, mass_casualty, supply_shock) with 0.6 more / 2.7, 8.5, 4.4
+    fewer harm units; training seeds 0-7 agreed except light, -0.004: README "Reference
+    tuning")."""
     use_transfers = True
     cover_rounds = 4
     """v2 (tuned): rounds of forecast the regular MEDLINE order of a long-life SKU covers, so a
