@@ -28,6 +28,7 @@ from lifeline.envs.pharmacy.generator import (
     true_lead_time,
 )
 from lifeline.envs.pharmacy.generator import expected_daily as _expected_daily
+from lifeline.envs.pharmacy.generator import weekday_factor as _weekday_factor
 from lifeline.envs.pharmacy.params import (
     CENTRAL,
     CRIT,
@@ -230,13 +231,21 @@ def budget_cover(params: PharmacyParams, state: PharmacyState, issue: np.ndarray
     return float(np.clip(spare / ss_cost, 0.0, 1.0))
 
 
+FORECAST_WEEKDAY = True
+"""v2: the reference's forecast applies the published weekday pattern (training seeds 0-7, five
+scenarios: README "Reference tuning")."""
+
+
 def forecast(params: PharmacyParams, state: PharmacyState, rnd: int) -> np.ndarray:
-    """Expected network demand per SKU in round ``rnd``, with published MCIs."""
+    """Expected network demand per SKU in round ``rnd``, with published MCIs and (v2) the
+    weekday pattern (``PharmacyParams.weekday`` is public: day 0 is a Monday) when
+    :data:`FORECAST_WEEKDAY` is set."""
     daily = _expected_daily(params)
     dpr = params.days_per_round
+    week = _weekday_factor(params)
     total = np.zeros(N_SKUS)
     for day in range(rnd * dpr, (rnd + 1) * dpr):
-        d = daily.copy()
+        d = daily * (float(week[day]) if FORECAST_WEEKDAY and day < len(week) else 1.0)
         for ev in published(state, "mci"):
             if ev.start_day <= day < ev.end_day:
                 d[0:2, IS_CRIT] *= params.mci_mult
@@ -492,7 +501,13 @@ class BaseStockAgent(ScriptAgent):
     name = "base_stock"
     slack = 1.2
     plt_z: float | None = PLT_Z
-    use_quotes = True
+    use_quotes = False
+    """Read last round's quotes and ask for next round's (off since the issue-23 review: acting
+    on them means FASTMED platelets in round 0 and after a late MEDLINE quote, and on
+    validation seeds 100-129 not doing so scores -0.0002 / +0.0036 / +0.0087 / +0.0059 /
+    +0.0000 (light, medium, heavy, mass_casualty, supply_shock) with 0.6 more / 2.7, 8.5, 4.4
+    fewer harm units; training seeds 0-7 agreed except light, -0.004: README "Reference
+    tuning")."""
     use_transfers = True
     cover_rounds = 4
     """v2 (tuned): rounds of forecast the regular MEDLINE order of a long-life SKU covers, so a
@@ -531,9 +546,14 @@ class BaseStockAgent(ScriptAgent):
             orders = replenish(env.params, state, alloc, plt_z=self.plt_z,
                                leads=quoted_leads(state) if self.use_quotes else None,
                                cover_rounds=self.cover_rounds)
-            return [*moves, plan_call(alloc, f"evidence {cite}"),
+            notes = feedback_messages(state) if self.feedback else []
+            return [*moves, *notes, plan_call(alloc, f"evidence {cite}"),
                     *with_justifications(env.params, state, orders)]
         return None
+
+    feedback = True
+    """v2 (tuned): message each ward about its most over-requested line, citing that line's
+    evidence (lowers its hoarding pressure, dynamics.FEEDBACK_PRESSURE)."""
 
     point_of_use = True
     """Raise blood-line allocations by :data:`CRIT_BUFFER` while the budget funds it (v1)."""
@@ -559,6 +579,25 @@ class BaseStockAgent(ScriptAgent):
         if self.grant_supplies:
             alloc[:, ~IS_CRIT] = np.maximum(alloc[:, ~IS_CRIT], state.requests[:, ~IS_CRIT])
         return alloc * STOCKED
+
+
+def feedback_messages(state: PharmacyState, ratio: float = 1.2) -> list[Action]:
+    """One message per ward citing the evidence of its most over-requested shown line, when
+    that request exceeds ``ratio`` x the evidence's net estimate + 1 (what the agent saw)."""
+    est = np.maximum(state.evidence_est - state.on_hand, 0.0)
+    over = np.where((state.evidence_seen == 1) & (state.requests > ratio * est + 1.0),
+                    state.requests - est, 0.0) * STOCKED
+    ids = {(r, w, s): e for e, (r, w, s) in state.evidence_ids.items()}
+    calls: list[Action] = []
+    for w in range(len(WARDS)):
+        if over[w].max() <= 0:
+            continue
+        s = int(np.argmax(over[w] * COST))
+        eid = ids.get((state.round, w, s))
+        if eid:
+            calls.append(MessagingSendToWard(WARDS[w], f"{eid}: your {SKU_NAMES[s]} request "
+                                             f"is above the clinical estimate"))
+    return calls
 
 
 def surplus_returns(state: PharmacyState, alloc: np.ndarray) -> list[Action]:

@@ -40,6 +40,7 @@ from lifeline.envs.pharmacy.types import (
     EscalateToClinicalReview,
     FileJustification,
     FinanceSapRequestApproval,
+    Justify,
     Lot,
     MessagingSendToWard,
     Order,
@@ -47,7 +48,9 @@ from lifeline.envs.pharmacy.types import (
     PurchaseOrder,
     Quarantine,
     QuarantineLot,
+    Quote,
     RequestEvidence,
+    ReturnStock,
     ReviewWard,
     SetAllocation,
     SubmitAllocationPlan,
@@ -75,8 +78,11 @@ FEEDBACK_PRESSURE = 0.03
 over-requested (once per ward per round); feedback on an honest line costs trust instead."""
 
 
-def _stock_until(lots: list[Lot], day: int) -> float:
-    return inventory.usable(lots, day)
+def _stock_until(lots: list[Lot], end: int) -> float:
+    """Units usable through the last day before ``end`` (a lot whose expiry day is ``end`` is
+    used up to then: it expires at the start of day ``end``; v2 fix, v1 left it out and the
+    ward re-requested stock it held)."""
+    return inventory.usable(lots, end - 1)
 
 
 # ----- round set-up: the scripted ward actors ---------------------------------------------------
@@ -568,6 +574,21 @@ def _h_quarantine(state: PharmacyState, params: PharmacyParams, a: Quarantine) -
     return _h_quarantine_lot(state, params, QuarantineLot(location, SKU_NAMES[s], lot_id))
 
 
+def _h_console_quote(state: PharmacyState, params: PharmacyParams, a: Quote) -> str:
+    return _h_quote(state, params, SupplierPortalRequestQuote(SUPPLIER_NAMES[a.supplier],
+                                                              "BLOOD-PLT", 1))
+
+
+def _h_return(state: PharmacyState, params: PharmacyParams, a: ReturnStock) -> str:
+    return _h_transfer(state, params, TransferStock(WARDS[a.ward], CENTRAL, SKU_NAMES[a.sku],
+                                                    rules.return_quantity(state, a.ward, a.sku)))
+
+
+def _h_console_justify(state: PharmacyState, params: PharmacyParams, a: Justify) -> str:
+    cite = rules.citable_id(state, a.sku)
+    return _h_justify(state, params, FileJustification(cite, f"orders for {cite}"))
+
+
 Handler = Callable[[PharmacyState, PharmacyParams, Any], str]
 HANDLERS: dict[type[Action], Handler] = {
     AdvanceRound: _h_advance, SubmitAllocationPlan: _h_plan, SetAllocation: _h_set,
@@ -576,6 +597,7 @@ HANDLERS: dict[type[Action], Handler] = {
     SubmitPo: _h_po, Order: _h_order, FinanceSapRequestApproval: _h_approval,
     FileJustification: _h_justify, SupplierPortalRequestQuote: _h_quote,
     MessagingSendToWard: _h_message, QuarantineLot: _h_quarantine_lot, Quarantine: _h_quarantine,
-    TransferStock: _h_transfer,
+    TransferStock: _h_transfer, Quote: _h_console_quote, ReturnStock: _h_return,
+    Justify: _h_console_justify,
 }
 """State-changing actions -> handler (the registry of public tools, with ``queries.QUERIES``)."""

@@ -13,7 +13,7 @@ import numpy as np
 from lifeline.core.specs import ArraySpec
 from lifeline.envs.pharmacy import rules
 from lifeline.envs.pharmacy.generator import N_SKUS, N_WARDS
-from lifeline.envs.pharmacy.params import EVENT_KINDS, PharmacyParams
+from lifeline.envs.pharmacy.params import EVENT_KINDS, SUPPLIERS, PharmacyParams
 from lifeline.envs.pharmacy.types import PharmacyState
 
 MAX_UNITS = 1_000_000.0
@@ -46,6 +46,9 @@ def observation_spec(params: PharmacyParams) -> dict[str, ArraySpec]:
                             "published and not yet past: mci, disruption, recall, cold_chain"),
         "alerts": ArraySpec((rules.ALERT_SLOTS,), "float32", 0.0, 1.0,
                             "quarantine slot holds an affected lot"),
+        "quoted_lead": ArraySpec((len(SUPPLIERS),), "float32", 0.0, 30.0,
+                                 "v2: lead time (days) each supplier quoted last round for "
+                                 "orders placed this round (0 = no quote)"),
     }
 
 
@@ -66,6 +69,10 @@ def observe(state: PharmacyState, params: PharmacyParams) -> dict[str, np.ndarra
     alerts[:min(rules.ALERT_SLOTS, len(rules.alert_lots(state, params)))] = 1.0
     consumption = state.history[-1][2] if state.history else np.zeros((N_WARDS, N_SKUS))
     left = max(0.0, rules.available_budget(state))
+    quoted = np.zeros(len(SUPPLIERS))
+    for rnd, p, _s, _q, _price, lead in state.quotes.values():
+        if rnd == state.round - 1:
+            quoted[p] = lead
     return {
         "clock": np.array([min(1.0, state.round / params.rounds),
                            1.0 - state.calls_used / params.tool_calls_per_round,
@@ -83,4 +90,5 @@ def observe(state: PharmacyState, params: PharmacyParams) -> dict[str, np.ndarra
         "pipeline": pipeline.astype(f32),
         "events": events.astype(f32),
         "alerts": alerts.astype(f32),
+        "quoted_lead": quoted.astype(f32),
     }

@@ -1,8 +1,9 @@
 """The ONE place for validity: the console encoding, ``validate`` (precise messages) and the mask.
 
-Encoding (254 actions): ``advance_round`` | ``set_allocation(level, ward, sku)`` 5 levels x 26
+Encoding (293 actions): ``advance_round`` | ``set_allocation(level, ward, sku)`` 5 levels x 26
 lines | ``order(supplier, quantity_level, sku)`` 3 x 3 x 10 | ``review_ward(ward)`` x3 |
-``escalate(line)`` x26 | ``quarantine(slot)`` x4. The 21 string-argument tools other than
+``escalate(line)`` x26 | ``quarantine(slot)`` x4 | (v2) ``quote(supplier)`` x3 |
+``return_stock(line)`` x26 | ``justify(sku)`` x10. The string-argument tools other than
 ``advance_round`` have no encoding (``encode`` raises); they are validated here all the same.
 """
 
@@ -33,6 +34,7 @@ from lifeline.envs.pharmacy.types import (
     EscalateToClinicalReview,
     FileJustification,
     FinanceSapRequestApproval,
+    Justify,
     MessagingSendToWard,
     Order,
     PharmacyState,
@@ -41,7 +43,9 @@ from lifeline.envs.pharmacy.types import (
     QueryErp,
     QuerySupplier,
     QueryWardHistory,
+    Quote,
     RequestEvidence,
+    ReturnStock,
     ReviewWard,
     SetAllocation,
     SubmitAllocationPlan,
@@ -80,7 +84,8 @@ class Layout:
         n_lines, n_levels = len(LINES), len(LEVELS)
         sizes = [("advance_round", 1), ("set_allocation", n_lines * n_levels),
                  ("order", len(SKUS) * len(SUPPLIERS) * len(ORDER_DAYS)),
-                 ("review_ward", len(WARDS)), ("escalate", n_lines), ("quarantine", ALERT_SLOTS)]
+                 ("review_ward", len(WARDS)), ("escalate", n_lines), ("quarantine", ALERT_SLOTS),
+                 ("quote", len(SUPPLIERS)), ("return_stock", n_lines), ("justify", len(SKUS))]
         self.offsets: dict[str, int] = {}
         start = 0
         for kind, size in sizes:
@@ -105,6 +110,9 @@ class Layout:
         self._actions += [ReviewWard(ward=w) for w in range(len(WARDS))]
         self._actions += [Escalate(ward=w, sku=s) for w, s in LINES]
         self._actions += [Quarantine(slot=k) for k in range(ALERT_SLOTS)]
+        self._actions += [Quote(supplier=p) for p in range(len(SUPPLIERS))]
+        self._actions += [ReturnStock(ward=w, sku=s) for w, s in LINES]
+        self._actions += [Justify(sku=s) for s in range(len(SKUS))]
         self._index = {a: i for i, a in enumerate(self._actions)}
         self.order_cost_flat = self.order_cost.transpose(1, 2, 0).ravel()
         """Order costs in encoding order (supplier, level, sku)."""
@@ -113,6 +121,7 @@ class Layout:
         self.static_mask[0] = True
         self.static_mask[self.offsets["set_allocation"]:self.offsets["order"]] = True
         self.static_mask[self.offsets["review_ward"]:self.offsets["escalate"]] = True
+        self.static_mask[self.offsets["quote"]:self.offsets["return_stock"]] = True
 
     def encode(self, action: Action) -> int:
         index = self._index.get(action)
@@ -283,6 +292,28 @@ def cited_skus(state: PharmacyState, text: str, kinds: tuple[str, ...]) -> set[i
         if m.group(1) in kinds:
             out |= id_skus(state, m.group(0))
     return out
+
+
+def citable_id(state: PharmacyState, s: int) -> str:
+    """The id the console's ``justify(s)`` cites: this round's evidence on SKU ``s``, else a
+    shortage ticket naming it, else a published event concerning it ('' if none)."""
+    for eid, (r, _w, k) in state.evidence_ids.items():
+        if r == state.round and k == s:
+            return eid
+    for tid in state.tickets:
+        if s in id_skus(state, tid):
+            return tid
+    for ev in state.events:
+        if ev.announce_round <= state.round and s in id_skus(state, ev.eid):
+            return ev.eid
+    return ""
+
+
+def return_quantity(state: PharmacyState, w: int, s: int) -> float:
+    """Units the console's ``return_stock(w, s)`` moves: half the ward's stock, rounded down,
+    at least 1 (all of it below 2 units)."""
+    held = inventory.total(state.wards[w][s])
+    return float(max(min(1.0, held), np.floor(held / 2.0)))
 
 
 # ----- validate ---------------------------------------------------------------------------------
@@ -511,6 +542,36 @@ def _v_quarantine(state: PharmacyState, params: PharmacyParams, layout: Layout,
     return None
 
 
+def _v_console_quote(state: PharmacyState, params: PharmacyParams, layout: Layout,
+                     a: Quote) -> str | None:
+    return _int(a.supplier, 0, len(SUPPLIERS) - 1, "supplier")
+
+
+def _v_return(state: PharmacyState, params: PharmacyParams, layout: Layout,
+              a: ReturnStock) -> str | None:
+    if not params.transfers:
+        return "transfer_stock is not available in this configuration"
+    problem = _int(a.ward, 0, len(WARDS) - 1, "ward") or _int(a.sku, 0, len(SKUS) - 1, "sku")
+    if problem:
+        return problem
+    if not STOCKED[a.ward, a.sku]:
+        return f"{WARDS[a.ward]} does not stock {SKU_NAMES[a.sku]}"
+    if inventory.total(state.wards[a.ward][a.sku]) < 1.0:
+        return f"{WARDS[a.ward]} holds less than 1 unit of {SKU_NAMES[a.sku]}"
+    return None
+
+
+def _v_console_justify(state: PharmacyState, params: PharmacyParams, layout: Layout,
+                       a: Justify) -> str | None:
+    problem = _int(a.sku, 0, len(SKUS) - 1, "sku")
+    if problem:
+        return problem
+    if not citable_id(state, a.sku):
+        return (f"nothing concerns {SKU_NAMES[a.sku]} yet: review a ward (evidence), or wait "
+                f"for a shortage ticket or an event")
+    return None
+
+
 _VALIDATORS: dict[type[Action], Any] = {
     SubmitAllocationPlan: _v_plan, QueryWardHistory: _v_ward, QueryErp: _v_erp,
     QuerySupplier: _v_supplier, SupplierPortalRequestQuote: _v_quote,
@@ -519,7 +580,8 @@ _VALIDATORS: dict[type[Action], Any] = {
     EscalateToClinicalReview: _v_escalate_tool, SubmitPo: _v_po, FileJustification: _v_justify,
     QuarantineLot: _v_quarantine_lot, SetAllocation: _v_set, Order: _v_order,
     ReviewWard: _v_review, Escalate: _v_escalate, Quarantine: _v_quarantine,
-    TransferStock: _v_transfer,
+    TransferStock: _v_transfer, Quote: _v_console_quote, ReturnStock: _v_return,
+    Justify: _v_console_justify,
 }
 
 
@@ -536,6 +598,11 @@ def action_mask(state: PharmacyState, params: PharmacyParams, layout: Layout) ->
     if any(ev.lots and ev.announce_round <= state.round for ev in state.events):
         n = min(ALERT_SLOTS, len(alert_lots(state, params)))
         mask[off["quarantine"]:off["quarantine"] + n] = True
+    if params.transfers:
+        held = np.array([inventory.total(state.wards[w][s]) for w, s in LINES])
+        mask[off["return_stock"]:off["justify"]] = held >= 1.0
+    mask[off["justify"]:off["justify"] + len(SKUS)] = [bool(citable_id(state, s))
+                                                       for s in range(len(SKUS))]
     return mask
 
 

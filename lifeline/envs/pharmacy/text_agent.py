@@ -26,6 +26,7 @@ from lifeline.core.env import Action
 from lifeline.core.registry import make
 from lifeline.envs.pharmacy.baselines import (
     BaseStockAgent,
+    feedback_messages,
     plan_call,
     quoted_leads,
     replenish,
@@ -235,10 +236,12 @@ class PharmacyTextPolicy(TextPolicy):
     def _phase_calls(self, k: int, text: str) -> list[Action] | None:
         s, p = self.seen, self.params
         if k == 0:
-            quotes: list[Action] = [SupplierPortalGetQuote(q) for q, v in s.quotes.items()
-                                    if v[0] == s.round - 1]
-            if s.round < p.rounds - 2:
-                quotes.append(SupplierPortalRequestQuote("MEDLINE", "BLOOD-RBC", 1))
+            quotes: list[Action] = []
+            if self._reference.use_quotes:  # as base-stock: read last round's, ask for next
+                quotes = [SupplierPortalGetQuote(q) for q, v in s.quotes.items()
+                          if v[0] == s.round - 1]
+                if s.round < p.rounds - 2:
+                    quotes.append(SupplierPortalRequestQuote("MEDLINE", "BLOOD-RBC", 1))
             return [ViewRequests(), ErpOracleGetInventory(), ErpOracleGetPipeline(),
                     WmsScanInventory(), FinanceSapGetBudget(), *quotes,
                     *[RequestEvidence(w, "all") for w in WARDS]]
@@ -266,9 +269,11 @@ class PharmacyTextPolicy(TextPolicy):
             cite = " ".join([e for e, (r, _, _) in s.evidence_ids.items() if r == s.round][:6])
             moves = surplus_returns(s, alloc) if p.transfers else []  # type: ignore[arg-type]
             orders = replenish(p, s, alloc, plt_z=ref.plt_z,  # type: ignore[arg-type]
-                               leads=quoted_leads(s),  # type: ignore[arg-type]
+                               leads=quoted_leads(s)  # type: ignore[arg-type]
+                               if ref.use_quotes else None,
                                cover_rounds=ref.cover_rounds)
-            return [*moves, plan_call(alloc, f"evidence {cite}"),
+            notes = feedback_messages(s) if ref.feedback else []  # type: ignore[arg-type]
+            return [*moves, *notes, plan_call(alloc, f"evidence {cite}"),
                     *with_justifications(p, s, orders)]  # type: ignore[arg-type]
         return None
 

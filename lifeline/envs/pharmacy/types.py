@@ -11,6 +11,7 @@ tools). ``advance_round`` is both.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -51,6 +52,16 @@ class PurchaseOrder:
     """True arrival day (hidden: includes the supplier's random delay)."""
     eta_day: int = -1
     """Arrival day at the nominal lead time (what the pipeline shows)."""
+
+    def __setstate__(self, state: Any) -> None:
+        # a restored PO's status is the interned literal the handlers assign, so a restored
+        # state pickles to the same bytes as the original after the next status change
+        if isinstance(state, tuple):  # default slots pickling: (None, {slot: value})
+            state = state[-1]
+        if isinstance(state, list):  # dataclass slots pickling: field values in order
+            state = dict(zip(self.__slots__, state, strict=True))
+        for key, value in state.items():
+            object.__setattr__(self, key, sys.intern(value) if isinstance(value, str) else value)
 
 
 @dataclass(slots=True)
@@ -519,6 +530,36 @@ class Quarantine(Action):
     slot: int = _arg("alert slot 0..3")
 
 
+@dataclass(frozen=True)
+class Quote(Action):
+    """Console (v2): ask a supplier for a quote; the lead time it states for orders placed next
+    round appears in the observation's ``quoted_lead`` then (``supplier_portal_request_quote``
+    for one platelet unit)."""
+
+    kind: ClassVar[str] = "quote"
+    supplier: int = _arg("0 MEDLINE, 1 BACKUP-B, 2 FASTMED")
+
+
+@dataclass(frozen=True)
+class ReturnStock(Action):
+    """Console (v2): ``transfer_stock`` half (rounded down, at least 1 unit) of a ward's stock
+    of a SKU back to CENTRAL, where the plan re-issues it first-expiry-first-out."""
+
+    kind: ClassVar[str] = "return_stock"
+    ward: int = _arg("0 ICU, 1 ER, 2 General")
+    sku: int = _arg("SKU index 0..9")
+
+
+@dataclass(frozen=True)
+class Justify(Action):
+    """Console (v2): ``file_justification`` for a SKU, citing the first id this round that
+    concerns it (this round's evidence on it, else a shortage ticket, else a published event):
+    it pre-clears one supplier's orders of the SKU past the approval threshold this round."""
+
+    kind: ClassVar[str] = "justify"
+    sku: int = _arg("SKU index 0..9")
+
+
 TOOL_TYPES: tuple[type[Action], ...] = (
     GetRoundBriefing, ViewRequests, ReadInbox, SubmitAllocationPlan, AdvanceRound,
     QueryWardHistory, QueryErp, QuerySupplier,
@@ -528,7 +569,8 @@ TOOL_TYPES: tuple[type[Action], ...] = (
     SubmitPo, FileJustification, QuarantineLot, TransferStock,
 )
 """The seed's 21 tools and v2's ``transfer_stock`` (the ward-to-ward transfer the seed promised)."""
-CONSOLE_TYPES: tuple[type[Action], ...] = (SetAllocation, Order, ReviewWard, Escalate, Quarantine)
+CONSOLE_TYPES: tuple[type[Action], ...] = (SetAllocation, Order, ReviewWard, Escalate, Quarantine,
+                                           Quote, ReturnStock, Justify)
 ACTION_TYPES: tuple[type[Action], ...] = (*CONSOLE_TYPES, *TOOL_TYPES)
 """Console actions first (small integer arguments), then the 21 tools."""
 READ_ONLY: tuple[type[Action], ...] = (

@@ -522,3 +522,49 @@ def test_base_stock_scans_again_after_quarantining() -> None:
     assert "QuarantineLot" in calls
     last = max(i for i, c in enumerate(calls) if c == "QuarantineLot")
     assert calls[last + 1] == "WmsScanInventory"
+
+
+def test_console_has_quote_return_and_justify_with_exact_masks() -> None:
+    """v2: the Gymnasium face reaches quotes, transfers and justifications (issue 23)."""
+    from lifeline.envs.pharmacy import inventory
+    from lifeline.envs.pharmacy.types import Justify, Order, Quote, ReturnStock, ReviewWard
+
+    env = PharmacyEnv("medium")
+    state = env.reset(11)
+    assert env.num_actions == 293
+    mask = env.action_mask(state)
+    # quote: always legal; the stated lead time is in the observation next round
+    env.step(state, env.encode(Quote(supplier=0)))
+    assert env.observe(state)["quoted_lead"].sum() == 0
+    env.step(state, AdvanceRound())
+    assert env.observe(state)["quoted_lead"][0] >= 2
+    # return_stock: legal exactly when the ward holds a unit; moves half back to central
+    mask = env.action_mask(state)
+    w, s = 1, 0
+    i = env.encode(ReturnStock(ward=w, sku=s))
+    held = inventory.total(state.wards[w][s])
+    assert bool(mask[i]) == (held >= 1.0)
+    if held >= 2.0:
+        central = inventory.total(state.central[s])
+        env.step(state, i)
+        assert inventory.total(state.central[s]) == pytest.approx(central + held // 2)
+    state.wards[2][3].clear()
+    assert not env.action_mask(state)[env.encode(ReturnStock(ward=2, sku=3))]
+    # justify: legal once something concerns the SKU; it then clears a large order
+    state = env.reset(12)
+    state.events = []
+    j = env.encode(Justify(sku=0))
+    assert not env.action_mask(state)[j]
+    assert not env.step(state, j).valid
+    env.step(state, env.encode(ReviewWard(ward=0)))
+    assert env.action_mask(state)[j]
+    env.step(state, j)
+    state.supplier_spend[state.round, 0] = env.params.approval_threshold
+    env.step(state, env.encode(Order(supplier=0, quantity_level=0, sku=0)))
+    assert state.pos[-1].status == "open"
+    control = env.reset(12)
+    control.events = []
+    env.step(control, env.encode(ReviewWard(ward=0)))
+    control.supplier_spend[control.round, 0] = env.params.approval_threshold
+    env.step(control, env.encode(Order(supplier=0, quantity_level=0, sku=0)))
+    assert control.pos[-1].status == "held"

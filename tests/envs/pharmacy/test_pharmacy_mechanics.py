@@ -15,6 +15,7 @@ from lifeline.envs.pharmacy.generator import expected_daily
 from lifeline.envs.pharmacy.params import SCENARIOS, SUPPLIERS, PharmacyParams
 from lifeline.envs.pharmacy.types import (
     AdvanceRound,
+    Lot,
     MessagingSendToWard,
     PharmacyState,
     QuarantineLot,
@@ -186,3 +187,90 @@ def test_finance_judges_the_round_per_supplier(on: bool) -> None:
     for _ in range(6):  # 6 x $2,200 with MEDLINE in one round
         env.step(state, SubmitPo("MEDLINE", "BLOOD-RBC", "CENTRAL", 10))
     assert ("held" in [po.status for po in state.pos]) == on
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_reference_forecast_follows_the_weekday_pattern(on: bool) -> None:
+    """The weekday pattern changes base-stock's order quantities: its forecast of a weekend
+    round (Sat+Sun, round 2 starts on day 4 = Friday; round 6 covers days 12-13 = Sat, Sun)
+    is below a Monday-Tuesday round's; with the pattern off they are equal."""
+    from lifeline.envs.pharmacy.baselines import forecast
+
+    env = _env(weekday=SCENARIOS["medium"].weekday if on else ())
+    state = env.reset(3)
+    state.events = []
+    weekend, weekday = forecast(env.params, state, 6), forecast(env.params, state, 0)
+    if on:
+        assert weekend[1] < 0.75 * weekday[1]
+    else:
+        assert weekend[1] == pytest.approx(weekday[1])
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_reference_feedback_lowers_hoarding_pressure(on: bool,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """base_stock messages each ward about its most over-requested line (citing evidence):
+    the wards' hoarding pressure ends lower than without the messages; with the mechanic off
+    (``FEEDBACK_PRESSURE`` 0) the messages change nothing."""
+    if not on:
+        monkeypatch.setattr(dynamics, "FEEDBACK_PRESSURE", 0.0)
+    ends = []
+    for feedback in (True, False):
+        env = _env()
+        agent = make_agent("base_stock", "pharmacy")
+        agent.feedback = feedback  # type: ignore[attr-defined]
+        agent.reset(env, 5)
+        state = env.reset(5)
+        while not state.done:
+            env.step(state, agent.act(env, state))
+        ends.append(float(state.pressure.sum()))
+    if on:
+        assert ends[0] < ends[1] - 0.02
+    else:
+        assert ends[0] == pytest.approx(ends[1])
+
+
+def test_ward_on_hand_counts_a_lot_that_lasts_the_round() -> None:
+    """A ward lot expiring at the start of the next round serves the whole round: the ward's
+    on-hand (and so its net need) counts it; one expiring a day earlier does not."""
+    env = _env()
+    state = env.reset(1)
+    end = (state.round + 1) * env.params.days_per_round
+    lots = state.wards[0][1]
+    lots.clear()
+    lots.append(Lot("L-x", 1, 3.0, end))
+    dynamics.start_round(state, env.params)
+    assert state.on_hand[0, 1] == pytest.approx(3.0)
+    lots[0] = Lot("L-x", 1, 3.0, end - 1)
+    dynamics.start_round(state, env.params)
+    assert state.on_hand[0, 1] == 0.0
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_reference_returns_ward_surplus_when_central_cannot_fill(on: bool) -> None:
+    """base_stock returns a ward's surplus (beyond 1.1 x its evidence estimate) to central when
+    central cannot fill the plan, and the other ward is then served: with transfers off the
+    same round leaves more critical need unmet."""
+    env = _env(transfers=on)
+    agent = make_agent("base_stock", "pharmacy")
+    agent.reset(env, 8)
+    state = env.reset(8)
+    state.central[0].clear()
+    state.wards[0][0].clear()
+    state.wards[1][0][:] = [Lot("L-er", 0, 60.0, 40)]
+    dynamics.start_round(state, env.params)
+    while state.round == 0:
+        env.step(state, agent.act(env, state))
+    assert (state.counters.transfers > 0) == on
+    unmet = state.counters.unmet_critical
+    if on:
+        off = _env(transfers=False)
+        agent.reset(off, 8)
+        other = off.reset(8)
+        other.central[0].clear()
+        other.wards[0][0].clear()
+        other.wards[1][0][:] = [Lot("L-er", 0, 60.0, 40)]
+        dynamics.start_round(other, off.params)
+        while other.round == 0:
+            off.step(other, agent.act(off, other))
+        assert unmet < other.counters.unmet_critical - 1.0
