@@ -84,7 +84,7 @@ from lifeline.envs.codered.types import (
 # ----- event kinds --------------------------------------------------------------------------------
 (EV_ONSET, EV_DEATH, EV_ESCALATE, EV_UNIT, EV_SCENE, EV_HANDOVER, EV_OR, EV_SPEC, EV_BLOOD,
  EV_AUTOBLOOD, EV_TYPE, EV_CALLBACK, EV_SELF, EV_DISRUPT, EV_DISRUPT_END, EV_TRANSFER, EV_RUSH_END,
- EV_STAB, EV_AID, EV_WORKUP, EV_RECALL) = range(21)
+ EV_STAB, EV_AID, EV_WORKUP) = range(20)
 DECISION = frozenset({EV_ONSET, EV_DEATH, EV_UNIT, EV_SCENE, EV_HANDOVER, EV_CALLBACK,
                       EV_DISRUPT, EV_AID, EV_TYPE})
 """Events after which the agent gets to decide (they end an epoch)."""
@@ -250,9 +250,6 @@ def start_trip(s: CodeRedState, u: int, dest: int, status: int) -> None:
 def send_home(s: CodeRedState, u: int) -> None:
     un = s.units[u]
     un.patient = -1
-    if un.recalled:  # v3: a recalled mutual-aid unit goes back to its own city
-        recall(s, u)
-        return
     start_trip(s, u, un.home, RETURNING)
 
 
@@ -847,15 +844,7 @@ def handle(s: CodeRedState, params: CodeRedParams, ev: tuple[float, int, int, in
     if kind == EV_AID:
         un = s.units[a]
         un.status = IDLE
-        if params.aid_recall_min > 0.0:
-            push(s, s.t + params.aid_recall_min, EV_RECALL, a, 0, un.token)
         return True
-    if kind == EV_RECALL:
-        un = s.units[a]
-        un.recalled = True
-        if un.status in (IDLE, RETURNING):
-            recall(s, a)
-        return False
     raise ValueError(f"unknown event kind {kind}")
 
 
@@ -901,14 +890,6 @@ def settle(s: CodeRedState, params: CodeRedParams) -> None:
     """Apply every event due at the current minute (used at reset)."""
     while s.heap and s.heap[0][0] <= s.t:
         handle(s, params, heapq.heappop(s.heap))
-
-
-def recall(s: CodeRedState, u: int) -> None:
-    """The lending city takes mutual-aid unit ``u`` back (it carries no patient now)."""
-    un = s.units[u]
-    un.status, un.patient, un.recalled = INACTIVE, -1, False
-    un.token += 1
-    s.tally.aid_recalled += 1
 
 
 def new_aid_unit(s: CodeRedState, params: CodeRedParams, rng_delay: float) -> int:

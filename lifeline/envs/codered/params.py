@@ -206,14 +206,13 @@ class CodeRedParams:
     """Arterial travel-time multiplier until 10:00."""
     aid_penalty: float = 0.0
     """Score penalty per mutual-aid request (v3: 0 — the price of aid is in the dynamics: the
-    arrival delay ``aid_delay_min`` and the recall after ``aid_recall_min``; v2 charged 0.04,
-    more than the lives the unit saved, so refusing aid scored higher with more deaths)."""
+    arrival delay ``aid_delay_min`` and the request limit ``mutual_aid``; v2 charged 0.04, more
+    than the lives the unit saved, so refusing aid scored higher with more deaths). v3's first
+    cut also had the lender recall its unit 60 min after arrival; it moved no policy measurably
+    (heuristic <= 0.002, a request-at-once probe -0.006 [-0.016, +0.006] on task5_surge, 30
+    held-out seeds) and was removed."""
     aid_penalty_cap: float = 0.10
     """Cap of the mutual-aid penalty."""
-    aid_recall_min: float = 60.0
-    """(v3) The lending city takes its unit back this many minutes after it arrives (as soon as
-    it carries no patient): its own coverage is the price, so a unit requested before it is
-    needed is gone when it is (0: never recalled)."""
     invalid_penalty: float = 0.01
     """Reward subtracted per invalid action (dense reward)."""
     invalid_score: float = 0.002

@@ -45,7 +45,6 @@ MECHANICS: dict[str, tuple[dict[str, Any], str]] = {
     "invalid actions cost score": ({"invalid_score": 0.0}, "invalid_padding"),
     "re-assignment costs crew time": ({"reassign_min": 0.0}, "churn"),
     "transferred blood is waste until used": ({"transfer_waste": 0.0}, "blood_shuttle"),
-    "lender recalls aid units": ({"aid_recall_min": 0.0}, "heuristic"),
     "pre-alert saves 26 min": ({"prealert": False}, "dispatch_only"),
     "shock-only trauma penalty": ({"mech_shock": False}, "heuristic"),
 }

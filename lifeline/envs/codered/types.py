@@ -142,8 +142,6 @@ class Unit:
     patient: int = -1
     token: int = 0
     aid: bool = False
-    recalled: bool = False
-    """(v3) A mutual-aid unit the lending city has called back; it leaves once free."""
 
 
 @dataclass
@@ -214,8 +212,6 @@ class Tally:
     """(v3) Blood units moved between hospitals (net of units sent on again)."""
     transfer_used: int = 0
     """(v3) Transferred units later drawn for a patient at the receiving hospital."""
-    aid_recalled: int = 0
-    """(v3) Mutual-aid units taken back by the lending city."""
     rbc_used: int = 0
     """(v3) Red-cell units transfused (card: O− share)."""
     oneg_used: int = 0
@@ -379,8 +375,8 @@ class TransferBlood(CodeRedAction):
 @dataclass(frozen=True)
 class RequestMutualAid(CodeRedAction):
     """Ask a neighbouring service for an ambulance: it arrives after 15-25 min at a city entry
-    and is then an ordinary unit you control. Limited per task; no score cost, but the lender
-    recalls the unit 60 min after it arrives (once it carries no patient)."""
+    and is then an ordinary unit you control. Limited per task; no score cost (its price is the
+    15-25 min it takes to arrive)."""
 
     kind: ClassVar[str] = "request_mutual_aid"
 
