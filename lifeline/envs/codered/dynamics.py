@@ -23,6 +23,7 @@ from lifeline.envs.codered.params import (
     ARTERIALS,
     BLOOD_TYPES,
     CAPABLE,
+    CARDIAC,
     CATEGORY_TABLE,
     HOSPITAL_NODE,
     IN_HOSPITAL_RATE,
@@ -36,6 +37,7 @@ from lifeline.envs.codered.params import (
     SERIOUS,
     SPECIALIST_OF,
     SPECIALISTS,
+    STROKE,
     SURVIVAL_MAX,
     SURVIVAL_SLOPE,
     TREAT_MIN,
@@ -44,6 +46,7 @@ from lifeline.envs.codered.params import (
     WORKUP_SIGMA,
     CodeRedParams,
     compatible,
+    outcome_at,
 )
 from lifeline.envs.codered.types import (
     AID_INBOUND,
@@ -448,7 +451,10 @@ def start_treatment(s: CodeRedState, params: CodeRedParams, i: int, h: int, room
             boarding = True
             tl.icu_boarding += 1
     v = vitals(p, s.t) if params.mech_deterioration else p.v_ref
-    surv = SURVIVAL_MAX[c] - SURVIVAL_SLOPE[c] * (1.0 - v)
+    if params.sourced_outcome and params.mech_deterioration and c in (CARDIAC, STROKE):  # v3
+        surv = outcome_at(c, s.t - p.onset) - SURVIVAL_SLOPE[c] * (1.0 - p.v_onset)
+    else:
+        surv = SURVIVAL_MAX[c] - SURVIVAL_SLOPE[c] * (1.0 - v)
     if PROCEDURE_OF[c] >= 0 and not p.or_ready_arr:
         surv -= 0.05
     if SPECIALIST_OF[c] >= 0 and not p.spec_ready_arr:

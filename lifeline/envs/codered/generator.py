@@ -82,7 +82,7 @@ def _patient(p: CodeRedParams, cond: int, onset: float, node: int, rng: np.rando
     pt = Patient(cond=cond, onset=onset, node=node, t_ref=onset, site=node)
     if cond in SERIOUS:
         lo, hi = TIME_TO_DEATH[cond]
-        pt.v_ref = float(rng.uniform(0.85, 1.0))
+        pt.v_ref = pt.v_onset = float(rng.uniform(0.85, 1.0))
         pt.base_rate = pt.v_ref / float(rng.uniform(lo, hi)) if p.mech_deterioration else 0.0
         if cond in (CARDIAC, STROKE) and p.sourced_ischaemia and p.mech_deterioration:
             pt.base_rate = IN_HOSPITAL_RATE[cond]  # v3: the sourced gradient from onset

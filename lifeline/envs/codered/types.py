@@ -78,6 +78,8 @@ class Patient:
     hosp: int = -1
     v_ref: float = 1.0
     t_ref: float = 0.0
+    v_onset: float = 1.0
+    """(v3) Vitals at onset (the patient's own severity; the sourced outcome tables charge it)."""
     base_rate: float = 0.0
     """Vitals lost per minute with no care."""
     mult: float = 1.0

@@ -407,3 +407,34 @@ def test_dense_reward_with_invalid_actions_sums_to_the_score_minus_the_reward_pe
         total += env.step(s, agent.act(env, s)).reward  # type: ignore[arg-type]
     assert s.invalid_actions > 10
     assert total == pytest.approx(env.grade(s).score - 0.01 * s.invalid_actions, abs=1e-9)
+
+
+# ----- sourced time-to-outcome: STEMI by system delay, stroke by functional outcome -----------
+def test_outcome_tables_read_back_their_sources() -> None:
+    from lifeline.envs.codered.params import STROKE, SURVIVAL_MAX, outcome_at
+
+    assert outcome_at(CARDIAC, 10.0) == SURVIVAL_MAX[CARDIAC]  # first bin: no loss
+    assert outcome_at(CARDIAC, 90.0) == pytest.approx(SURVIVAL_MAX[CARDIAC] - 0.079)
+    assert outcome_at(CARDIAC, 150.0) == pytest.approx(SURVIVAL_MAX[CARDIAC] - 0.127)
+    odds = 0.26 / 0.74
+    assert outcome_at(STROKE, 45.0) == pytest.approx(odds * 2.8 / (1 + odds * 2.8))
+    assert outcome_at(STROKE, 400.0) == pytest.approx(0.26)  # past the window: placebo's share
+    grid = [outcome_at(STROKE, t) for t in range(0, 400, 5)]
+    assert grid == sorted(grid, reverse=True)
+
+
+def test_stroke_scores_a_functional_outcome_and_stemi_the_system_delay() -> None:
+    from lifeline.envs.codered.params import STROKE, SURVIVAL_SLOPE, outcome_at
+
+    for sourced in (True, False):
+        s = play("task2", "heuristic", 0, replace(SCENARIOS["task2"], sourced_outcome=sourced))
+        for p in s.patients:
+            if p.status != TREATED or p.cond not in (CARDIAC, STROKE):
+                continue
+            best = outcome_at(p.cond, p.treated_at - p.onset) - SURVIVAL_SLOPE[p.cond] * (
+                1.0 - p.v_onset)
+            if sourced:  # the table less the severity, less at most the care penalties
+                assert best - 0.2 <= p.survival <= best + 1e-9
+            if p.cond == STROKE:
+                # a good functional outcome (mRS 0-1) is far rarer than survival
+                assert (p.survival < 0.55) == sourced

@@ -117,8 +117,9 @@ def passive_cardiac_dies(params: CodeRedParams) -> bool:
     return falling and s.patients[0].status == DEAD
 
 
-V2_CURVES = replace(T1, sourced_ischaemia=False)
-"""v2's invented pre-hospital curves (v3 charges cardiac / stroke the sourced gradient from onset;
+V2_CURVES = replace(T1, sourced_ischaemia=False, sourced_outcome=False)
+"""v2's invented pre-hospital curves and survival from vitals (v3 charges cardiac / stroke the
+sourced gradient from onset and scores them by the sourced outcome tables;
 tests/envs/codered/test_codered_audit_fixes.py checks that)."""
 
 
@@ -140,7 +141,7 @@ def survival_after_delay(params: CodeRedParams, delay: float) -> float:
 
 def test_time_to_treatment_changes_survival() -> None:
     assert survival_after_delay(V2_CURVES, 0.0) > survival_after_delay(V2_CURVES, 20.0) + 0.1
-    # v3: the sourced 0.96 points per 10 min (Rathore 2009) from onset, x the care multiplier
+    # v3: Terkelsen 2010's system-delay table: 20 min later costs 1.3 points per 10 min there
     assert survival_after_delay(T1, 0.0) > survival_after_delay(T1, 20.0) + 0.015
     off = replace(T1, mech_deterioration=False)
     assert survival_after_delay(off, 0.0) == pytest.approx(survival_after_delay(off, 20.0))
