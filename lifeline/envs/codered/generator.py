@@ -14,12 +14,12 @@ from lifeline.envs.codered.dynamics import (
     ACCIDENT,
     CLOSURE,
     EQUIPMENT,
-    EV_DISRUPT,
-    EV_ONSET,
-    EV_OR,
-    EV_RUSH_END,
     SHIFT,
     SURGE,
+    DisruptionStarts,
+    Onset,
+    ORTimer,
+    RushEnds,
     connected_without,
     push,
 )
@@ -174,7 +174,7 @@ def generate(p: CodeRedParams, rng: dict[str, np.random.Generator]) -> CodeRedSt
         pt.workup_z = float(wr.standard_normal())
     for i, pt in enumerate(s.patients):
         if pt.onset != float("inf"):
-            push(s, pt.onset, EV_ONSET, i)
+            push(s, pt.onset, Onset(i))
     for node, als in zip(AMBULANCE_NODE, AMBULANCE_ALS, strict=True):
         s.units.append(Unit(als=als, home=node, node=node, dest=node))
     for _ in range(n_aid_slots(p)):
@@ -186,7 +186,7 @@ def generate(p: CodeRedParams, rng: dict[str, np.random.Generator]) -> CodeRedSt
             o = OR()
             if hr.random() < p.elective_prob:
                 o.state, o.until = OR_ELECTIVE, float(hr.uniform(20.0, 120.0))
-                push(s, o.until, EV_OR, h, k, o.token)
+                push(s, o.until, ORTimer(h, k, o.token))
             ors.append(o)
         specs = [Specialist(kind=k) for k, n in enumerate(SPECIALIST_COUNT[h]) for _ in range(n)]
         icu = ICU_BEDS[h] - int(hr.integers(0, ICU_BEDS[h] + 1) // 2)
@@ -194,7 +194,7 @@ def generate(p: CodeRedParams, rng: dict[str, np.random.Generator]) -> CodeRedSt
                                     icu_free=icu))
     _disruptions(p, s, rng["disruptions"])
     s.aid_left = p.mutual_aid
-    push(s, 120.0, EV_RUSH_END)
+    push(s, 120.0, RushEnds())
     return s
 
 
@@ -225,4 +225,4 @@ def _disruptions(p: CodeRedParams, s: CodeRedState, dr: np.random.Generator) -> 
             dur = 20.0
         s.disruptions.append((t, kind, a, b, dur))
         s.active.append(False)
-        push(s, t, EV_DISRUPT, len(s.disruptions) - 1)
+        push(s, t, DisruptionStarts(len(s.disruptions) - 1))

@@ -2,13 +2,13 @@
 
 The state is small (≤ a few dozen patients, 7 ambulances, 3 hospitals), so it is kept as plain
 Python objects in lists: attribute access beats numpy indexing at this size, and the whole state
-pickles exactly. Future events live in a heap of plain tuples inside the state.
+pickles exactly. Future events live in a heap of typed records inside the state.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -231,8 +231,8 @@ class CodeRedState(CoreState):
     patients: list[Patient] = field(default_factory=list)
     units: list[Unit] = field(default_factory=list)
     hospitals: list[Hospital] = field(default_factory=list)
-    heap: list[tuple[float, int, int, int, int, int]] = field(default_factory=list)
-    """Future events ``(minute, seq, kind, a, b, token)``."""
+    heap: list[tuple[float, int, Any]] = field(default_factory=list)
+    """Future events as ``(minute, sequence, record)`` (records: ``dynamics/events.py``)."""
     seq: int = 0
     epoch_actions: int = 0
     aid_left: int = 0

@@ -366,8 +366,8 @@ def aid_arrival_delay(params: CodeRedParams) -> float:
     assert env.step(s, RequestMutualAid()).valid
     u = 5
     assert s.units[u].status == AID_INBOUND
-    from lifeline.envs.codered.dynamics import EV_AID
-    delay = min(ev[0] for ev in s.heap if ev[2] == EV_AID) - t0
+    from lifeline.envs.codered.dynamics.events import AidArrives
+    delay = min(ev[0] for ev in s.heap if isinstance(ev[2], AidArrives)) - t0
     while s.units[u].status != IDLE:
         assert env.validate(s, DispatchAmbulance(u, 0)) is not None
         env.step(s, MaintainPlan())
@@ -622,7 +622,7 @@ def test_road_refresh_matches_the_graph_built_step_by_step() -> None:
     import random
 
     from lifeline.core.graph import RoadGraph
-    from lifeline.envs.codered import dynamics as dyn
+    from lifeline.envs.codered.dynamics import roads as dyn
     from lifeline.envs.codered.params import ARTERIALS, NODES, ROADS
 
     for a, b, _ in ROADS:
