@@ -28,6 +28,7 @@ PROBES: dict[str, dict[str, Any]] = {
     "als_window=10 (v2)": {"als_window": 10.0},
     "no spare-ALS rule (v3 first cut)": {"als_if_spare": False},
     "load_cost=0": {"load_cost": 0.0},
+    "load_cost=25 (v3 first cut)": {"load_cost": 25.0},
     "load_cost=60": {"load_cost": 60.0},
     "callback_below=0 (never call back)": {"callback_below": 0.0},
     "callback_below=0.8": {"callback_below": 0.8},
