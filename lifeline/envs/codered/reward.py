@@ -1,7 +1,9 @@
 """The outcome-gated grader and the dense reward of ``codered``.
 
 Over the patients who needed hospital care and appeared (``n``), with ``s_i`` the survival
-probability fixed when patient ``i``'s definitive treatment started (0 if never treated or dead):
+probability fixed when patient ``i``'s definitive treatment started (0 if never treated or dead;
+v3: for a stroke patient the probability of a good functional outcome, mRS 0-1, and for a cardiac
+patient survival by system delay — ``params.outcome_at``):
 
 * ``alive = Σ s_i / n`` — the share treated alive (expected); every other component is gated by it;
 * ``time = Σ s_i · min(1, target_i / onset_to_treatment_i) / n``;
