@@ -48,6 +48,7 @@ MECHANICS: dict[str, tuple[dict[str, Any], str]] = {
     "transferred blood is waste until used": ({"transfer_waste": 0.0}, "blood_shuttle"),
     "pre-alert saves 26 min": ({"prealert": False}, "dispatch_only"),
     "shock-only trauma penalty": ({"mech_shock": False}, "heuristic"),
+    "sourced outcome tables": ({"sourced_outcome": False}, "dispatch_only"),
 }
 """v3 mechanic -> (params that switch it off, the agent it is measured on besides the
 heuristic)."""
