@@ -668,5 +668,5 @@ PASS_THRESHOLD = 0.5
 """An episode 'passes' at this score (pass^k with ``--trials k``): v3's heuristic scores 0.48-0.74
 across tasks and passes 40-100 % of held-out episodes per task (ladder seeds; 40 % on task2 and
 task3_gridlock since stroke counts its good functional outcome), masked random 0 %, clairvoyant
-50-100 %. Kept at 0.5 (v3 first round: heuristic 0.53-0.73, 63-100 %). v2: 0.4 (heuristic 0.39-0.56); before v2's in-hospital calibration 0.3;
-v0: 0.5."""
+50-100 %. Kept at 0.5 (v3 first round: heuristic 0.53-0.73, 63-100 %). v2: 0.4 (heuristic
+0.39-0.56); before v2's in-hospital calibration 0.3; v0: 0.5."""
