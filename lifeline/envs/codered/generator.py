@@ -14,12 +14,12 @@ from lifeline.envs.codered.dynamics import (
     ACCIDENT,
     CLOSURE,
     EQUIPMENT,
-    EV_DISRUPT,
-    EV_ONSET,
-    EV_OR,
-    EV_RUSH_END,
     SHIFT,
     SURGE,
+    DisruptionStarts,
+    Onset,
+    ORTimer,
+    RushEnds,
     connected_without,
     push,
 )
@@ -82,7 +82,7 @@ def _patient(p: CodeRedParams, cond: int, onset: float, node: int, rng: np.rando
     pt = Patient(cond=cond, onset=onset, node=node, t_ref=onset, site=node)
     if cond in SERIOUS:
         lo, hi = TIME_TO_DEATH[cond]
-        pt.v_ref = float(rng.uniform(0.85, 1.0))
+        pt.v_ref = pt.v_onset = float(rng.uniform(0.85, 1.0))
         pt.base_rate = pt.v_ref / float(rng.uniform(lo, hi)) if p.mech_deterioration else 0.0
         if cond in (CARDIAC, STROKE) and p.sourced_ischaemia and p.mech_deterioration:
             pt.base_rate = IN_HOSPITAL_RATE[cond]  # v3: the sourced gradient from onset
@@ -174,7 +174,7 @@ def generate(p: CodeRedParams, rng: dict[str, np.random.Generator]) -> CodeRedSt
         pt.workup_z = float(wr.standard_normal())
     for i, pt in enumerate(s.patients):
         if pt.onset != float("inf"):
-            push(s, pt.onset, EV_ONSET, i)
+            push(s, pt.onset, Onset(i))
     for node, als in zip(AMBULANCE_NODE, AMBULANCE_ALS, strict=True):
         s.units.append(Unit(als=als, home=node, node=node, dest=node))
     for _ in range(n_aid_slots(p)):
@@ -186,7 +186,7 @@ def generate(p: CodeRedParams, rng: dict[str, np.random.Generator]) -> CodeRedSt
             o = OR()
             if hr.random() < p.elective_prob:
                 o.state, o.until = OR_ELECTIVE, float(hr.uniform(20.0, 120.0))
-                push(s, o.until, EV_OR, h, k, o.token)
+                push(s, o.until, ORTimer(h, k, o.token))
             ors.append(o)
         specs = [Specialist(kind=k) for k, n in enumerate(SPECIALIST_COUNT[h]) for _ in range(n)]
         icu = ICU_BEDS[h] - int(hr.integers(0, ICU_BEDS[h] + 1) // 2)
@@ -194,7 +194,7 @@ def generate(p: CodeRedParams, rng: dict[str, np.random.Generator]) -> CodeRedSt
                                     icu_free=icu))
     _disruptions(p, s, rng["disruptions"])
     s.aid_left = p.mutual_aid
-    push(s, 120.0, EV_RUSH_END)
+    push(s, 120.0, RushEnds())
     return s
 
 
@@ -225,4 +225,4 @@ def _disruptions(p: CodeRedParams, s: CodeRedState, dr: np.random.Generator) -> 
             dur = 20.0
         s.disruptions.append((t, kind, a, b, dur))
         s.active.append(False)
-        push(s, t, EV_DISRUPT, len(s.disruptions) - 1)
+        push(s, t, DisruptionStarts(len(s.disruptions) - 1))

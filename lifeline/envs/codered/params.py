@@ -8,6 +8,7 @@ turn one mechanic off and show that its test then fails (ablations, never used b
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 # ----- conditions --------------------------------------------------------------------------------
 CONDITIONS = ("cardiac", "stroke", "trauma", "general", "anxiety", "gerd", "panic", "minor")
@@ -73,6 +74,59 @@ IN_HOSPITAL_RATE = tuple(
 survival loss above divided by ``SURVIVAL_SLOPE`` (cardiac 0.0096 / 10 / 0.85 = 0.00113 per min,
 stroke 0.0022 / 10 / 0.7 = 0.000314 per min; ×1.5 while the hospital is overcrowded, like the
 generic rate). 0: the generic multiplier applies."""
+
+STEMI_SYSTEM_DELAY_MORTALITY: tuple[tuple[float, float], ...] = (
+    (30.0, 0.154), (90.0, 0.233), (150.0, 0.281), (270.0, 0.308))
+"""(v3) Mortality of STEMI patients treated with primary PCI by *system delay* (first contact
+with the emergency medical service to the guiding catheter), as (bin midpoint, minutes;
+mortality): Terkelsen CJ et al., JAMA 2010;304:763-771 (6,209 Danish EMS-transported patients,
+long-term mortality, median follow-up 3.4 years): 0-60 min 15.4 %, 61-120 23.3 %, 121-180 28.1 %,
+181-360 30.8 %; after adjustment system delay stayed an independent predictor while patient delay
+(onset to the call) did not. In the env a patient's onset *is* the emergency call (a phase-1
+patient is known from onset, a phase-2 call rings at onset), so the system delay is treatment
+minus onset. ``outcome_at`` interpolates linearly between the midpoints (flat outside) and
+charges the difference to the first bin, so a cardiac patient treated within 30 min of the call
+keeps ``SURVIVAL_MAX``; one treated at 90 min loses 7.9 points, at 150 min 12.7."""
+STROKE_GOOD_OUTCOME_OR: tuple[tuple[float, float], ...] = (
+    (45.0, 2.8), (135.0, 1.6), (225.0, 1.4), (315.0, 1.2), (360.0, 1.0))
+"""(v3) Odds ratio of a favourable 3-month functional outcome with intravenous alteplase
+against placebo by onset-to-treatment time, as (bin midpoint, minutes; OR): pooled analysis of
+ATLANTIS, ECASS and NINDS (Hacke W et al., Lancet 2004;363:768-774): 2.8 (95 % CI 1.8-4.5) for
+0-90 min, 1.6 (1.1-2.2) 91-180, 1.4 (1.1-1.9) 181-270, 1.2 (0.9-1.5) 271-360; 1.0 (no benefit)
+from 360 min (the end of the pooled window). Favourable there is the trials' global outcome
+(modified Rankin 0-1 with Barthel >= 95 and NIHSS <= 1); the env reads it as mRS 0-1."""
+STROKE_GOOD_BASE = 0.26
+"""(v3) Share with a good functional outcome (mRS 0-1 at 3 months) without thrombolysis: the NINDS
+rt-PA trial's placebo arm (NEJM 1995;333:1581-1587: 26 % vs 39 % with t-PA; as commonly quoted,
+not re-read here). A stroke patient's outcome is ``odds(STROKE_GOOD_BASE) x OR(onset-to-needle)``
+as a probability: 0.50 at 45 min, 0.36 at 135, 0.33 at 225 (the grade's ``alive`` counts this
+good-outcome probability for stroke, not survival)."""
+
+
+def _interp(t: float, table: tuple[tuple[float, float], ...]) -> float:
+    """Piecewise-linear value of ``table`` ((x, y) rows, x increasing) at ``t``, flat outside."""
+    if t <= table[0][0]:
+        return table[0][1]
+    for (x0, y0), (x1, y1) in pairwise(table):
+        if t <= x1:
+            return y0 + (y1 - y0) * (t - x0) / (x1 - x0)
+    return table[-1][1]
+
+
+def outcome_at(cond: int, minutes: float) -> float:
+    """(v3) Best outcome of a cardiac / stroke patient treated ``minutes`` after onset (the call):
+    cardiac survival ``SURVIVAL_MAX − (mortality(minutes) − mortality(first bin))`` from
+    ``STEMI_SYSTEM_DELAY_MORTALITY``; stroke the probability of mRS 0-1 from
+    ``STROKE_GOOD_BASE`` and ``STROKE_GOOD_OUTCOME_OR``."""
+    if cond == CARDIAC:
+        table = STEMI_SYSTEM_DELAY_MORTALITY
+        return SURVIVAL_MAX[CARDIAC] - (_interp(minutes, table) - table[0][1])
+    if cond == STROKE:
+        odds = STROKE_GOOD_BASE / (1.0 - STROKE_GOOD_BASE) * _interp(minutes,
+                                                                    STROKE_GOOD_OUTCOME_OR)
+        return odds / (1.0 + odds)
+    raise ValueError(f"no sourced outcome table for condition {cond}")
+
 
 # ----- 911 call categories (phase 2) -----------------------------------------------------------
 CATEGORIES = ("chest_pain", "stroke_symptoms", "injury", "breathing", "collapse")
@@ -206,14 +260,13 @@ class CodeRedParams:
     """Arterial travel-time multiplier until 10:00."""
     aid_penalty: float = 0.0
     """Score penalty per mutual-aid request (v3: 0 — the price of aid is in the dynamics: the
-    arrival delay ``aid_delay_min`` and the recall after ``aid_recall_min``; v2 charged 0.04,
-    more than the lives the unit saved, so refusing aid scored higher with more deaths)."""
+    arrival delay ``aid_delay_min`` and the request limit ``mutual_aid``; v2 charged 0.04, more
+    than the lives the unit saved, so refusing aid scored higher with more deaths). v3's first
+    cut also had the lender recall its unit 60 min after arrival; it moved no policy measurably
+    (heuristic <= 0.002, a request-at-once probe -0.006 [-0.016, +0.006] on task5_surge, 30
+    held-out seeds) and was removed."""
     aid_penalty_cap: float = 0.10
     """Cap of the mutual-aid penalty."""
-    aid_recall_min: float = 60.0
-    """(v3) The lending city takes its unit back this many minutes after it arrives (as soon as
-    it carries no patient): its own coverage is the price, so a unit requested before it is
-    needed is gone when it is (0: never recalled)."""
     invalid_penalty: float = 0.01
     """Reward subtracted per invalid action (dense reward)."""
     invalid_score: float = 0.002
@@ -255,6 +308,12 @@ class CodeRedParams:
     """Surge disruptions put hospitals on diversion."""
     mech_aid_delay: bool = True
     """Mutual aid arrives after a delay (off: instantly)."""
+    sourced_outcome: bool = True
+    """(v3) A cardiac patient's survival at treatment follows the sourced system-delay table
+    (``STEMI_SYSTEM_DELAY_MORTALITY``) and a stroke patient's outcome is the probability of a good
+    functional outcome (mRS 0-1) by onset-to-needle time (``STROKE_GOOD_OUTCOME_OR``), each less
+    the patient's own severity at onset (``SURVIVAL_SLOPE`` x vitals missing at onset) and the
+    readiness / crew penalties; off: survival from vitals at treatment (v2's curve)."""
     mech_shock: bool = True
     """(v3) Only trauma in haemorrhagic shock (``SHOCK_UNITS``) deteriorates on trauma's fast
     range (off: every trauma patient does, as in v2)."""

@@ -28,6 +28,7 @@ PROBES: dict[str, dict[str, Any]] = {
     "als_window=10 (v2)": {"als_window": 10.0},
     "no spare-ALS rule (v3 first cut)": {"als_if_spare": False},
     "load_cost=0": {"load_cost": 0.0},
+    "load_cost=25 (v3 first cut)": {"load_cost": 25.0},
     "load_cost=60": {"load_cost": 60.0},
     "callback_below=0 (never call back)": {"callback_below": 0.0},
     "callback_below=0.8": {"callback_below": 0.8},
@@ -45,9 +46,9 @@ MECHANICS: dict[str, tuple[dict[str, Any], str]] = {
     "invalid actions cost score": ({"invalid_score": 0.0}, "invalid_padding"),
     "re-assignment costs crew time": ({"reassign_min": 0.0}, "churn"),
     "transferred blood is waste until used": ({"transfer_waste": 0.0}, "blood_shuttle"),
-    "lender recalls aid units": ({"aid_recall_min": 0.0}, "heuristic"),
     "pre-alert saves 26 min": ({"prealert": False}, "dispatch_only"),
     "shock-only trauma penalty": ({"mech_shock": False}, "heuristic"),
+    "sourced outcome tables": ({"sourced_outcome": False}, "dispatch_only"),
 }
 """v3 mechanic -> (params that switch it off, the agent it is measured on besides the
 heuristic)."""

@@ -1,7 +1,9 @@
 """The outcome-gated grader and the dense reward of ``codered``.
 
 Over the patients who needed hospital care and appeared (``n``), with ``s_i`` the survival
-probability fixed when patient ``i``'s definitive treatment started (0 if never treated or dead):
+probability fixed when patient ``i``'s definitive treatment started (0 if never treated or dead;
+v3: for a stroke patient the probability of a good functional outcome, mRS 0-1, and for a cardiac
+patient survival by system delay — ``params.outcome_at``):
 
 * ``alive = Σ s_i / n`` — the share treated alive (expected); every other component is gated by it;
 * ``time = Σ s_i · min(1, target_i / onset_to_treatment_i) / n``;
@@ -19,7 +21,7 @@ probability fixed when patient ``i``'s definitive treatment started (0 if never 
 ``score = clip(Σ w_c·c / Σ w_c − aid_penalty − min(0.10, 0.002 · invalid_actions), 0, 1)`` with
 the seed's weights (time .32, efficiency .16, secondary_harm .16, prep_ready .16, vitals .10,
 cascade .10); ``aid_penalty = min(cap, params.aid_penalty · requests)`` is 0 since v3 (aid's
-price is in the dynamics: delay and recall). Efficiency's waste also counts (v3) ½ per blood unit
+price is in the dynamics: its arrival delay). Efficiency's waste also counts (v3) ½ per blood unit
 moved by ``transfer_blood`` and not drawn at the receiving hospital.
 A patient never treated scores 0 everywhere, so a passive agent scores 0 on every task.
 
@@ -181,7 +183,7 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True,
         "transfers": float(tl.transfers), "news_cycles": float(tl.news_cycles),
         "invalid_actions": float(s.invalid_actions), "invalid_deduction": invalid,
         "reassignments": float(tl.reassignments), "blood_transferred": float(tl.transfer_sent),
-        "transfer_used": float(tl.transfer_used), "aid_recalled": float(tl.aid_recalled),
+        "transfer_used": float(tl.transfer_used),
     }
     return score, comps, metrics, milestones
 

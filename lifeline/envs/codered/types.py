@@ -2,13 +2,13 @@
 
 The state is small (≤ a few dozen patients, 7 ambulances, 3 hospitals), so it is kept as plain
 Python objects in lists: attribute access beats numpy indexing at this size, and the whole state
-pickles exactly. Future events live in a heap of plain tuples inside the state.
+pickles exactly. Future events live in a heap of typed records inside the state.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -78,6 +78,8 @@ class Patient:
     hosp: int = -1
     v_ref: float = 1.0
     t_ref: float = 0.0
+    v_onset: float = 1.0
+    """(v3) Vitals at onset (the patient's own severity; the sourced outcome tables charge it)."""
     base_rate: float = 0.0
     """Vitals lost per minute with no care."""
     mult: float = 1.0
@@ -142,8 +144,6 @@ class Unit:
     patient: int = -1
     token: int = 0
     aid: bool = False
-    recalled: bool = False
-    """(v3) A mutual-aid unit the lending city has called back; it leaves once free."""
 
 
 @dataclass
@@ -214,8 +214,6 @@ class Tally:
     """(v3) Blood units moved between hospitals (net of units sent on again)."""
     transfer_used: int = 0
     """(v3) Transferred units later drawn for a patient at the receiving hospital."""
-    aid_recalled: int = 0
-    """(v3) Mutual-aid units taken back by the lending city."""
     rbc_used: int = 0
     """(v3) Red-cell units transfused (card: O− share)."""
     oneg_used: int = 0
@@ -233,8 +231,8 @@ class CodeRedState(CoreState):
     patients: list[Patient] = field(default_factory=list)
     units: list[Unit] = field(default_factory=list)
     hospitals: list[Hospital] = field(default_factory=list)
-    heap: list[tuple[float, int, int, int, int, int]] = field(default_factory=list)
-    """Future events ``(minute, seq, kind, a, b, token)``."""
+    heap: list[tuple[float, int, Any]] = field(default_factory=list)
+    """Future events as ``(minute, sequence, record)`` (records: ``dynamics/events.py``)."""
     seq: int = 0
     epoch_actions: int = 0
     aid_left: int = 0
@@ -379,8 +377,8 @@ class TransferBlood(CodeRedAction):
 @dataclass(frozen=True)
 class RequestMutualAid(CodeRedAction):
     """Ask a neighbouring service for an ambulance: it arrives after 15-25 min at a city entry
-    and is then an ordinary unit you control. Limited per task; no score cost, but the lender
-    recalls the unit 60 min after it arrives (once it carries no patient)."""
+    and is then an ordinary unit you control. Limited per task; no score cost (its price is the
+    15-25 min it takes to arrive)."""
 
     kind: ClassVar[str] = "request_mutual_aid"
 

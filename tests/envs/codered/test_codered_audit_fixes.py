@@ -11,7 +11,6 @@ import pytest
 
 from lifeline.agents import make_agent
 from lifeline.envs.codered import reward
-from lifeline.envs.codered.dynamics import EV_RECALL
 from lifeline.envs.codered.env import CodeRedEnv
 from lifeline.envs.codered.generator import STREAMS, generate
 from lifeline.envs.codered.params import (
@@ -24,10 +23,10 @@ from lifeline.envs.codered.params import (
     CodeRedParams,
 )
 from lifeline.envs.codered.types import (
+    AID_INBOUND,
     AT_HOSPITAL,
     EN_ROUTE,
     IDLE,
-    INACTIVE,
     ON_SCENE,
     STABILISED,
     TREATED,
@@ -216,39 +215,25 @@ def test_transferred_blood_is_waste_until_drawn() -> None:
 
 
 # ----- mutual aid priced by what it does ------------------------------------------------------
-def aid_run(params: CodeRedParams) -> tuple[CodeRedState, float, float]:
-    env = make(replace(params, mutual_aid=1, patients=((CARDIAC, 140.0),), horizon_min=200.0))
+def test_mutual_aid_costs_no_score_its_price_is_the_delay() -> None:
+    """A request costs no score; the unit arrives after the drawn delay (15-25 min) and then
+    stays an ordinary unit for the rest of the episode (v3's first-cut recall was removed:
+    it moved no policy measurably)."""
+    env = make(replace(T1, mutual_aid=1, patients=((CARDIAC, 140.0),), horizon_min=200.0))
     s = env.reset(0)
     g0 = env.grade(s).score
     step_ok(env, s, RequestMutualAid())
     assert env.grade(s).score == g0 and env.grade(s).metrics["mutual_aid_penalty"] == 0.0
+    assert s.units[5].status == AID_INBOUND
     until(env, s, lambda: s.units[5].status == IDLE)
-    arrived = s.t
-    until(env, s, lambda: s.units[5].status == INACTIVE or s.t > 130.0)
-    return s, arrived, s.t
-
-
-def test_mutual_aid_costs_no_score_and_the_lender_recalls_its_unit() -> None:
-    s, arrived, gone = aid_run(T1)
-    assert s.units[5].status == INACTIVE and s.tally.aid_recalled == 1
-    assert 60.0 <= gone - arrived <= 70.0  # the epoch that contains the recall
-    s, _, _ = aid_run(replace(T1, aid_recall_min=0.0))  # switched off: the unit stays
-    assert s.units[5].status == IDLE and s.tally.aid_recalled == 0
-
-
-def test_a_recalled_unit_finishes_its_patient_first() -> None:
-    from lifeline.envs.codered.dynamics import handle
-
-    env = make(replace(T1, mutual_aid=1, aid_delay_min=(0.0, 0.0), horizon_min=200.0))
-    s = env.reset(0)
-    step_ok(env, s, RequestMutualAid())
-    until(env, s, lambda: s.units[5].status == IDLE)
-    step_ok(env, s, DispatchAmbulance(5, 0))
-    handle(s, env.params, (s.t, 0, EV_RECALL, 5, 0, 0))  # the lender calls it back now
-    assert s.units[5].status == EN_ROUTE and s.units[5].recalled
-    until(env, s, lambda: s.patients[0].status in (AT_HOSPITAL, TREATED))
-    assert s.patients[0].arrived >= 0  # delivered first
-    assert s.units[5].status == INACTIVE  # then gone, not returning
+    assert 15.0 <= s.t <= 25.0 + env.params.max_epoch_min
+    until(env, s, lambda: s.t >= 130.0)
+    assert s.units[5].status == IDLE
+    instant = make(replace(T1, mutual_aid=1, mech_aid_delay=False))
+    s2 = instant.reset(0)
+    step_ok(instant, s2, RequestMutualAid())
+    until(instant, s2, lambda: s2.units[5].status == IDLE)
+    assert s2.t < s.t  # switched off, the unit arrives at once
 
 
 # ----- pre-alert shortens door-to-treatment by the sourced amount ------------------------------
@@ -422,3 +407,34 @@ def test_dense_reward_with_invalid_actions_sums_to_the_score_minus_the_reward_pe
         total += env.step(s, agent.act(env, s)).reward  # type: ignore[arg-type]
     assert s.invalid_actions > 10
     assert total == pytest.approx(env.grade(s).score - 0.01 * s.invalid_actions, abs=1e-9)
+
+
+# ----- sourced time-to-outcome: STEMI by system delay, stroke by functional outcome -----------
+def test_outcome_tables_read_back_their_sources() -> None:
+    from lifeline.envs.codered.params import STROKE, SURVIVAL_MAX, outcome_at
+
+    assert outcome_at(CARDIAC, 10.0) == SURVIVAL_MAX[CARDIAC]  # first bin: no loss
+    assert outcome_at(CARDIAC, 90.0) == pytest.approx(SURVIVAL_MAX[CARDIAC] - 0.079)
+    assert outcome_at(CARDIAC, 150.0) == pytest.approx(SURVIVAL_MAX[CARDIAC] - 0.127)
+    odds = 0.26 / 0.74
+    assert outcome_at(STROKE, 45.0) == pytest.approx(odds * 2.8 / (1 + odds * 2.8))
+    assert outcome_at(STROKE, 400.0) == pytest.approx(0.26)  # past the window: placebo's share
+    grid = [outcome_at(STROKE, t) for t in range(0, 400, 5)]
+    assert grid == sorted(grid, reverse=True)
+
+
+def test_stroke_scores_a_functional_outcome_and_stemi_the_system_delay() -> None:
+    from lifeline.envs.codered.params import STROKE, SURVIVAL_SLOPE, outcome_at
+
+    for sourced in (True, False):
+        s = play("task2", "heuristic", 0, replace(SCENARIOS["task2"], sourced_outcome=sourced))
+        for p in s.patients:
+            if p.status != TREATED or p.cond not in (CARDIAC, STROKE):
+                continue
+            best = outcome_at(p.cond, p.treated_at - p.onset) - SURVIVAL_SLOPE[p.cond] * (
+                1.0 - p.v_onset)
+            if sourced:  # the table less the severity, less at most the care penalties
+                assert best - 0.2 <= p.survival <= best + 1e-9
+            if p.cond == STROKE:
+                # a good functional outcome (mRS 0-1) is far rarer than survival
+                assert (p.survival < 0.55) == sourced

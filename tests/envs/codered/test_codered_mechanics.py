@@ -117,8 +117,9 @@ def passive_cardiac_dies(params: CodeRedParams) -> bool:
     return falling and s.patients[0].status == DEAD
 
 
-V2_CURVES = replace(T1, sourced_ischaemia=False)
-"""v2's invented pre-hospital curves (v3 charges cardiac / stroke the sourced gradient from onset;
+V2_CURVES = replace(T1, sourced_ischaemia=False, sourced_outcome=False)
+"""v2's invented pre-hospital curves and survival from vitals (v3 charges cardiac / stroke the
+sourced gradient from onset and scores them by the sourced outcome tables;
 tests/envs/codered/test_codered_audit_fixes.py checks that)."""
 
 
@@ -140,7 +141,7 @@ def survival_after_delay(params: CodeRedParams, delay: float) -> float:
 
 def test_time_to_treatment_changes_survival() -> None:
     assert survival_after_delay(V2_CURVES, 0.0) > survival_after_delay(V2_CURVES, 20.0) + 0.1
-    # v3: the sourced 0.96 points per 10 min (Rathore 2009) from onset, x the care multiplier
+    # v3: Terkelsen 2010's system-delay table: 20 min later costs 1.3 points per 10 min there
     assert survival_after_delay(T1, 0.0) > survival_after_delay(T1, 20.0) + 0.015
     off = replace(T1, mech_deterioration=False)
     assert survival_after_delay(off, 0.0) == pytest.approx(survival_after_delay(off, 20.0))
@@ -365,8 +366,8 @@ def aid_arrival_delay(params: CodeRedParams) -> float:
     assert env.step(s, RequestMutualAid()).valid
     u = 5
     assert s.units[u].status == AID_INBOUND
-    from lifeline.envs.codered.dynamics import EV_AID
-    delay = min(ev[0] for ev in s.heap if ev[2] == EV_AID) - t0
+    from lifeline.envs.codered.dynamics.events import AidArrives
+    delay = min(ev[0] for ev in s.heap if isinstance(ev[2], AidArrives)) - t0
     while s.units[u].status != IDLE:
         assert env.validate(s, DispatchAmbulance(u, 0)) is not None
         env.step(s, MaintainPlan())
@@ -459,7 +460,7 @@ def test_llm_episode_is_tens_of_turns() -> None:
         s = env.reset(0)
         n = 0
         while not s.done:
-            env.step(s, agent.act(env, s))
+            env.step(s, agent.act(env, s))  # type: ignore[arg-type]
             n += 1
         assert 15 <= n <= 200, (sc, n)
 
@@ -472,7 +473,7 @@ def test_passive_agents_score_zero(scenario: str) -> None:
         s = env.reset(3)
         total = 0.0
         while not s.done:
-            total += env.step(s, agent.act(env, s)).reward
+            total += env.step(s, agent.act(env, s)).reward  # type: ignore[arg-type]
         assert env.grade(s).score == 0.0 and total == pytest.approx(0.0, abs=1e-9)
 
 
@@ -507,7 +508,7 @@ def test_dense_reward_sums_to_the_score() -> None:
     s = env.reset(4)
     total = 0.0
     while not s.done:
-        total += env.step(s, agent.act(env, s)).reward
+        total += env.step(s, agent.act(env, s)).reward  # type: ignore[arg-type]
     assert total == pytest.approx(env.grade(s).score, abs=1e-9)
     assert env.grade(s).score > 0.3
 
@@ -523,7 +524,7 @@ def test_heuristic_beats_passive_and_exploits_lose_on_harm() -> None:
             s = env.reset(seed)
             agent.reset(env, seed)
             while not s.done:
-                env.step(s, agent.act(env, s))
+                env.step(s, agent.act(env, s))  # type: ignore[arg-type]
             g = env.grade(s)
             tot += g.score
             h += g.metrics["harm"]
@@ -541,11 +542,11 @@ def test_tools_cover_all_fourteen_actions_with_typed_arguments() -> None:
     props = alloc["function"]["parameters"]["properties"]
     assert props["blood_type"]["type"] == "string" and props["emergency"]["type"] == "boolean"
     a = parse_tool_call(env, "triage_call", '{"call": 2, "decision": "callback"}')
-    assert env.decode(env.encode(a)) == a
+    assert env.decode(env.encode(a)) == a  # type: ignore[arg-type]
     s = env.reset(0)
     lines = LegalView(env, s).lines()
     assert lines[0].startswith("Legal actions") and any("transfer_blood" in x for x in lines)
-    bad = env.step(s, parse_tool_call(env, "prepare_or", '{"hospital": 2, "procedure": "x"}'))
+    bad = env.step(s, parse_tool_call(env, "prepare_or", '{"hospital": 2, "procedure": "x"}'))  # type: ignore[arg-type]
     assert not bad.valid and "procedure" in bad.message
 
 
@@ -576,7 +577,7 @@ def test_frame_is_plain_json() -> None:
     agent = make_agent("heuristic", "codered")
     s = env.reset(2)
     for _ in range(30):
-        env.step(s, agent.act(env, s))
+        env.step(s, agent.act(env, s))  # type: ignore[arg-type]
     f = env.frame(s)
     assert json.loads(json.dumps(f)) == f
     assert f["patients"] and len(f["ambulances"]) == 7 and 0.0 < f["progress"] <= 1.0
@@ -609,7 +610,7 @@ def test_bound_plays_the_relaxed_city_on_the_same_draws() -> None:
             agent = make_agent("heuristic", "codered")
             s = env.reset(seed)
             while not s.done:
-                env.step(s, agent.act(env, s))
+                env.step(s, agent.act(env, s))  # type: ignore[arg-type]
             scores.append(env.grade(s).score)
         gains.append(scores[1] - scores[0])
     assert min(gains) >= 0.0 and sum(gains) > 0.2
@@ -621,7 +622,7 @@ def test_road_refresh_matches_the_graph_built_step_by_step() -> None:
     import random
 
     from lifeline.core.graph import RoadGraph
-    from lifeline.envs.codered import dynamics as dyn
+    from lifeline.envs.codered.dynamics import roads as dyn
     from lifeline.envs.codered.params import ARTERIALS, NODES, ROADS
 
     for a, b, _ in ROADS:
