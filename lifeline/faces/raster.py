@@ -126,6 +126,16 @@ def _generic(fig: Any, ax: Any, f: dict[str, Any]) -> None:
             va="top")
 
 
+def _designed() -> dict[str, Any]:
+    from lifeline.faces import raster_designed as d
+
+    return {"codered": d.codered}
+
+
+DESIGNED: dict[str, Any] = _designed()
+"""Environments with a designed picture of their own (:mod:`lifeline.faces.raster_designed`)."""
+
+
 def frame_to_rgb(env: str, static: dict[str, Any], frame: dict[str, Any]) -> np.ndarray:
     """``(H, W, 3)`` uint8 picture of ``frame`` (``static`` = the env's :meth:`frame_static`)."""
     fig, ax = _figure()
@@ -134,6 +144,9 @@ def frame_to_rgb(env: str, static: dict[str, Any], frame: dict[str, Any]) -> np.
             _ed(fig, ax, frame)
         elif env == "dispatch":
             _dispatch(fig, ax, static, frame)
+        elif env in DESIGNED:
+            fig.clf()
+            DESIGNED[env](fig, frame)
         else:
             _generic(fig, ax, frame)
     except (KeyError, TypeError, ValueError, IndexError):

@@ -29,7 +29,8 @@
     const last = snap.last || {};
     $("status").innerHTML = "";
     LL.h("span", {}, $("status"), `${snap.source} session · ${snap.scenario} · seed ${snap.seed} · step ${snap.steps}` +
-      ` · invalid ${snap.invalid} · score ${snap.score.toFixed(3)}` + (snap.done ? " · EPISODE OVER" : ""));
+      ` · invalid ${snap.invalid} · ` + (snap.done ? "EPISODE OVER · " : ""));
+    LL.showGrade($("status"), snap.score, snap.components, snap.done);
     const msg = $("lastmsg");
     if (last.action) {
       msg.className = "msg " + (last.valid ? "ok" : "bad");
@@ -41,7 +42,7 @@
     LL.chart($("chart"), [
       { name: "score", values: L.history.map((h) => h.score), color: "#000" },
       ...names.map((n) => ({ name: n, values: L.history.map((h) => h.components[n]) })),
-    ], L.history.length - 1, "grade");
+    ], L.history.length - 1, snap.done ? "grade (final)" : "grade (running)");
     // the mask: legal calls as buttons, tool forms greyed when none of their calls is legal
     const canPlay = snap.source === "web" && !snap.done;
     const byTool = {};

@@ -219,6 +219,190 @@ const LL = (() => {
        `hollow unit = BLS · ■ station · open ${f.counters.open} · calls ${f.counters.calls} · coverage ${(100 * f.coverage).toFixed(0)}%`);
   }
 
+
+  /* ----- codered: Prakashnagar map, hospitals' gauges, the 911 queue ------------------------- */
+  const COND = { cardiac: "#c62828", stroke: "#6a1b9a", trauma: "#e65100", general: "#1565c0",
+                 anxiety: "#78909c", gerd: "#8d6e63", panic: "#90a4ae", minor: "#7cb342" };
+  const CR_UNIT = { available: "#2e7d32", en_route: "#d32f2f", on_scene: "#8e24aa", transporting: "#f57c00",
+                    handover: "#6d4c41", returning: "#1e88e5", aid_inbound: "#9e9d24", inactive: "#bdbdbd" };
+  const OR_COL = { free: "#2e7d32", elective: "#9aa7b6", preparing: "#f9a825", ready: "#00897b", surgery: "#c62828", failed: "#000" };
+  const AT_SCENE = new Set(["waiting", "call", "unit_en_route", "on_scene", "callback_pending", "self_transport"]);
+  function vitCol(v) { return v < 0.3 ? "#b71c1c" : v < 0.6 ? "#ef6c00" : "#2e7d32"; }
+  function drawCodered(container, st, f) {
+    const W = 1000, H = 660, MX = 20, MY = 44, MW = 580, MH = 470;
+    const svg = svgRoot(container, W, H, "codered");
+    svg.innerHTML = "";
+    const xy = f.xy || f.nodes.map((_, n) => [((n * 37) % 100) / 100, ((n * 61) % 100) / 100]);
+    const P = (n) => [MX + 20 + xy[n][0] * (MW - 40), MY + 14 + xy[n][1] * (MH - 40)];
+    const pts = f.patients || [];
+    const dead = pts.filter((p) => p.status === "dead").length, treated = pts.filter((p) => p.status === "treated").length;
+    el("text", { x: 8, y: 20, "font-size": 16, "font-weight": 700 }, svg,
+       `CODE RED Prakashnagar ${f.clock || ""} · t=${fmt(f.t, 0)}/${fmt(f.horizon, 0)} min`);
+    el("text", { x: 470, y: 20, "font-size": 12.5 }, svg,
+       `patients ${pts.length} · treated ${treated} · dead ${dead} · calls waiting ${(f.queue || []).length} · mutual aid left ${f.mutual_aid_left}`);
+    el("text", { x: 8, y: 37, "font-size": 12, "font-weight": 600, fill: (f.alerts || []).length ? "#b00020" : "#57606a" }, svg,
+       (f.alerts || []).length ? "ALERT: " + f.alerts.map((a) => a.replace(/_/g, " ")).join(" · ") : "no alerts");
+    const map = el("g", { class: "map" }, svg);
+    el("rect", { x: MX, y: MY, width: MW, height: MH, rx: 6, fill: "#f7f9fb", stroke: "#e3e7ec" }, map);
+    f.roads.forEach((r) => {
+      const [x1, y1] = P(r.a), [x2, y2] = P(r.b);
+      const slow = r.factor > 1.05;
+      el("line", { class: r.closed ? "road closed" : "road", x1, y1, x2, y2,
+                   stroke: r.closed ? "#d32f2f" : slow ? "#ffb74d" : "#b0b8c1", "stroke-width": r.closed ? 5 : slow ? 4 : 3,
+                   "stroke-dasharray": r.closed ? "6 4" : "" }, map);
+      if (r.closed) el("text", { x: (x1 + x2) / 2 - 6, y: (y1 + y2) / 2 + 5, "font-size": 15, fill: "#d32f2f", "font-weight": 700 }, map, "✕");
+      el("text", { x: (x1 + x2) / 2 + 4, y: (y1 + y2) / 2 - 4, "font-size": 9, fill: "#8a96a3" }, map,
+         `${fmt(r.minutes * r.factor, 0)}′`);
+    });
+    const hospAt = {};
+    f.hospitals.forEach((hs, k) => { hospAt[hs.node] = k; });
+    f.nodes.forEach((name, n) => {
+      const [x, y] = P(n);
+      if (hospAt[n] !== undefined) {
+        const hs = f.hospitals[hospAt[n]];
+        const g = el("g", { class: "hospital", "data-hospital": hospAt[n], "data-divert": hs.diverted ? "1" : "0" }, map);
+        el("rect", { x: x - 11, y: y - 11, width: 22, height: 22, rx: 4, fill: hs.diverted ? "#d32f2f" : "#2e7d32" }, g);
+        el("path", { d: `M${x - 6} ${y}h12M${x} ${y - 6}v12`, stroke: "#fff", "stroke-width": 3.5 }, g);
+        el("text", { x: x, y: y + 24, "font-size": 11, "font-weight": 700, "text-anchor": "middle", fill: "#1b5e20" }, g,
+           hs.name + (hs.diverted ? " (DIVERT)" : ""));
+      } else {
+        el("circle", { cx: x, cy: y, r: 5, fill: "#fff", stroke: "#607080", "stroke-width": 1.5 }, map);
+      }
+    });
+    const labels = el("g", { class: "labels" });
+    // incident sites: patients still at the scene, grouped by node
+    const bySite = {};
+    pts.filter((p) => AT_SCENE.has(p.status)).forEach((p) => { (bySite[p.node] = bySite[p.node] || []).push(p); });
+    Object.entries(bySite).forEach(([node, list]) => {
+      const [x, y] = P(Number(node));
+      const g = el("g", { class: "site", "data-node": node, "data-patients": list.length }, map);
+      el("circle", { cx: x, cy: y, r: 16 + 3 * Math.min(list.length, 6), fill: "#ffebee", "fill-opacity": 0.6, stroke: "#e57373", "stroke-dasharray": "3 2" }, g);
+      list.forEach((p, k) => {
+        const a = (k / Math.max(1, list.length)) * 2 * Math.PI - Math.PI / 2, rr = list.length > 1 ? 14 : 0;
+        const px = x + rr * Math.cos(a), py = y - 26 + rr * Math.sin(a) * 0.6;
+        const pg = el("g", { class: "patient", "data-patient": p.index, "data-status": p.status }, g);
+        const known = p.condition !== null && p.condition !== undefined;
+        el("circle", { cx: px, cy: py, r: 7, fill: known ? COND[p.condition] || "#555" : "#9e9e9e",
+                       stroke: known ? vitCol(p.vitals) : "#616161", "stroke-width": 2.5 }, pg);
+        el("text", { x: px, y: py + 3.5, "font-size": 9, "text-anchor": "middle", fill: "#fff", "font-weight": 700 }, pg,
+           known ? p.condition[0].toUpperCase() : "?");
+        el("title", {}, pg, `patient [${p.index}] ${known ? p.condition : "911 call (not yet assessed)"}, ${p.status.replace(/_/g, " ")}` +
+           (known ? `, vitals ${fmt(p.vitals, 2)}` : ""));
+      });
+    });
+    f.nodes.forEach((name, n) => {
+      if (hospAt[n] !== undefined) return;
+      const [x, y] = P(n);
+      el("text", { x: x, y: y + 17, "font-size": 10.5, "text-anchor": "middle", fill: "#37474f", "paint-order": "stroke",
+                   stroke: "#f7f9fb", "stroke-width": 3 }, labels, name);
+    });
+    map.appendChild(labels);
+    // ambulances on the roads, with their patient (parked ones stacked right of their place)
+    const parked = {};
+    (f.ambulances || []).forEach((u, k) => {
+      if (u.status === "inactive") return;
+      const mv = (f.moving || [])[k] || [u.node, u.node, 0];
+      const [x1, y1] = P(mv[0]), [x2, y2] = P(mv[1]);
+      let x = x1 + (x2 - x1) * mv[2], y = y1 + (y2 - y1) * mv[2];
+      if (mv[0] === mv[1]) { const q = parked[mv[0]] = (parked[mv[0]] || 0) + 1; x += 4 + 22 * q; y -= 2; }
+      const g = el("g", { class: "ambulance", "data-unit": k, "data-status": u.status }, map);
+      if (u.dest !== u.node && u.status !== "available") {
+        const [dx, dy] = P(u.dest);
+        el("line", { x1: x, y1: y, x2: dx, y2: dy, stroke: CR_UNIT[u.status] || "#333", "stroke-width": 1, "stroke-dasharray": "2 3", opacity: 0.7 }, g);
+      }
+      el("rect", { x: x - 10, y: y - 7, width: 20, height: 14, rx: 3, fill: u.als ? CR_UNIT[u.status] || "#333" : "#fff",
+                   stroke: CR_UNIT[u.status] || "#333", "stroke-width": 2 }, g);
+      el("text", { x: x - (u.patient >= 0 ? 7 : 0), y: y + 4, "font-size": 9.5, "font-weight": 700, "text-anchor": u.patient >= 0 ? "start" : "middle",
+                   fill: u.als ? "#fff" : "#263238" }, g, String(k));
+      const carried = u.patient >= 0 ? pts.find((p) => p.index === u.patient) : null;
+      if (carried && (u.status === "transporting" || u.status === "on_scene" || u.status === "handover")) {
+        el("circle", { class: "carried", cx: x + 5, cy: y, r: 4, fill: COND[carried.condition] || "#9e9e9e", stroke: "#fff" }, g);
+      }
+      el("title", {}, g, `ambulance ${k} (${u.als ? "ALS" : "BLS"}${u.mutual_aid ? ", mutual aid" : ""}): ${u.status.replace(/_/g, " ")}` +
+         ` ${f.nodes[u.node]}${u.dest !== u.node ? " → " + f.nodes[u.dest] : ""}` + (u.patient >= 0 ? `, patient [${u.patient}]` : ""));
+    });
+    // hospitals: ORs, ICU, specialists, blood by type
+    const HX = 615, HW = 375, HH = 150;
+    f.hospitals.forEach((hs, k) => {
+      const ex = (f.hospital_extra || [])[k] || {};
+      const y0 = MY + k * (HH + 8);
+      const g = el("g", { class: "hcard", "data-hospital": k }, svg);
+      el("rect", { x: HX, y: y0, width: HW, height: HH, rx: 6, fill: hs.diverted ? "#fff5f5" : "#fff", stroke: hs.diverted ? "#d32f2f" : "#d5dbe3" }, g);
+      const here = pts.filter((p) => p.hospital === k && (p.status === "awaiting_treatment" || p.status === "stabilised" || p.status === "handover"));
+      el("text", { x: HX + 8, y: y0 + 16, "font-size": 12.5, "font-weight": 700 }, g,
+         `${hs.name}${hs.diverted ? " — ON DIVERSION" : ""}`);
+      el("text", { x: HX + HW - 8, y: y0 + 16, "font-size": 11, "text-anchor": "end", fill: "#455a64" }, g,
+         `${here.length} waiting for care · ${pts.filter((p) => p.hospital === k && p.status === "treated").length} treated`);
+      // ORs
+      el("text", { x: HX + 8, y: y0 + 36, "font-size": 11 }, g, "ORs");
+      (hs.ors || []).forEach((o, j) => {
+        el("rect", { class: "or", "data-state": o, x: HX + 40 + j * 62, y: y0 + 25, width: 58, height: 15, rx: 3, fill: OR_COL[o] || "#999" }, g);
+        el("text", { x: HX + 69 + j * 62, y: y0 + 36, "font-size": 9.5, fill: "#fff", "text-anchor": "middle" }, g, o);
+      });
+      if (!(hs.ors || []).length) el("text", { x: HX + 40, y: y0 + 36, "font-size": 11, fill: "#8a96a3" }, g, "none (stabilises only)");
+      // ICU
+      const icuT = ex.icu_beds || Math.max(hs.icu_free, 1);
+      el("text", { x: HX + 240, y: y0 + 36, "font-size": 11 }, g, "ICU");
+      for (let b = 0; b < icuT; b++) {
+        el("rect", { class: "icu", "data-free": b < hs.icu_free ? "1" : "0", x: HX + 268 + b * 16, y: y0 + 26, width: 13, height: 13, rx: 2,
+                     fill: b < hs.icu_free ? "#fff" : "#0277bd", stroke: "#0277bd" }, g);
+      }
+      // specialists
+      let sx = HX + 8;
+      const spec = ex.specialists || {};
+      Object.entries(spec).forEach(([name, [present, paged, oncall]]) => {
+        const label = `${name.replace(/_/g, " ")}:`;
+        el("text", { x: sx, y: y0 + 58, "font-size": 10.5 }, g, label);
+        sx += label.length * 5.6 + 4;
+        [["#2e7d32", present], ["#f9a825", paged], ["#cfd8dc", oncall]].forEach(([col, n]) => {
+          for (let q = 0; q < n; q++) { el("circle", { class: "specialist", cx: sx + 5, cy: y0 + 54, r: 5, fill: col, stroke: "#607d8b" }, g); sx += 12; }
+        });
+        sx += 10;
+      });
+      if (!Object.keys(spec).length) el("text", { x: sx, y: y0 + 58, "font-size": 10.5, fill: "#8a96a3" }, g, "no specialists");
+      // blood by type: gauges
+      const full = ex.blood_full || [];
+      el("text", { x: HX + 8, y: y0 + 82, "font-size": 11 }, g, "blood");
+      Object.entries(hs.blood || {}).forEach(([bt, n], j) => {
+        const gx = HX + 48 + j * 40, gy = y0 + 70, gh = 58, cap = Math.max(full[j] || 0, n, 1);
+        const frac = Math.min(1, n / cap), low = n <= Math.max(1, 0.25 * cap);
+        el("rect", { x: gx, y: gy, width: 16, height: gh, fill: "#f1f4f7", stroke: "#cfd8dc" }, g);
+        el("rect", { class: "blood", "data-type": bt, "data-units": n, x: gx, y: gy + gh * (1 - frac), width: 16, height: gh * frac,
+                     fill: low ? "#d32f2f" : "#ad1457" }, g);
+        el("text", { x: gx + 8, y: gy + gh + 12, "font-size": 9.5, "text-anchor": "middle" }, g, bt);
+        el("text", { x: gx + 19, y: gy + 10, "font-size": 9.5, fill: low ? "#d32f2f" : "#333" }, g, String(n));
+      });
+    });
+    // the 911 queue
+    const QY = MY + MH + 16;
+    el("text", { x: MX, y: QY + 12, "font-size": 12, "font-weight": 600 }, svg, `911 queue (${(f.queue || []).length}):`);
+    const qg = el("g", { class: "queue" }, svg);
+    (f.queue || []).slice(0, 12).forEach((c, k) => {
+      const x = MX + 110 + k * 72;
+      const g = el("g", { class: "qcall", "data-patient": c.index }, qg);
+      el("rect", { x, y: QY, width: 68, height: 34, rx: 5, fill: c.escalated ? "#ffcdd2" : "#eceff1", stroke: c.escalated ? "#c62828" : "#90a4ae" }, g);
+      el("text", { x: x + 4, y: QY + 13, "font-size": 9.5, "font-weight": 700 }, g, `[${c.index}] ${fmt(c.minutes, 0)} min`);
+      el("text", { x: x + 4, y: QY + 27, "font-size": 9 }, g, (c.category || "?").replace(/_/g, " ").slice(0, 13));
+      el("title", {}, g, `911 call [${c.index}] at ${f.nodes[c.node]}: "${c.category}", ${c.minutes} min` + (c.escalated ? ", ESCALATED" : ""));
+    });
+    if (!(f.queue || []).length) el("text", { x: MX + 110, y: QY + 12, "font-size": 11, fill: "#8a96a3" }, svg, "empty");
+    // legend
+    const ly = H - 40;
+    let lx = 8;
+    Object.entries(COND).slice(0, 5).forEach(([k, c]) => {
+      el("circle", { cx: lx + 5, cy: ly, r: 5, fill: c }, svg); el("text", { x: lx + 13, y: ly + 4, "font-size": 10 }, svg, k); lx += 22 + k.length * 6;
+    });
+    el("circle", { cx: lx + 5, cy: ly, r: 5, fill: "#9e9e9e" }, svg); el("text", { x: lx + 13, y: ly + 4, "font-size": 10 }, svg, "? not yet assessed"); lx += 120;
+    el("text", { x: lx, y: ly + 4, "font-size": 10 }, svg, "ring = vitals (green ≥0.6, orange, red <0.3) · dashed red road = closed · orange = slowed");
+    lx = 8;
+    Object.entries(CR_UNIT).forEach(([k, c]) => {
+      if (k === "inactive") return;
+      el("rect", { x: lx, y: ly + 12, width: 12, height: 9, rx: 2, fill: c }, svg);
+      el("text", { x: lx + 16, y: ly + 21, "font-size": 10 }, svg, k.replace(/_/g, " ")); lx += 26 + k.length * 5.6;
+    });
+    el("text", { x: lx, y: ly + 21, "font-size": 10 }, svg, "hollow = BLS · dot in ambulance = its patient · blood gauge full = stock at 08:00");
+  }
+
   /* ----- generic: any environment ----------------------------------------------------------- */
   function drawGeneric(container, st, f) {
     if (container._key !== "generic") { container.innerHTML = ""; container._key = "generic"; container._svg = null; }
@@ -298,7 +482,7 @@ const LL = (() => {
     });
   }
 
-  const renderers = { ed: drawEd, dispatch: drawDispatch, generic: drawGeneric };
+  const renderers = { ed: drawEd, dispatch: drawDispatch, codered: drawCodered, generic: drawGeneric };
   function draw(env, container, st, f) {
     const fn = renderers[env] || drawGeneric;
     try { fn(container, st || {}, f || {}); } catch (err) {
@@ -393,5 +577,16 @@ const LL = (() => {
     return out;
   }
 
-  return { draw, chart, events, renderers, el, h, fmt, describeAction, PALETTE };
+  /* ----- the grade: running components mid-episode, the final score at the end -------------- */
+  function gradeLine(score, components, final) {
+    const parts = Object.entries(components || {}).map(([k, v]) => `${k} ${fmt(v, 2)}`).join(" · ");
+    if (final) return { cls: "grade final", text: `final score ${fmt(score, 3)}` + (parts ? ` (${parts})` : "") };
+    return { cls: "grade running", text: `running (so far, not final): ${parts || "–"}` };
+  }
+  function showGrade(parent, score, components, final) {
+    const g = gradeLine(score, components, final);
+    return h("span", { class: g.cls, "data-final": final ? "1" : "0" }, parent, g.text);
+  }
+
+  return { draw, chart, events, renderers, el, h, fmt, describeAction, gradeLine, showGrade, PALETTE };
 })();

