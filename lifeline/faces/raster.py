@@ -129,7 +129,7 @@ def _generic(fig: Any, ax: Any, f: dict[str, Any]) -> None:
 def _designed() -> dict[str, Any]:
     from lifeline.faces import raster_designed as d
 
-    return {"codered": d.codered}
+    return {"codered": d.codered, "pharmacy": d.pharmacy}
 
 
 DESIGNED: dict[str, Any] = _designed()

@@ -127,3 +127,57 @@ def codered(fig: Any, f: dict[str, Any]) -> None:
         f"[{c['index']}] {c['category']} {c['minutes']:.0f}m" + ("!" if c["escalated"] else "")
         for c in q[:6]) or "empty") + ("   ALERT: " + "; ".join(f["alerts"])
                                        if f.get("alerts") else ""), fontsize=7)
+
+
+def pharmacy(fig: Any, f: dict[str, Any]) -> None:
+    """Stock against par as a heat map (products × locations), budget left, lots near expiry,
+    open purchase orders and events."""
+    from matplotlib.colors import LinearSegmentedColormap
+    from matplotlib.patches import Rectangle
+
+    skus = list(f["central"])
+    wards = list(f["wards"])
+    par = f["par"]
+    total, left = float(f["budget"]), float(f["available"])
+    fig.suptitle(f"MedChain pharmacy  round {f['round']}  day {f.get('day', '?')}/"
+                 f"{f.get('days', '?')}  budget left \\${left:,.0f} of \\${total:,.0f}",
+                 fontsize=10, y=0.985)
+    bar = _axes(fig, (0.02, 0.9, 0.96, 0.025), flip=False)
+    bar.add_patch(Rectangle((0, 0), 1, 1, color="#e3e7ec"))
+    bar.add_patch(Rectangle((0, 0), max(0.0, left / total) if total else 0.0, 1,
+                            color="#c62828" if left < 0.15 * total else "#1f6feb"))
+    ratio = np.full((len(skus), 1 + len(wards)), np.nan)
+    for i, s in enumerate(skus):
+        ratio[i, 0] = f["central"][s] / par["central"][s] if par["central"].get(s) else np.nan
+        for j, w in enumerate(wards):
+            p = par["wards"].get(w, {}).get(s)
+            if p:
+                ratio[i, j + 1] = f["wards"][w].get(s, 0.0) / p
+    ax = fig.add_axes((0.16, 0.36, 0.4, 0.5))
+    cmap = LinearSegmentedColormap.from_list("stock", ["#c62828", "#f9a825", "#2e7d32"])
+    cmap.set_bad("#eeeeee")
+    ax.imshow(np.minimum(ratio, 1.5), cmap=cmap, vmin=0, vmax=1.5, aspect="auto")
+    ax.set_yticks(range(len(skus)), skus, fontsize=6)
+    ax.set_xticks(range(1 + len(wards)), ["CENTRAL", *[w.replace("ward_", "") for w in wards]],
+                  fontsize=6)
+    ax.xaxis.tick_top()
+    for i in range(len(skus)):
+        for j in range(1 + len(wards)):
+            if np.isfinite(ratio[i, j]):
+                ax.text(j, i, f"{100 * ratio[i, j]:.0f}%", ha="center", va="center", fontsize=5.5)
+    rq = _axes(fig, (0.6, 0.36, 0.38, 0.5))
+    req, plan = np.asarray(f["requests"]), np.asarray(f["plan"])
+    rq.text(0, 0.02, "this round: requested → approved", fontsize=7, weight="bold")
+    for i, s in enumerate(skus):
+        cells = "  ".join(f"{req[w, i]:.0f}→{plan[w, i]:.0f}" for w in range(len(wards)))
+        rq.text(0, 0.1 + i * 0.085, f"{s[:10]:<10} {cells}", fontsize=5.5, family="monospace")
+    low = _axes(fig, (0.02, 0.02, 0.96, 0.3))
+    lots = [f"{s}: " + ", ".join(f"{q:.0f}@{d}d" for d, q in v[:4])
+            for s, v in f.get("lots", {}).items()]
+    pos = [f"{p['id']} {p['sku']}×{p['qty']:.0f} {p['status']} eta d{p['eta_day']}"
+           for p in f["purchase_orders"] if p["status"] not in ("received", "cancelled")][:6]
+    lines = (["lots (units@days left): " + "; ".join(lots)]
+             + ["open POs: " + ("; ".join(pos) or "none")]
+             + [str(e) for e in f["events"][-4:]])
+    low.text(0, 0.05, "\n".join(line[:130] for line in lines), fontsize=6.5, va="top",
+             family="monospace")

@@ -19,6 +19,7 @@ pytest.importorskip("moviepy")
 # (env, scenario, colour that only its designed picture paints, pixels of it at least)
 CASES = {
     "codered": ("task3", (0xAD, 0x14, 0x57), 300),  # the blood-stock gauges
+    "pharmacy": ("medium", (0xC6, 0x28, 0x28), 300),  # empty cells of the stock heat map
 }
 
 

@@ -26,6 +26,7 @@ if not Path(CHROMIUM).exists():
 SHOTS = Path(os.environ.get("LIFELINE_SCREENSHOTS", "reports/screenshots"))
 EPISODES = {
     "codered": ("task3", "heuristic"),
+    "pharmacy": ("medium", "base_stock"),
 }
 
 
@@ -113,3 +114,69 @@ def test_codered_map_hospitals_and_queue(browser: Any, replays: dict[str, Path])
     _grade_labels(page, len(steps))
     _goto(page, busiest)
     _close(page, "view_codered")
+
+
+def test_pharmacy_stock_expiry_orders_and_tool_replies(browser: Any,
+                                                       replays: dict[str, Path]) -> None:
+    steps = load(replays["pharmacy"])["steps"]
+    page = _open(browser, replays["pharmacy"])
+    assert page.locator("[data-view='pharmacy']").count() == 1
+    mid = len(steps) // 2
+    for i in (0, mid, len(steps) - 1):
+        _goto(page, i)
+        f = steps[i]["frame"]
+        n_cells = len(f["central"]) * (1 + len(f["wards"]))
+        assert page.locator(".stock .cell").count() == n_cells
+        stocked = len(f["par"]["central"]) + sum(len(w) for w in f["par"]["wards"].values())
+        assert page.locator(".stock rect.level").count() == stocked
+        assert page.locator(".lot").count() == sum(len(v) for v in f["lots"].values())
+        assert page.locator(".po").count() == min(12, sum(
+            po["status"] != "cancelled" for po in f["purchase_orders"]))
+        assert float(page.locator(".budget").get_attribute("data-left")) == f["available"]
+        assert page.locator(".req").count() == len(f["wards"]) * len(f["central"])
+        assert page.locator(".events .event").count() == min(5, len(f["events"]))
+        ratio = page.locator(".cell[data-sku='BLOOD-RBC'][data-loc='CENTRAL'] rect.level")
+        par = f["par"]["central"]["BLOOD-RBC"]
+        assert abs(float(ratio.get_attribute("data-ratio")) - f["central"]["BLOOD-RBC"] / par) \
+            < 1e-3
+    # the event log shows each tool call and the reply it got
+    _goto(page, 6)
+    log = page.locator(".log").inner_text()
+    assert "get_round_briefing" in log and "↩ Round 1/" in log
+    assert page.locator(".log .ev-reply").count() >= 6
+    _grade_labels(page, len(steps))
+    _goto(page, mid)
+    _close(page, "view_pharmacy")
+
+
+def test_live_pharmacy_tools_are_usable_and_replies_logged(browser: Any) -> None:
+    from lifeline.serve.run import background_server
+    from lifeline.serve.server import build_app
+
+    with background_server(build_app(["pharmacy"])) as base:
+        page = browser.new_page(viewport={"width": 1500, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(base + "/pharmacy/web")
+        page.wait_for_function("window.LLL && window.LLL.ready", timeout=20_000)
+        page.fill("#seed", "2")
+        page.click("#new")
+        page.wait_for_function("LLL.snap && LLL.snap.steps === 0")
+        assert page.locator("[data-view='pharmacy']").count() == 1
+        assert page.locator("#tools form").count() == page.evaluate("LLL.info.tools.length")
+        # the enterprise tools take free-form arguments: usable, not greyed out as "0 legal"
+        free = page.locator("#tools form.freeform")
+        assert free.count() >= 15
+        assert page.locator("#tools form.freeform.masked").count() == 0
+        assert "0 legal" not in free.first.inner_text()
+        page.locator("#tools form[data-tool='get_round_briefing'] button").click()
+        page.wait_for_function("LLL.snap.steps === 1")
+        text = page.locator("#toollog").inner_text()
+        assert "get_round_briefing()" in text and "↩ Round 1/" in text
+        assert page.locator(".status .grade[data-final='0']").count() == 1
+        _ = page.locator("#status").inner_text()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "live_pharmacy.png"), full_page=True)
+        assert errors == []
+        page.close()

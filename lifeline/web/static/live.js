@@ -6,7 +6,7 @@
   const base = document.body.dataset.base;
   const env = document.body.dataset.env;
   const $ = (id) => document.getElementById(id);
-  const L = { info: null, session: null, snap: null, history: [], watching: false, timer: null, mine: {} };
+  const L = { info: null, session: null, snap: null, history: [], calls: [], watching: false, timer: null, mine: {} };
   window.LLL = L;
 
   async function api(path, body) {
@@ -47,13 +47,31 @@
     const canPlay = snap.source === "web" && !snap.done;
     const byTool = {};
     snap.legal.forEach((c) => { (byTool[c.tool_name] = byTool[c.tool_name] || []).push(c); });
-    $("maskinfo").textContent = `(${snap.legal.length} legal)`;
+    // tool-first envs (no enumerable mask: free-form arguments, checked by the rules) keep every
+    // tool usable; the rules' reply to each call goes to the tool log
+    const covered = new Set(L.info.masked_tools || []);
+    $("maskinfo").textContent = `(${snap.legal.length} legal encoded calls)`;
     document.querySelectorAll("#tools form").forEach((form) => {
-      const n = (byTool[form.dataset.tool] || []).length;
-      form.classList.toggle("masked", n === 0);
-      form.querySelector(".count").textContent = `${n} legal`;
+      const n = (byTool[form.dataset.tool] || []).length, freeForm = !covered.has(form.dataset.tool);
+      form.classList.toggle("masked", n === 0 && !freeForm);
+      form.classList.toggle("freeform", freeForm);
+      form.querySelector(".count").textContent = freeForm ? "free-form: the rules check it" : `${n} legal`;
       form.querySelector("button").disabled = !canPlay;
     });
+    if (last.action && L.logged !== snap.steps) {
+      L.logged = snap.steps;
+      const reply = snap.frame && (snap.frame.last_result !== undefined ? snap.frame.last_result : snap.frame.last !== undefined ? snap.frame.last : snap.frame.last_report);
+      L.calls.push({ step: snap.steps, action: last.action, valid: last.valid, message: last.message, reply });
+    }
+    const tlog = $("toollog");
+    tlog.innerHTML = "";
+    L.calls.slice(-200).forEach((c) => {
+      const a = c.action.tool_name ? `${c.action.tool_name}(${Object.entries(c.action.arguments || {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")})` : JSON.stringify(c.action);
+      LL.h("div", { class: c.valid ? "ev-action" : "ev-invalid" }, tlog, `${String(c.step).padStart(4)} ${c.valid ? "→" : "✗"} ${a}`);
+      const text = c.reply || c.message;
+      if (text) String(text).split("\n").slice(0, 4).forEach((line) => LL.h("div", { class: "ev-reply" }, tlog, `     ↩ ${line.slice(0, 200)}`));
+    });
+    tlog.scrollTop = tlog.scrollHeight;
     const legal = $("legal");
     legal.innerHTML = "";
     snap.legal.slice(0, 400).forEach((c) => {
@@ -113,7 +131,7 @@
   }
 
   async function attach(id) {
-    L.session = id; L.history = [];
+    L.session = id; L.history = []; L.calls = [];
     show(await api(`session/${encodeURIComponent(id)}?static=true`));
     $("who").textContent = id.startsWith("watch:") ? "watching (read-only)" : "playing by hand";
     refreshSessions();
@@ -133,7 +151,7 @@
     $("new").addEventListener("click", async () => {
       const seed = $("seed").value;
       const snap = await api("new", { scenario: $("scenario").value, seed: seed === "" ? null : Number(seed) });
-      L.session = snap.id; L.history = []; L.mine[snap.watch] = snap.id;
+      L.session = snap.id; L.history = []; L.calls = []; L.mine[snap.watch] = snap.id;
       show(snap);
       $("who").textContent = "playing by hand";
       refreshSessions();

@@ -403,6 +403,121 @@ const LL = (() => {
     el("text", { x: lx, y: ly + 21, "font-size": 10 }, svg, "hollow = BLS · dot in ambulance = its patient · blood gauge full = stock at 08:00");
   }
 
+
+  /* ----- pharmacy: stock against par, expiry, POs, budget, requests vs approved, events ------- */
+  const PO_COL = { held: "#f9a825", approved: "#1f6feb", open: "#2e7d32", received: "#9aa7b6", cancelled: "#d32f2f" };
+  function stockCol(r) { return r < 0.25 ? "#c62828" : r < 0.6 ? "#ef6c00" : r < 1.0 ? "#f9a825" : "#2e7d32"; }
+  function money(v) { return "$" + Math.round(v).toLocaleString("en-US"); }
+  function drawPharmacy(container, st, f) {
+    const W = 1000, H = 480;
+    const svg = svgRoot(container, W, H, "pharmacy");
+    svg.innerHTML = "";
+    const skus = Object.keys(f.central || {}), wards = Object.keys(f.wards || {});
+    const par = f.par || { central: {}, wards: {} };
+    el("text", { x: 8, y: 20, "font-size": 16, "font-weight": 700 }, svg,
+       `MedChain central pharmacy · round ${f.round} · day ${f.day === undefined ? "–" : f.day}${f.days ? "/" + f.days : ""}`);
+    // budget
+    const total = f.budget || 0, left = f.available === undefined ? f.budget : f.available;
+    const bx = 470, bw = 520;
+    const bg = el("g", { class: "budget", "data-left": left }, svg);
+    el("rect", { x: bx, y: 8, width: bw, height: 16, rx: 3, fill: "#e3e7ec" }, bg);
+    el("rect", { x: bx, y: 8, width: total > 0 ? bw * Math.max(0, left) / total : 0, height: 16, rx: 3, fill: left < 0.15 * total ? "#c62828" : "#1f6feb" }, bg);
+    el("text", { x: bx + 6, y: 20, "font-size": 11, fill: "#111", "font-weight": 600, "paint-order": "stroke", stroke: "#fff", "stroke-width": 3 }, bg,
+       `budget left ${money(left)} of ${money(total)} (spent ${money(f.spent || 0)})`);
+    // stock heat map: rows = products, columns = central + wards
+    const GX = 8, GY = 50, RW = 112, CW = 92, RH = 24;
+    const cols = ["CENTRAL", ...wards];
+    el("text", { x: GX, y: GY - 10, "font-size": 12.5, "font-weight": 700 }, svg, "Stock on hand / par");
+    el("text", { x: GX + 160, y: GY - 10, "font-size": 10, fill: "#57606a" }, svg, "red < 25 % · orange < 60 % · yellow < 100 % · | = par");
+    cols.forEach((c, j) => el("text", { x: GX + RW + j * CW + CW / 2, y: GY + 10, "font-size": 11, "font-weight": 600, "text-anchor": "middle" }, svg,
+                               c.replace("ward_", "").toUpperCase()));
+    const grid = el("g", { class: "stock" }, svg);
+    skus.forEach((sku, i) => {
+      const y = GY + 16 + i * RH;
+      el("text", { x: GX, y: y + 15, "font-size": 11 }, grid, sku);
+      cols.forEach((c, j) => {
+        const qty = j === 0 ? f.central[sku] : (f.wards[c] || {})[sku];
+        const p = j === 0 ? par.central[sku] : (par.wards[c] || {})[sku];
+        const x = GX + RW + j * CW;
+        const cell = el("g", { class: "cell", "data-sku": sku, "data-loc": c }, grid);
+        if (!p) { el("rect", { x: x + 2, y: y + 2, width: CW - 4, height: RH - 4, fill: "#f5f6f8" }, cell); el("text", { x: x + CW / 2, y: y + 15, "font-size": 9.5, fill: "#aab", "text-anchor": "middle" }, cell, "not stocked"); return; }
+        const r = (qty || 0) / p;
+        el("rect", { x: x + 2, y: y + 2, width: CW - 4, height: RH - 4, fill: "#f1f4f7", stroke: "#dde3ea" }, cell);
+        el("rect", { class: "level", "data-ratio": r.toFixed(3), x: x + 2, y: y + 2, width: (CW - 4) * Math.min(1, r / 1.5), height: RH - 4, fill: stockCol(r), "fill-opacity": 0.85 }, cell);
+        el("line", { x1: x + 2 + (CW - 4) / 1.5, x2: x + 2 + (CW - 4) / 1.5, y1: y, y2: y + RH, stroke: "#263238", "stroke-width": 1.5 }, cell);
+        el("text", { x: x + 5, y: y + 15, "font-size": 10, fill: "#111", "font-weight": 600 }, cell, `${fmt(qty || 0, 0)}/${fmt(p, 0)}`);
+        el("title", {}, cell, `${sku} at ${c}: ${fmt(qty || 0, 1)} on hand, par ${fmt(p, 1)} (${Math.round(100 * r)} %)`);
+      });
+    });
+    // requests vs approved (this round)
+    const RX = GX + RW + cols.length * CW + 24, RWW = W - RX - 8;
+    el("text", { x: RX, y: GY - 10, "font-size": 12.5, "font-weight": 700 }, svg, "This round: requested (grey) vs approved (blue)");
+    const req = f.requests || [], plan = f.plan || [];
+    let mx = 1;
+    req.forEach((row, w) => row.forEach((v, k) => { mx = Math.max(mx, v, (plan[w] || [])[k] || 0); }));
+    wards.forEach((wd, w) => el("text", { x: RX + 60 + w * ((RWW - 60) / wards.length), y: GY + 10, "font-size": 11, "font-weight": 600 }, svg, wd.replace("ward_", "").toUpperCase()));
+    const rg = el("g", { class: "requests" }, svg);
+    skus.forEach((sku, k) => {
+      const y = GY + 16 + k * RH;
+      el("text", { x: RX, y: y + 15, "font-size": 9.5, fill: "#57606a" }, rg, sku.slice(0, 10));
+      wards.forEach((wd, w) => {
+        const x = RX + 60 + w * ((RWW - 60) / wards.length), bwid = (RWW - 60) / wards.length - 10;
+        const a = (req[w] || [])[k] || 0, b = (plan[w] || [])[k] || 0;
+        const g = el("g", { class: "req", "data-ward": wd, "data-sku": sku }, rg);
+        el("rect", { x, y: y + 3, width: bwid * a / mx, height: 8, fill: "#9aa7b6" }, g);
+        el("rect", { class: "approved", x, y: y + 12, width: bwid * b / mx, height: 8, fill: b + 1e-9 < a ? "#1f6feb" : "#0b5394" }, g);
+        if (a || b) el("text", { x: x + Math.max(bwid * Math.max(a, b) / mx, 0) + 2, y: y + 16, "font-size": 8.5, fill: "#333" }, g, `${fmt(a, 0)}→${fmt(b, 0)}`);
+      });
+    });
+    // lots by days to expiry (central)
+    const LY = GY + 16 + skus.length * RH + 26, LX = GX + RW, LW = 420, MAXD = 30;
+    el("text", { x: GX, y: LY - 8, "font-size": 12.5, "font-weight": 700 }, svg, "Central lots by days to expiry");
+    const lg = el("g", { class: "lots" }, svg);
+    const lotRows = Object.entries(f.lots || {});
+    for (let d = 0; d <= MAXD; d += 5) {
+      const x = LX + (d / MAXD) * LW;
+      el("line", { x1: x, x2: x, y1: LY, y2: LY + lotRows.length * 20, stroke: "#eceff1" }, lg);
+      el("text", { x, y: LY + lotRows.length * 20 + 11, "font-size": 9, "text-anchor": "middle", fill: "#8a96a3" }, lg, d === MAXD ? `${d}+ d` : `${d}`);
+    }
+    el("rect", { x: LX, y: LY, width: (3 / MAXD) * LW, height: lotRows.length * 20, fill: "#ffebee", "fill-opacity": 0.7 }, lg);
+    lotRows.forEach(([sku, lots], i) => {
+      const y = LY + i * 20 + 10;
+      el("text", { x: GX, y: y + 4, "font-size": 10.5 }, lg, sku);
+      lots.forEach(([days, qty]) => {
+        const x = LX + (Math.min(days, MAXD) / MAXD) * LW;
+        const g = el("g", { class: "lot", "data-sku": sku, "data-days": days }, lg);
+        el("circle", { cx: x, cy: y, r: Math.min(9, 2.5 + Math.sqrt(qty) / 2), fill: days <= 3 ? "#c62828" : days <= 7 ? "#ef6c00" : "#00897b", "fill-opacity": 0.8 }, g);
+        el("title", {}, g, `${sku}: ${fmt(qty, 1)} units, ${days} days left`);
+      });
+    });
+    // open POs on a timeline (days)
+    const PX = LX + LW + 60, PW = W - PX - 10, days = f.days || 16;
+    el("text", { x: PX, y: LY - 8, "font-size": 12.5, "font-weight": 700 }, svg, "Purchase orders (order day → ETA)");
+    const pg = el("g", { class: "pos" }, svg);
+    const DX = (d) => PX + (Math.max(0, Math.min(days + 2, d)) / (days + 2)) * PW;
+    el("line", { x1: DX(f.day || 0), x2: DX(f.day || 0), y1: LY, y2: LY + 150, stroke: "#000", "stroke-dasharray": "3 2" }, pg);
+    el("text", { x: DX(f.day || 0) + 3, y: LY + 8, "font-size": 9 }, pg, "today");
+    const pos = [...(f.purchase_orders || []).filter((po) => po.status !== "cancelled" && po.status !== "received"),
+                 ...(f.purchase_orders || []).filter((po) => po.status === "received").reverse()].slice(0, 12);
+    pos.forEach((po, k) => {
+      const y = LY + 12 + k * 12, x0 = DX(po.order_day === undefined || po.order_day < 0 ? f.day || 0 : po.order_day), x1 = DX(po.eta_day);
+      const g = el("g", { class: "po", "data-status": po.status }, pg);
+      el("rect", { x: x0, y, width: Math.max(3, x1 - x0), height: 9, rx: 2, fill: PO_COL[po.status] || "#555", "fill-opacity": po.status === "received" ? 0.5 : 0.9 }, g);
+      el("text", { x: Math.max(x0, x1) + 3, y: y + 8, "font-size": 8.5 }, g, `${po.id} ${po.sku} ×${fmt(po.qty, 0)} ${po.status}${po.expedite ? " (expedited)" : ""}`);
+    });
+    if (!pos.length) el("text", { x: PX, y: LY + 24, "font-size": 11, fill: "#8a96a3" }, pg, "no purchase orders yet");
+    // events and the last reply
+    const EY = Math.max(LY + lotRows.length * 20 + 30, LY + 12 + pos.length * 12 + 16);
+    el("text", { x: GX, y: EY, "font-size": 12.5, "font-weight": 700 }, svg, "Events");
+    const eg = el("g", { class: "events" }, svg);
+    (f.events || []).slice(-5).forEach((e, k) => {
+      const active = /\[active\]/.test(e);
+      el("text", { class: "event", x: GX + 55, y: EY + k * 15, "font-size": 11, fill: active ? "#b00020" : /\[upcoming\]/.test(e) ? "#9a6700" : "#57606a", "font-weight": active ? 700 : 400 }, eg, e);
+    });
+    if (!(f.events || []).length) el("text", { x: GX + 55, y: EY, "font-size": 11, fill: "#8a96a3" }, eg, "none published");
+    svg.setAttribute("viewBox", `0 0 ${W} ${Math.max(H, EY + 15 * Math.max(1, Math.min(5, (f.events || []).length)) + 4)}`);
+  }
+
   /* ----- generic: any environment ----------------------------------------------------------- */
   function drawGeneric(container, st, f) {
     if (container._key !== "generic") { container.innerHTML = ""; container._key = "generic"; container._svg = null; }
@@ -482,7 +597,7 @@ const LL = (() => {
     });
   }
 
-  const renderers = { ed: drawEd, dispatch: drawDispatch, codered: drawCodered, generic: drawGeneric };
+  const renderers = { ed: drawEd, dispatch: drawDispatch, codered: drawCodered, pharmacy: drawPharmacy, generic: drawGeneric };
   function draw(env, container, st, f) {
     const fn = renderers[env] || drawGeneric;
     try { fn(container, st || {}, f || {}); } catch (err) {
@@ -543,6 +658,12 @@ const LL = (() => {
     if (step && step.action !== undefined) {
       if (!step.valid) out.push(["ev-invalid", `✗ ${describeAction(step.action, step.index)}: ${step.message}`]);
       else if (!(step.action && NOOPS.has(step.action.kind))) out.push(["ev-action", `→ ${describeAction(step.action, step.index)}`]);
+    }
+    if (step && step.action !== undefined) {  // the tool's reply (tool-first envs)
+      const reply = cur.last_result !== undefined ? cur.last_result : env === "codered" ? cur.last : undefined;
+      if (reply && (!prev || reply !== (prev.last_result !== undefined ? prev.last_result : prev.last) || step.valid)) {
+        String(reply).split("\n").slice(0, 3).forEach((line) => out.push(["ev-reply", `  ↩ ${line.slice(0, 220)}`]));
+      }
     }
     if (!prev) return out;
     const pc = prev.counters || {}, cc = cur.counters || {};
