@@ -129,7 +129,8 @@ def _generic(fig: Any, ax: Any, f: dict[str, Any]) -> None:
 def _designed() -> dict[str, Any]:
     from lifeline.faces import raster_designed as d
 
-    return {"codered": d.codered, "pharmacy": d.pharmacy}
+    return {"codered": d.codered, "pharmacy": d.pharmacy, "evgrid": d.evgrid,
+            "evgrid_team": d.evgrid}
 
 
 DESIGNED: dict[str, Any] = _designed()

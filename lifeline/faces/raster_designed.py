@@ -181,3 +181,91 @@ def pharmacy(fig: Any, f: dict[str, Any]) -> None:
              + [str(e) for e in f["events"][-4:]])
     low.text(0, 0.05, "\n".join(line[:130] for line in lines), fontsize=6.5, va="top",
              family="monospace")
+
+
+def _ramp(r: float) -> tuple[float, float, float]:
+    """Green (0) → yellow (0.7) → red (1), dark red above 1.1."""
+    if r >= 1.1:
+        return (0.5, 0.0, 0.0)
+    stops = ((0.0, (0.18, 0.49, 0.2)), (0.7, (0.98, 0.66, 0.15)), (1.0, (0.78, 0.16, 0.16)))
+    r = max(0.0, min(1.0, r))
+    k = 0 if r <= 0.7 else 1
+    (a, ca), (b, cb) = stops[k], stops[k + 1]
+    t = (r - a) / (b - a)
+    return (ca[0] + (cb[0] - ca[0]) * t, ca[1] + (cb[1] - ca[1]) * t, ca[2] + (cb[2] - ca[2]) * t)
+
+
+def evgrid(fig: Any, f: dict[str, Any]) -> None:
+    """Stations coloured by occupancy (badge: our queue), zones shaded by feeder loading, EVs
+    driving to a station, feeder load and hot-spot bars, price and renewable share over the day."""
+    from matplotlib.patches import Polygon, Rectangle
+    from scipy.spatial import ConvexHull
+
+    sts, zs = f["stations"], f["zones"]
+    hh = int(f["hour"])
+    fig.suptitle(f"EV grid {hh:02d}:{round((f['hour'] - hh) * 60) % 60:02d}  "
+                 f"{f.get('ambient_c', 0):.1f} °C  charging {sum(x['charging'] for x in sts)}  "
+                 f"queued {sum(x['queue'] for x in sts)}  renewable "
+                 f"{100 * f['renewable_share']:.0f} %", fontsize=10, y=0.985)
+    nodes = [(x["lat"], x["lng"]) for x in sts] + [(f["airport"]["lat"], f["airport"]["lng"])]
+    xy = np.array([[lng, lat] for lat, lng in nodes])
+    ax = fig.add_axes((0.0, 0.0, 0.6, 0.93))
+    ax.set_axis_off()
+    ax.set_aspect("equal")
+    for zi, z in enumerate(zs):
+        pts = np.array([[x["lng"], x["lat"]] for x in sts if x["zone"] == zi])
+        if len(pts) == 0:
+            continue
+        grown = np.concatenate([pts + d for d in ((-0.012, -0.012), (0.012, -0.012),
+                                                  (-0.012, 0.012), (0.012, 0.012))])
+        hull = grown[ConvexHull(grown).vertices]
+        load = z["load_kw"] / (z["limit_kw"] * (z["derate"] or 1.0)) if z["limit_kw"] else 0.0
+        ax.add_patch(Polygon(hull, closed=True, facecolor=(*_ramp(load), 0.25),
+                             edgecolor="black" if z["tripped"] else _ramp(load),
+                             ls="--" if z["tripped"] else "-", lw=1.2))
+        top = hull[np.argmax(hull[:, 1])]
+        ax.text(top[0], top[1] + 0.004, f"{z['name']} {100 * load:.0f}%", fontsize=6.5,
+                ha="center", color=_ramp(load), weight="bold")
+    for a, b in f.get("roads", []):
+        ax.plot(xy[[a, b], 0], xy[[a, b], 1], color="#cfd8dc", lw=0.6, zorder=1)
+    for e in f["evs"]:
+        if e["status"] == "driving" and e["station"] >= 0:
+            o, d = xy[min(e["origin"], len(xy) - 1)], xy[e["station"]]
+            ax.plot([o[0], d[0]], [o[1], d[1]], color="#1f6feb", lw=0.8, ls="--", zorder=2)
+    occ = [(x["busy_other"] + x["charging"]) / max(1, x["slots"]) for x in sts]
+    ax.scatter(xy[:-1, 0], xy[:-1, 1], s=[20 + 4 * x["slots"] for x in sts], zorder=3,
+               c=["#9e9e9e" if x["out"] else _ramp(r) for x, r in zip(sts, occ, strict=True)],
+               edgecolors="white")
+    for x in sts:
+        if x["queue"] > 0:
+            ax.text(x["lng"] + 0.008, x["lat"] + 0.008, str(x["queue"]), fontsize=6, zorder=4,
+                    color="white", weight="bold",
+                    bbox={"boxstyle": "round,pad=0.15", "fc": "#b00020", "ec": "none"})
+    ax.text(xy[-1, 0], xy[-1, 1], "airport", fontsize=6, ha="center")
+    lim = float(f.get("hotspot_limit_c", 120.0))
+    for zi, z in enumerate(zs):
+        zx = _axes(fig, (0.62, 0.83 - zi * 0.09, 0.36, 0.08), flip=False)
+        load = z["load_kw"] / (z["limit_kw"] * (z["derate"] or 1.0)) if z["limit_kw"] else 0.0
+        zx.add_patch(Rectangle((0, 0.45), 1, 0.3, color="#eceff1"))
+        zx.add_patch(Rectangle((0, 0.45), min(1.2, load) / 1.2, 0.3, color=_ramp(load)))
+        zx.plot([1 / 1.2, 1 / 1.2], [0.4, 0.8], color="black", lw=1)
+        hot = z.get("hotspot_c")
+        if hot is not None:
+            zx.add_patch(Rectangle((0, 0.05), 1, 0.25, color="#eceff1"))
+            zx.add_patch(Rectangle((0, 0.05), max(0.0, min(1.0, (hot - 20) / lim)), 0.25,
+                                   color="#7f0000" if hot >= lim else "#ef6c00"))
+        zx.text(0, 0.82, f"{z['name']} {100 * load:.0f}%" + (f"  {hot:.0f} °C" if hot else "")
+                + ("  TRIPPED" if z["tripped"] else ""), fontsize=6.5)
+    c = f.get("curve")
+    if c and len(c["hour"]) > 1:
+        cx = fig.add_axes((0.66, 0.06, 0.32, 0.3))
+        cx.plot(c["hour"], c["price"], color="#263238", lw=1.2)
+        cx.set_ylabel("₹/kWh", fontsize=6)
+        cx.tick_params(labelsize=5.5)
+        rx = cx.twinx()
+        rx.plot(c["hour"], c["renewable"], color="#2e7d32", lw=1.2)
+        rx.set_ylim(0, 1)
+        rx.tick_params(labelsize=5.5)
+        now = c["hour"][0] + ((f["hour"] - c["hour"][0] % 24) % 24)
+        cx.axvline(now, color="#b00020", ls="--", lw=1)
+        cx.set_title("price (black), renewable share (green)", fontsize=6.5)

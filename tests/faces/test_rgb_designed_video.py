@@ -20,6 +20,8 @@ pytest.importorskip("moviepy")
 CASES = {
     "codered": ("task3", (0xAD, 0x14, 0x57), 300),  # the blood-stock gauges
     "pharmacy": ("medium", (0xC6, 0x28, 0x28), 300),  # empty cells of the stock heat map
+    "evgrid": ("heatwave_peak", (0xEC, 0xEF, 0xF1), 2000),  # the feeder bars' background
+    "evgrid_team": ("baseline", (0xEC, 0xEF, 0xF1), 2000),
 }
 
 

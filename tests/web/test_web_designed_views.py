@@ -27,6 +27,8 @@ SHOTS = Path(os.environ.get("LIFELINE_SCREENSHOTS", "reports/screenshots"))
 EPISODES = {
     "codered": ("task3", "heuristic"),
     "pharmacy": ("medium", "base_stock"),
+    "evgrid": ("heatwave_peak", "greedy"),
+    "evgrid_team": ("transformer_derate", "team_greedy"),
 }
 
 
@@ -180,3 +182,42 @@ def test_live_pharmacy_tools_are_usable_and_replies_logged(browser: Any) -> None
         page.screenshot(path=str(SHOTS / "live_pharmacy.png"), full_page=True)
         assert errors == []
         page.close()
+
+
+@pytest.mark.parametrize("env_name", ["evgrid", "evgrid_team"])
+def test_evgrid_stations_zones_and_the_day(browser: Any, replays: dict[str, Path],
+                                           env_name: str) -> None:
+    steps = load(replays[env_name])["steps"]
+    page = _open(browser, replays[env_name])
+    assert page.locator("[data-view='evgrid']").count() == 1
+    busiest = max(range(len(steps)), key=lambda i: sum(
+        x["queue"] + x["en_route"] for x in steps[i]["frame"]["stations"]))
+    for i in (0, busiest, len(steps) - 1):
+        _goto(page, i)
+        f = steps[i]["frame"]
+        assert page.locator(".station").count() == len(f["stations"])
+        assert page.locator(".station .queue-badge").count() == sum(
+            x["queue"] > 0 for x in f["stations"])
+        assert page.locator(".station[data-out='1']").count() == sum(x["out"] for x in f["stations"])
+        assert page.locator(".zone").count() == len(f["zones"])
+        assert page.locator(".feeder").count() == len(f["zones"])
+        assert page.locator(".feeder .heat").count() == len(f["zones"])
+        assert page.locator(".feeder[data-tripped='1']").count() == sum(
+            z["tripped"] for z in f["zones"])
+        assert page.locator(".ev-route").count() == min(80, sum(
+            e["status"] == "driving" and e["station"] >= 0 for e in f["evs"]))
+        z = f["zones"][0]
+        shown = float(page.locator(".zone").first.get_attribute("data-loading"))
+        assert abs(shown - z["load_kw"] / (z["limit_kw"] * z["derate"])) < 1e-3
+        assert page.locator(".curve path.price").count() == 1
+        assert page.locator(".curve line.now").count() == 1
+    # labels never overlap (clustered: a label that would collide is left to the tooltip)
+    boxes = page.evaluate("[...document.querySelectorAll('.station text.label')].map(t => "
+                          "{const b = t.getBBox(); return [b.x, b.y, b.width, b.height];})")
+    for k, a in enumerate(boxes):
+        for b in boxes[k + 1:]:
+            assert not (a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and
+                        a[1] < b[1] + b[3] and b[1] < a[1] + a[3]), (a, b)
+    _grade_labels(page, len(steps))
+    _goto(page, busiest)
+    _close(page, f"view_{env_name}")

@@ -518,6 +518,158 @@ const LL = (() => {
     svg.setAttribute("viewBox", `0 0 ${W} ${Math.max(H, EY + 15 * Math.max(1, Math.min(5, (f.events || []).length)) + 4)}`);
   }
 
+
+  /* ----- evgrid: stations by occupancy and queue, zones by feeder loading and heat ----------- */
+  function ramp(r) {  // 0 → green, 0.7 → yellow, 1 → red, > 1 → dark red
+    if (r >= 1) return r >= 1.1 ? "#7f0000" : "#c62828";
+    const stops = [[0, [46, 125, 50]], [0.7, [249, 168, 37]], [1, [198, 40, 40]]];
+    let k = 0; while (k < stops.length - 2 && r > stops[k + 1][0]) k++;
+    const [a, ca] = stops[k], [b, cb] = stops[k + 1], t = Math.max(0, Math.min(1, (r - a) / (b - a)));
+    return `rgb(${ca.map((c, i) => Math.round(c + (cb[i] - c) * t)).join(",")})`;
+  }
+  function hull(points) {  // convex hull (monotone chain) of [x, y] points
+    const p = points.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    if (p.length < 3) return p;
+    const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+    const lo = [], up = [];
+    p.forEach((q) => { while (lo.length >= 2 && cross(lo[lo.length - 2], lo[lo.length - 1], q) <= 0) lo.pop(); lo.push(q); });
+    p.slice().reverse().forEach((q) => { while (up.length >= 2 && cross(up[up.length - 2], up[up.length - 1], q) <= 0) up.pop(); up.push(q); });
+    return lo.slice(0, -1).concat(up.slice(0, -1));
+  }
+  function drawEvgrid(container, st, f) {
+    const W = 1000, H = 620, MX = 10, MY = 44, MW = 600, MH = 520;
+    const svg = svgRoot(container, W, H, "evgrid");
+    svg.innerHTML = "";
+    const sts = f.stations || [];
+    const nodes = sts.map((x) => [x.lat, x.lng]).concat(f.airport ? [[f.airport.lat, f.airport.lng]] : []);
+    const lats = nodes.map((n) => n[0]), lngs = nodes.map((n) => n[1]);
+    const la0 = Math.min(...lats), la1 = Math.max(...lats), ln0 = Math.min(...lngs), ln1 = Math.max(...lngs);
+    const kx = Math.cos(((la0 + la1) / 2) * Math.PI / 180), span = Math.max((ln1 - ln0) * kx, la1 - la0, 1e-9);
+    const sc = Math.min(MW, MH) - 60;
+    const P = (lat, lng) => [MX + 30 + ((lng - ln0) * kx / span) * sc + (MW - 60 - sc * (ln1 - ln0) * kx / span) / 2,
+                             MY + 30 + ((la1 - lat) / span) * sc];
+    const NP = (n) => P(nodes[n][0], nodes[n][1]);
+    const hh = Math.floor(f.hour), mm = Math.round((f.hour - hh) * 60) % 60;
+    const charging = sts.reduce((a, x) => a + x.charging, 0), queued = sts.reduce((a, x) => a + x.queue, 0),
+          enroute = sts.reduce((a, x) => a + x.en_route, 0);
+    el("text", { x: 8, y: 20, "font-size": 16, "font-weight": 700 }, svg,
+       `EV grid Bengaluru ${String(hh).padStart(2, "0")}:${String(mm).padStart(2, "0")} · ${fmt(f.ambient_c, 1)} °C`);
+    el("text", { x: 330, y: 20, "font-size": 12.5 }, svg,
+       `our EVs: charging ${charging} · queued ${queued} · driving ${enroute} · renewable ${Math.round(100 * f.renewable_share)} %`);
+    const zs = f.zones || [];
+    const tripped = zs.filter((z) => z.tripped).map((z) => z.name);
+    el("text", { x: 8, y: 37, "font-size": 12, "font-weight": 600, fill: tripped.length || (f.events || []).length ? "#b00020" : "#57606a" }, svg,
+       (tripped.length ? `TRIPPED: ${tripped.join(", ")} · ` : "") + ((f.events || []).slice(-2).join(" · ") || "no events this tick"));
+    const map = el("g", { class: "map" }, svg);
+    el("rect", { x: MX, y: MY, width: MW, height: MH, rx: 6, fill: "#f7f9fb", stroke: "#e3e7ec" }, map);
+    // zones: hull of their stations, shaded by feeder loading (labels on top, drawn last)
+    const zoneLabels = [];
+    zs.forEach((z, zi) => {
+      const pts = sts.filter((x) => x.zone === zi).map((x) => P(x.lat, x.lng));
+      if (!pts.length) return;
+      const cx = pts.reduce((a, p) => a + p[0], 0) / pts.length, cy = pts.reduce((a, p) => a + p[1], 0) / pts.length;
+      const grown = pts.flatMap(([x, y]) => [[x - 22, y - 22], [x + 22, y - 22], [x - 22, y + 22], [x + 22, y + 22]]);
+      const hl = hull(grown), load = z.limit_kw > 0 ? z.load_kw / (z.limit_kw * (z.derate || 1)) : 0;
+      const g = el("g", { class: "zone", "data-zone": z.name, "data-loading": load.toFixed(3) }, map);
+      el("path", { d: "M" + hl.map((p) => p.join(",")).join("L") + "Z", fill: ramp(load), "fill-opacity": 0.22,
+                   stroke: z.tripped ? "#000" : ramp(load), "stroke-width": z.tripped ? 3 : 1.5, "stroke-dasharray": z.tripped ? "6 3" : "" }, g);
+      const top = hl.reduce((a, p) => (p[1] < a[1] ? p : a), hl[0]);
+      zoneLabels.push([top[0], top[1] - 4, `${z.name} ${Math.round(100 * load)} %`, ramp(load)]);
+    });
+    (f.roads || []).forEach(([a, b]) => {
+      const [x1, y1] = NP(a), [x2, y2] = NP(b);
+      el("line", { class: "road", x1, y1, x2, y2, stroke: "#cfd8dc", "stroke-width": 1.2 }, map);
+    });
+    // EVs driving to a station
+    const drv = (f.evs || []).filter((e) => e.status === "driving" && e.station >= 0);
+    drv.slice(0, 80).forEach((e) => {
+      const [x1, y1] = NP(Math.min(e.origin, nodes.length - 1)), [x2, y2] = NP(e.station);
+      const g = el("g", { class: "ev-route", "data-ev": e.id }, map);
+      el("line", { x1, y1, x2, y2, stroke: "#1f6feb", "stroke-width": 1.4, "stroke-dasharray": "4 3", opacity: 0.8 }, g);
+      el("circle", { cx: x1 + (x2 - x1) * 0.35, cy: y1 + (y2 - y1) * 0.35, r: 3.5, fill: "#1f6feb" }, g);
+      el("title", {}, g, `EV ${e.id} (${e.persona}, ${Math.round(100 * e.soc)} % charged) driving to ${sts[e.station].name}`);
+    });
+    if (f.airport) {
+      const [ax, ay] = P(f.airport.lat, f.airport.lng);
+      el("text", { x: ax, y: ay + 5, "font-size": 15, "text-anchor": "middle" }, map, "✈");
+    }
+    // stations: fill = occupancy, badge = our queue
+    const placed = [];
+    const sg = el("g", { class: "stations" }, map);
+    sts.forEach((x, j) => {
+      const [cx, cy] = P(x.lat, x.lng), occ = (x.busy_other + x.charging) / Math.max(1, x.slots);
+      const g = el("g", { class: "station", "data-station": x.id, "data-queue": x.queue, "data-out": x.out ? "1" : "0" }, sg);
+      const r = 6 + Math.sqrt(x.slots) * 1.6;
+      el("circle", { cx, cy, r, fill: x.out ? "#9e9e9e" : ramp(occ), stroke: x.type === "ultra" ? "#0d47a1" : "#fff", "stroke-width": x.type === "ultra" ? 2.5 : 1.5 }, g);
+      if (x.out) el("text", { x: cx, y: cy + 5, "font-size": 13, "text-anchor": "middle", fill: "#fff", "font-weight": 700 }, g, "✕");
+      if (x.charging) el("text", { x: cx, y: cy + 3.5, "font-size": 9, "text-anchor": "middle", fill: "#fff", "font-weight": 700 }, g, String(x.charging));
+      if (x.queue > 0) {
+        el("rect", { class: "queue-badge", x: cx + r - 3, y: cy - r - 9, width: 10 + 6 * String(x.queue).length, height: 13, rx: 6, fill: "#b00020" }, g);
+        el("text", { x: cx + r + 2, y: cy - r + 1, "font-size": 9.5, fill: "#fff", "font-weight": 700 }, g, `${x.queue}`);
+      }
+      // label unless it would collide with one already placed
+      const lx = cx + r + 3, ly = cy + 4;
+      const t = el("text", { class: "label", x: lx, y: ly, "font-size": 9.5, fill: "#263238", "paint-order": "stroke", stroke: "#f7f9fb", "stroke-width": 3 }, g, x.name);
+      const lw = (t.getComputedTextLength ? t.getComputedTextLength() : 0) || x.name.length * 6;
+      if (placed.some(([px, py, pw]) => lx - 1 < px + pw && px < lx + lw + 1 && Math.abs(ly - py) < 12)) t.remove();
+      else placed.push([lx, ly, lw]);
+      el("title", {}, g, `${x.name} (${x.id}, ${x.type}, ${x.slots} slots, zone ${zs[x.zone] ? zs[x.zone].name : x.zone}): ` +
+         `others ${x.busy_other} · ours charging ${x.charging} · queue ${x.queue} · driving here ${x.en_route} · ₹${fmt(x.price, 2)}/kWh` + (x.out ? " · OUT OF SERVICE" : ""));
+    });
+    zoneLabels.forEach(([x, y, text, col]) => el("text", { class: "zone-label", x, y, "font-size": 12, "font-weight": 700, "text-anchor": "middle", fill: col,
+                                                            "paint-order": "stroke", stroke: "#fff", "stroke-width": 3 }, map, text));
+    // zone panel: feeder loading and transformer hot-spot temperature
+    const ZX = 625, ZW = 365;
+    el("text", { x: ZX, y: MY + 12, "font-size": 12.5, "font-weight": 700 }, svg, "Feeders: load / limit · transformer hot-spot");
+    const lim = f.hotspot_limit_c || 120;
+    zs.forEach((z, zi) => {
+      const y = MY + 26 + zi * 58, load = z.limit_kw > 0 ? z.load_kw / (z.limit_kw * (z.derate || 1)) : 0;
+      const g = el("g", { class: "feeder", "data-zone": z.name, "data-tripped": z.tripped ? "1" : "0" }, svg);
+      el("text", { x: ZX, y: y + 11, "font-size": 11.5, "font-weight": 600 }, g, z.name + (z.tripped ? " — TRIPPED" : "") + (z.derate < 1 ? ` (derated ×${fmt(z.derate, 2)})` : ""));
+      el("rect", { x: ZX, y: y + 16, width: ZW - 60, height: 13, fill: "#eceff1" }, g);
+      el("rect", { class: "load", x: ZX, y: y + 16, width: (ZW - 60) * Math.min(1.2, load) / 1.2, height: 13, fill: ramp(load) }, g);
+      el("rect", { x: ZX, y: y + 16, width: (ZW - 60) * Math.min(1.2, z.ev_kw / (z.limit_kw * (z.derate || 1))) / 1.2, height: 4, fill: "#1f6feb" }, g);
+      el("line", { x1: ZX + (ZW - 60) / 1.2, x2: ZX + (ZW - 60) / 1.2, y1: y + 13, y2: y + 32, stroke: "#000", "stroke-width": 1.5 }, g);
+      el("text", { x: ZX + ZW - 55, y: y + 27, "font-size": 10.5 }, g, `${Math.round(100 * load)} %`);
+      if (z.hotspot_c !== null && z.hotspot_c !== undefined) {
+        const t = z.hotspot_c, tr = Math.max(0, Math.min(1, (t - 20) / (lim + 20 - 20)));
+        el("rect", { x: ZX, y: y + 35, width: ZW - 60, height: 8, fill: "#eceff1" }, g);
+        el("rect", { class: "heat", x: ZX, y: y + 35, width: (ZW - 60) * tr, height: 8, fill: t >= lim ? "#7f0000" : t >= lim - 15 ? "#ef6c00" : "#8d6e63" }, g);
+        el("line", { x1: ZX + (ZW - 60) * (lim - 20) / lim, x2: ZX + (ZW - 60) * (lim - 20) / lim, y1: y + 33, y2: y + 45, stroke: "#b00020", "stroke-width": 1.5 }, g);
+        el("text", { x: ZX + ZW - 55, y: y + 43, "font-size": 10 }, g, `${fmt(t, 0)} °C`);
+      }
+      el("title", {}, g, `${z.name}: ${fmt(z.load_kw, 0)} kW of ${fmt(z.limit_kw * (z.derate || 1), 0)} kW (ours ${fmt(z.ev_kw, 0)} kW)` +
+         (z.hotspot_c !== null && z.hotspot_c !== undefined ? `, hot-spot ${fmt(z.hotspot_c, 1)} °C (limit ${lim} °C), top oil ${fmt(z.top_oil_c, 1)} °C` : ""));
+    });
+    el("text", { x: ZX, y: MY + 26 + zs.length * 58 + 4, "font-size": 9.5, fill: "#57606a" }, svg, "bar: feeder load (blue: our EVs), | = limit · thin bar: hot-spot °C, red | = limit");
+    // price and renewable share over the day
+    const c = f.curve;
+    const CX = 640, CY = MY + 26 + zs.length * 58 + 24, CW = 340, CH = 150;
+    if (c && c.hour && c.hour.length > 1) {
+      const g = el("g", { class: "curve" }, svg);
+      el("text", { x: CX - 15, y: CY - 4, "font-size": 12.5, "font-weight": 700 }, g, "Price (₹/kWh, black) and renewable share (green)");
+      el("rect", { x: CX, y: CY, width: CW, height: CH, fill: "#fff", stroke: "#e3e7ec" }, g);
+      const h0 = c.hour[0], h1 = c.hour[c.hour.length - 1], pmax = Math.max(...c.price) * 1.1;
+      const X = (hr) => CX + ((hr - h0) / (h1 - h0)) * CW;
+      const line = (vals, Y, col, cls) => el("path", { class: cls, d: vals.map((v, i) => `${i ? "L" : "M"}${X(c.hour[i]).toFixed(1)},${Y(v).toFixed(1)}`).join(""), fill: "none", stroke: col, "stroke-width": 2 }, g);
+      line(c.price, (v) => CY + CH - (v / pmax) * CH, "#263238", "price");
+      line(c.renewable, (v) => CY + CH - v * CH, "#2e7d32", "renewable");
+      const nowH = c.hour[0] + ((f.hour - (c.hour[0] % 24) + 24) % 24);
+      el("line", { class: "now", x1: X(nowH), x2: X(nowH), y1: CY, y2: CY + CH, stroke: "#b00020", "stroke-width": 1.5, "stroke-dasharray": "3 2" }, g);
+      for (let hr = Math.ceil(h0 / 3) * 3; hr <= h1; hr += 3) {
+        el("text", { x: X(hr), y: CY + CH + 12, "font-size": 9, "text-anchor": "middle", fill: "#57606a" }, g, `${String(hr % 24).padStart(2, "0")}h`);
+      }
+      el("text", { x: CX + 3, y: CY + 10, "font-size": 9, fill: "#57606a" }, g, `₹${fmt(pmax, 1)} / 100 %`);
+    }
+    // legend
+    const ly = MY + MH + 22;
+    [["idle", 0], ["70 % busy", 0.7], ["full", 1.0]].forEach(([k, r], i) => {
+      el("circle", { cx: 16 + i * 90, cy: ly, r: 6, fill: ramp(r) }, svg); el("text", { x: 26 + i * 90, y: ly + 4, "font-size": 10 }, svg, k);
+    });
+    el("text", { x: 290, y: ly + 4, "font-size": 10 }, svg, "station size = slots · number = our EVs charging · red badge = our queue · blue dashes = EVs driving there");
+    el("text", { x: 16, y: ly + 20, "font-size": 10 }, svg, "zone shade = feeder loading (green → red; dashed black outline = tripped) · ✕ = station out · ✈ airport");
+  }
+
   /* ----- generic: any environment ----------------------------------------------------------- */
   function drawGeneric(container, st, f) {
     if (container._key !== "generic") { container.innerHTML = ""; container._key = "generic"; container._svg = null; }
@@ -597,7 +749,7 @@ const LL = (() => {
     });
   }
 
-  const renderers = { ed: drawEd, dispatch: drawDispatch, codered: drawCodered, pharmacy: drawPharmacy, generic: drawGeneric };
+  const renderers = { ed: drawEd, dispatch: drawDispatch, codered: drawCodered, pharmacy: drawPharmacy, evgrid: drawEvgrid, evgrid_team: drawEvgrid, generic: drawGeneric };
   function draw(env, container, st, f) {
     const fn = renderers[env] || drawGeneric;
     try { fn(container, st || {}, f || {}); } catch (err) {
