@@ -58,8 +58,8 @@ def _open(browser: Any, path: Path, width: int = 1400) -> Any:
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(url)
     page.wait_for_function("window.LLV && window.LLV.ready", timeout=20_000)
-    page.errors = errors  # type: ignore[attr-defined]
-    page.server = (server, thread)  # type: ignore[attr-defined]
+    page.errors = errors
+    page.server = (server, thread)
     return page
 
 
@@ -198,7 +198,8 @@ def test_evgrid_stations_zones_and_the_day(browser: Any, replays: dict[str, Path
         assert page.locator(".station").count() == len(f["stations"])
         assert page.locator(".station .queue-badge").count() == sum(
             x["queue"] > 0 for x in f["stations"])
-        assert page.locator(".station[data-out='1']").count() == sum(x["out"] for x in f["stations"])
+        assert page.locator(".station[data-out='1']").count() == sum(
+            x["out"] for x in f["stations"])
         assert page.locator(".zone").count() == len(f["zones"])
         assert page.locator(".feeder").count() == len(f["zones"])
         assert page.locator(".feeder .heat").count() == len(f["zones"])
