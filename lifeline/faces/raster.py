@@ -1,7 +1,9 @@
 """Frames as RGB pictures (``render_mode="rgb_array"``), drawn with matplotlib's Agg backend.
 
 The same ``frame(state)`` pictures the web viewer draws: the ``ed`` bed board, the ``dispatch``
-city map, and for any other environment a generic card (its text view, a progress bar and its
+(and ``dispatch_metro``) city map, the designed pictures of ``codered``, ``pharmacy`` and
+``evgrid`` / ``evgrid_team`` (:mod:`lifeline.faces.raster_designed`), and for any other
+environment a generic card (its text view, a progress bar and its
 top-level numbers). A figure object of its own is used per call (no pyplot global state), so this
 is safe to call from several environments in one process (e.g. a vector env).
 """
@@ -143,7 +145,7 @@ def frame_to_rgb(env: str, static: dict[str, Any], frame: dict[str, Any]) -> np.
     try:
         if env == "ed":
             _ed(fig, ax, frame)
-        elif env == "dispatch":
+        elif env in ("dispatch", "dispatch_metro"):
             _dispatch(fig, ax, static, frame)
         elif env in DESIGNED:
             fig.clf()

@@ -154,8 +154,8 @@ def pharmacy(fig: Any, f: dict[str, Any]) -> None:
             if p:
                 ratio[i, j + 1] = f["wards"][w].get(s, 0.0) / p
     ax = fig.add_axes((0.16, 0.36, 0.4, 0.5))
-    cmap = LinearSegmentedColormap.from_list("stock", ["#c62828", "#f9a825", "#2e7d32"])
-    cmap.set_bad("#eeeeee")
+    cmap = LinearSegmentedColormap.from_list("stock", ["#c62828", "#f9a825", "#2e7d32"]
+                                             ).with_extremes(bad="#eeeeee")
     ax.imshow(np.minimum(ratio, 1.5), cmap=cmap, vmin=0, vmax=1.5, aspect="auto")
     ax.set_yticks(range(len(skus)), skus, fontsize=6)
     ax.set_xticks(range(1 + len(wards)), ["CENTRAL", *[w.replace("ward_", "") for w in wards]],

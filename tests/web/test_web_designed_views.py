@@ -29,6 +29,7 @@ EPISODES = {
     "pharmacy": ("medium", "base_stock"),
     "evgrid": ("heatwave_peak", "greedy"),
     "evgrid_team": ("transformer_derate", "team_greedy"),
+    "dispatch_metro": ("metro_mass_casualty", "closest_idle"),
 }
 
 
@@ -222,3 +223,39 @@ def test_evgrid_stations_zones_and_the_day(browser: Any, replays: dict[str, Path
     _grade_labels(page, len(steps))
     _goto(page, busiest)
     _close(page, f"view_{env_name}")
+
+
+def _overlaps(page: Any, selector: str) -> list[tuple[Any, Any]]:
+    boxes = page.evaluate(f"[...document.querySelectorAll({selector!r})].map(t => "
+                          "{const b = t.getBBox(); return [b.x, b.y, b.width, b.height];})")
+    return [(a, b) for k, a in enumerate(boxes) for b in boxes[k + 1:]
+            if a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3]
+            and b[1] < a[1] + a[3]]
+
+
+def test_metro_city_at_full_hd(browser: Any, replays: dict[str, Path]) -> None:
+    rep = load(replays["dispatch_metro"])
+    st, steps = rep["header"]["static"], rep["steps"]
+    assert len(st["nodes"]) == 240
+    page = _open(browser, replays["dispatch_metro"], width=1920)
+    assert page.locator("[data-view='dispatch_metro']").count() == 1
+    assert page.locator(".hospital").count() == len(st["hospitals"])
+    busiest = max(range(len(steps)), key=lambda i: len(steps[i]["frame"]["calls"]))
+    for i in (0, busiest, len(steps) - 1):
+        _goto(page, i)
+        f = steps[i]["frame"]
+        # every unit and call is drawn, alone or inside a cluster that counts it
+        units = page.evaluate("[...document.querySelectorAll('.unit, .unit-cluster')]"
+                              ".reduce((a, g) => a + Number(g.dataset.count || 1), 0)")
+        assert units == len(f["units"])
+        calls = page.evaluate("[...document.querySelectorAll('.call, .call-cluster')]"
+                              ".reduce((a, g) => a + Number(g.dataset.count || 1), 0)")
+        assert calls == len(f["calls"])
+        assert page.locator("line.closed").count() == len(f["closed_roads"])
+        # labels readable: none overlaps another
+        assert _overlaps(page, "svg text.maplabel") == []
+        # readable at full HD: the map is drawn at least 1200 px wide
+        assert page.locator(".visual svg").bounding_box()["width"] >= 1200
+    _grade_labels(page, len(steps))
+    _goto(page, busiest)
+    _close(page, "view_dispatch_metro")

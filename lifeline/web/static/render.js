@@ -123,40 +123,76 @@ const LL = (() => {
   }
 
   /* ----- dispatch: the city map ----------------------------------------------------------- */
+  /* Labels that never overlap: each is tried at a few offsets and dropped (its tooltip stays)
+   * when every one collides with a label already placed. */
+  function labeller(boxes) {
+    const hit = (b) => boxes.some((o) => b.x < o.x + o.width && o.x < b.x + b.width && b.y < o.y + o.height && o.y < b.y + b.height);
+    return (parent, x, y, text, attrs, offsets) => {
+      const t = el("text", Object.assign({ class: "maplabel", x, y, "paint-order": "stroke", stroke: "#fbfcfd", "stroke-width": 3 }, attrs), parent, text);
+      for (const [dx, dy, anchor] of offsets || [[0, 0]]) {
+        t.setAttribute("x", x + dx); t.setAttribute("y", y + dy);
+        if (anchor) t.setAttribute("text-anchor", anchor);
+        const b = t.getBBox();
+        if (!hit(b)) { boxes.push({ x: b.x, y: b.y, width: b.width, height: b.height }); return t; }
+      }
+      t.remove();
+      return null;
+    };
+  }
+  const AROUND = [[12, 4, "start"], [-12, 4, "end"], [0, -12, "middle"], [0, 18, "middle"], [12, -10, "start"], [12, 16, "start"]];
+
   function drawDispatch(container, st, f) {
-    const W = 760, H = 600, M = 30, top = 34;
-    const svg = svgRoot(container, W, H, "dispatch");
+    const metro = st.nodes.length > 60;
+    const W = metro ? 1400 : 760, H = metro ? 1000 : 600, M = 30, top = 34;
+    const svg = svgRoot(container, W, H, metro ? "dispatch_metro" : "dispatch");
     const P = (n) => [M + st.nodes[n][0] * (W - 2 * M), top + st.nodes[n][1] * (H - top - 60)];
     if (container._static !== st) {
       svg.innerHTML = "";
       const sg = el("g", { class: "static" }, svg);
-      st.nodes.forEach((_, n) => {
-        const [x, y] = P(n);
-        el("circle", { cx: x, cy: y, r: st.nodes.length > 60 ? 9 : 16, fill: ZONES[st.zone_of[n] % ZONES.length] }, sg);
-      });
+      container._boxes = [];
+      if (metro) {  // zones as shaded hulls, not one disc per node
+        st.zone_names.forEach((name, z) => {
+          const pts = st.zone_of.map((zz, n) => (zz === z ? P(n) : null)).filter((p) => p);
+          if (pts.length < 3) return;
+          const hl = hull(pts.flatMap(([x, y]) => [[x - 8, y - 8], [x + 8, y - 8], [x - 8, y + 8], [x + 8, y + 8]]));
+          el("path", { class: "zone", d: "M" + hl.map((p) => p.join(",")).join("L") + "Z", fill: ZONES[z % ZONES.length], "fill-opacity": 0.8, stroke: "#dfe4ea" }, sg);
+        });
+      } else {
+        st.nodes.forEach((_, n) => {
+          const [x, y] = P(n);
+          el("circle", { cx: x, cy: y, r: 16, fill: ZONES[st.zone_of[n] % ZONES.length] }, sg);
+        });
+      }
       const bridges = new Set(st.bridges.map(([a, b]) => `${Math.min(a, b)}-${Math.max(a, b)}`));
       st.edges.forEach(([a, b]) => {
         const [x1, y1] = P(a), [x2, y2] = P(b);
         const br = bridges.has(`${Math.min(a, b)}-${Math.max(a, b)}`);
-        el("line", { x1, y1, x2, y2, stroke: br ? "#5c6bc0" : "#b0b8c1", "stroke-width": br ? 3 : 1.5 }, sg);
+        el("line", { x1, y1, x2, y2, stroke: br ? "#5c6bc0" : "#b0b8c1", "stroke-width": br ? 3 : metro ? 1 : 1.5 }, sg);
       });
-      st.nodes.forEach((_, n) => { const [x, y] = P(n); el("circle", { cx: x, cy: y, r: 2, fill: "#8a96a3" }, sg); });
-      // zone names at centroids
-      st.zone_names.forEach((name, z) => {
-        const ns = st.zone_of.map((zz, n) => (zz === z ? n : -1)).filter((n) => n >= 0);
-        if (!ns.length) return;
-        const cx = ns.reduce((s, n) => s + P(n)[0], 0) / ns.length, cy = ns.reduce((s, n) => s + P(n)[1], 0) / ns.length;
-        el("text", { x: cx, y: cy, "font-size": 11, fill: "#7b8794", "text-anchor": "middle", "font-style": "italic" }, sg, name);
-      });
+      st.nodes.forEach((_, n) => { const [x, y] = P(n); el("circle", { cx: x, cy: y, r: metro ? 1.4 : 2, fill: "#8a96a3" }, sg); });
       st.stations.forEach((n) => {
         const [x, y] = P(n);
         el("rect", { class: "station", "data-node": n, x: x - 5, y: y - 5, width: 10, height: 10, fill: "#fff", stroke: "#37474f", "stroke-width": 1.5 }, sg);
+      });
+      // hospitals' names (static) first, then zone names at centroids where they fit
+      const place = labeller(container._boxes);
+      st.hospitals.forEach((hsp) => {
+        const [x, y] = P(hsp.node);
+        place(sg, x, y, `${hsp.name}`, { "font-size": metro ? 12 : 10, "font-weight": 700, fill: "#1b5e20" }, AROUND);
+      });
+      st.zone_names.forEach((name, z) => {
+        const ns = st.zone_of.map((zz, n) => (zz === z ? n : -1)).filter((n) => n >= 0);
+        if (!ns.length) return;
+        const cx = ns.reduce((a, n) => a + P(n)[0], 0) / ns.length, cy = ns.reduce((a, n) => a + P(n)[1], 0) / ns.length;
+        place(sg, cx, cy, name, { "font-size": metro ? 13 : 11, fill: "#7b8794", "text-anchor": "middle", "font-style": "italic" },
+              [[0, 0], [0, -14], [0, 14], [-30, 0, "middle"], [30, 0, "middle"]]);
       });
       svg.appendChild(el("g", { class: "dynamic" }));
       container._static = st;
     }
     const dg = svg.querySelector("g.dynamic");
     dg.innerHTML = "";
+    const place = labeller(container._boxes.slice());
     el("text", { x: 8, y: 20, "font-size": 15, "font-weight": 700 }, dg,
        `${st.city} ${f.clock}  ·  t=${f.t.toFixed(1)}/${st.shift_min} min  ·  traffic ×${f.traffic}`);
     const alerts = Object.keys(f.alerts || {});
@@ -176,27 +212,60 @@ const LL = (() => {
       el("rect", { x: x - 9, y: y - 9, width: 18, height: 18, rx: 3, fill: s.divert ? "#d32f2f" : "#2e7d32",
                    stroke: s.reported_divert ? "#000" : "#fff", "stroke-width": s.reported_divert ? 2.5 : 1 }, g);
       el("path", { d: `M${x - 5} ${y}h10M${x} ${y - 5}v10`, stroke: "#fff", "stroke-width": 3 }, g);
-      el("text", { x: x + 12, y: y + 4, "font-size": 10, fill: "#263238" }, g,
-         `${hsp.name} ${s.free_beds}/${hsp.beds} free${s.divert ? " DIVERT" : ""}`);
+      place(g, x, y, `${s.free_beds}/${hsp.beds} free${s.divert ? " DIVERT" : ""}`, { "font-size": metro ? 11 : 10, fill: s.divert ? "#b00020" : "#263238" },
+            [[12, 16, "start"], [-12, 16, "end"], [0, 24, "middle"], [12, 28, "start"], [0, -24, "middle"]]);
+      el("title", {}, g, `${hsp.name}: ${s.free_beds}/${hsp.beds} EMS beds free` + (s.divert ? ", on diversion" : "") + (s.reported_divert ? " (reported)" : ""));
     });
+    // calls (metro: calls within a few pixels of each other drawn as one counted cluster)
+    const CELL = metro ? 18 : 0;
+    const groups = [];
     (f.calls || []).forEach((c) => {
       const [x, y] = P(c.node);
+      const g = CELL ? groups.find((q) => Math.abs(q.x - x) < CELL && Math.abs(q.y - y) < CELL) : null;
+      if (g) g.calls.push(c); else groups.push({ x, y, calls: [c] });
+    });
+    groups.forEach(({ x, y, calls }) => {
+      if (calls.length > 1) {
+        const g = el("g", { class: "call-cluster", "data-count": calls.length }, dg);
+        const worst = calls.reduce((a, c) => (c.truth.severity > a.truth.severity ? c : a), calls[0]);
+        el("circle", { cx: x, cy: y, r: 9 + Math.min(8, calls.length), fill: CALLTYPE[worst.type] || "#000", "fill-opacity": 0.85, stroke: "#fff", "stroke-width": 2 }, g);
+        el("text", { x, y: y + 4, "font-size": 11, "font-weight": 700, fill: "#fff", "text-anchor": "middle" }, g, String(calls.length));
+        el("title", {}, g, calls.map((c) => `call #${c.id}${c.slot !== null && c.slot !== undefined ? ` [${c.slot}]` : ""}: ${c.type}, ${c.tone}, ${c.age_min} min, ${c.assigned}/${c.needed} units`).join("\n"));
+        return;
+      }
+      const c = calls[0];
       const g = el("g", { class: "call", "data-call": c.id }, dg);
       el("circle", { cx: x, cy: y, r: 7 + (c.tone === "screaming" ? 4 : c.tone === "agitated" ? 2 : 0),
                      fill: "none", stroke: CALLTYPE[c.type] || "#000", "stroke-width": 2, "stroke-dasharray": c.assigned ? "" : "3 2" }, g);
       el("circle", { cx: x, cy: y, r: 5, fill: CALLTYPE[c.type] || "#000" }, g);
-      el("text", { x: x - 3, y: y - 11, "font-size": 10, "font-weight": 700, fill: CALLTYPE[c.type] || "#000" }, g,
-         c.slot === null || c.slot === undefined ? "" : `[${c.slot}]`);
+      if (c.slot !== null && c.slot !== undefined) {
+        place(g, x, y, `[${c.slot}]`, { "font-size": 10, "font-weight": 700, fill: CALLTYPE[c.type] || "#000" }, [[-3, -11, "middle"], [12, 4, "start"], [-12, 4, "end"], [0, 20, "middle"]]);
+      }
       el("title", {}, g, `call #${c.id}: reported ${c.type}, caller ${c.tone}, ${c.age_min} min old, ` +
          `${c.assigned}/${c.needed} units` + (c.verified !== null ? `, verified ${c.verified}` : "") +
          ` (truth: ${c.truth.kind}, ${c.truth.type}, severity ${c.truth.severity})`);
     });
+    // units (metro: units at the same spot drawn as one counted cluster)
+    const ugroups = [];
     (f.units || []).forEach((u) => {
       const [x1, y1] = P(u.from), [x2, y2] = P(u.to);
       const x = x1 + (x2 - x1) * u.frac, y = y1 + (y2 - y1) * u.frac;
+      const g = metro ? ugroups.find((q) => Math.abs(q.x - x) < 8 && Math.abs(q.y - y) < 8) : null;
+      if (g) g.units.push(u); else ugroups.push({ x, y, units: [u] });
+    });
+    ugroups.forEach(({ x, y, units }) => {
+      if (units.length > 1) {
+        const g = el("g", { class: "unit-cluster", "data-count": units.length }, dg);
+        const col = STATUS[units[0].status];
+        el("circle", { cx: x, cy: y, r: 8, fill: col, stroke: "#fff", "stroke-width": 2 }, g);
+        el("text", { x, y: y + 3.5, "font-size": 9.5, "font-weight": 700, fill: "#fff", "text-anchor": "middle" }, g, `${units.length}`);
+        el("title", {}, g, units.map((u) => `unit ${u.id} (${u.als ? "ALS" : "BLS"}): ${u.status}`).join("\n"));
+        return;
+      }
+      const u = units[0];
       const g = el("g", { class: "unit", "data-unit": u.id, "data-status": u.status }, dg);
       el("circle", { cx: x, cy: y, r: 6, fill: u.als ? STATUS[u.status] : "#fff", stroke: STATUS[u.status], "stroke-width": 2.5 }, g);
-      el("text", { x: x + 7, y: y - 5, "font-size": 9, fill: "#263238" }, g, String(u.id));
+      place(g, x, y, String(u.id), { "font-size": 9, fill: "#263238" }, [[7, -5, "start"], [-7, -5, "end"], [7, 12, "start"], [-7, 12, "end"]]);
       el("title", {}, g, `unit ${u.id} (${u.als ? "ALS" : "BLS"}): ${u.status} (last report: ${u.reported})` +
          (u.call >= 0 ? `, call #${u.call}` : "") + (u.hospital >= 0 ? `, hospital ${u.hospital}` : ""));
     });
@@ -209,6 +278,7 @@ const LL = (() => {
       el("text", { x: lx + 13, y: ly + 4, "font-size": 10 }, dg, k.replace(/_/g, " "));
       lx += 20 + k.length * 5.6;
     });
+    if (metro) el("text", { x: lx + 10, y: ly + 4, "font-size": 10 }, dg, "numbered disc = several units / calls at one spot (hover for the list)");
     lx = 8;
     Object.entries(CALLTYPE).forEach(([k, c]) => {
       el("circle", { cx: lx + 5, cy: ly + 18, r: 5, fill: c }, dg);
@@ -218,7 +288,6 @@ const LL = (() => {
     el("text", { x: lx + 10, y: ly + 22, "font-size": 10 }, dg,
        `hollow unit = BLS · ■ station · open ${f.counters.open} · calls ${f.counters.calls} · coverage ${(100 * f.coverage).toFixed(0)}%`);
   }
-
 
   /* ----- codered: Prakashnagar map, hospitals' gauges, the 911 queue ------------------------- */
   const COND = { cardiac: "#c62828", stroke: "#6a1b9a", trauma: "#e65100", general: "#1565c0",
@@ -749,7 +818,7 @@ const LL = (() => {
     });
   }
 
-  const renderers = { ed: drawEd, dispatch: drawDispatch, codered: drawCodered, pharmacy: drawPharmacy, evgrid: drawEvgrid, evgrid_team: drawEvgrid, generic: drawGeneric };
+  const renderers = { ed: drawEd, dispatch: drawDispatch, codered: drawCodered, dispatch_metro: drawDispatch, pharmacy: drawPharmacy, evgrid: drawEvgrid, evgrid_team: drawEvgrid, generic: drawGeneric };
   function draw(env, container, st, f) {
     const fn = renderers[env] || drawGeneric;
     try { fn(container, st || {}, f || {}); } catch (err) {
@@ -832,7 +901,7 @@ const LL = (() => {
     if (Array.isArray(cur.events) && Array.isArray(prev.events) && cur.events.length > prev.events.length) {
       cur.events.slice(prev.events.length).forEach((e) => out.push(["ev-event", `⚠ ${typeof e === "object" ? (e.kind || JSON.stringify(e)) : e}`]));
     }
-    if (env === "dispatch") {
+    if (env === "dispatch" || env === "dispatch_metro") {
       if (cc.calls > pc.calls) {
         const known = new Set((prev.calls || []).map((c) => c.id));
         (cur.calls || []).filter((c) => !known.has(c.id)).forEach((c) =>
