@@ -259,3 +259,32 @@ def test_metro_city_at_full_hd(browser: Any, replays: dict[str, Path]) -> None:
     _grade_labels(page, len(steps))
     _goto(page, busiest)
     _close(page, "view_dispatch_metro")
+
+
+def test_live_pages_draw_the_designed_pictures(browser: Any) -> None:
+    """``/<env>/web``: a new hand-played episode shows its designed picture, the grade running."""
+    from lifeline.serve.run import background_server
+    from lifeline.serve.server import build_app
+
+    views = {"codered": "codered", "evgrid": "evgrid", "dispatch_metro": "dispatch_metro"}
+    with background_server(build_app(list(views))) as base:
+        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        for env_name, view in views.items():
+            page.goto(f"{base}/{env_name}/web")
+            page.wait_for_function("window.LLL && window.LLL.ready", timeout=20_000)
+            page.fill("#seed", "4")
+            page.click("#new")
+            page.wait_for_function("LLL.snap && LLL.snap.steps === 0")
+            assert page.locator(f"[data-view='{view}']").count() == 1, env_name
+            assert page.locator(".status .grade[data-final='0']").count() == 1
+            page.locator("#legal button.call").first.click()
+            page.wait_for_function("LLL.snap.steps === 1")
+            assert page.locator("#toollog div").count() >= 1
+            if env_name == "codered":
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SHOTS / "live_codered.png"), full_page=True)
+        assert errors == []
+        page.close()

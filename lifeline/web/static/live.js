@@ -1,6 +1,8 @@
 /* Lifeline live page (/<env>/web): start an episode and play it by hand (one form per tool,
- * built from the tool schemas; tools with no legal call right now are greyed out: the mask), or
- * watch any running session, OpenEnv clients' included (read-only, polled). */
+ * built from the tool schemas; tools the action mask covers are greyed out while none of their
+ * calls is legal, free-form tools stay usable and the rules check them), or watch any running
+ * session, OpenEnv clients' included (read-only, polled). Each call and the env's reply go to
+ * the tool log; the grade shows as running until the episode is over. */
 "use strict";
 (() => {
   const base = document.body.dataset.base;

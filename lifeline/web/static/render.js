@@ -1,6 +1,9 @@
 /* Lifeline: drawing frames (plain JS + SVG/canvas, nothing fetched).
  * LL.draw(env, element, staticPart, frame) draws one frame with the env's own visual (ed: bed
- * board, dispatch: city map) or the generic view (text + numeric fields + tables) otherwise.
+ * board; dispatch / dispatch_metro: city map; codered: Prakashnagar with hospitals and the 911
+ * queue; pharmacy: stock vs par, expiry, POs, budget; evgrid / evgrid_team: stations and feeder
+ * zones) or the generic view (text + numeric fields + tables) otherwise.
+ * LL.showGrade(parent, score, components, final) labels the grade running or final.
  * LL.chart(canvas, series, cursor) draws line charts; LL.events(env, prev, cur, step) turns two
  * consecutive frames into event-log lines. */
 "use strict";
