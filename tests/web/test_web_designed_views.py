@@ -28,7 +28,7 @@ EPISODES = {
     "codered": ("task3", "heuristic"),
     "pharmacy": ("medium", "base_stock"),
     "evgrid": ("heatwave_peak", "greedy"),
-    "evgrid_team": ("transformer_derate", "team_greedy"),
+    "evgrid_team": ("heatwave_peak", "team_greedy"),  # the operator caps hot zones
     "dispatch_metro": ("metro_mass_casualty", "closest_idle"),
 }
 
@@ -193,7 +193,13 @@ def test_evgrid_stations_zones_and_the_day(browser: Any, replays: dict[str, Path
     assert page.locator("[data-view='evgrid']").count() == 1
     busiest = max(range(len(steps)), key=lambda i: sum(
         x["queue"] + x["en_route"] for x in steps[i]["frame"]["stations"]))
-    for i in (0, busiest, len(steps) - 1):
+    picks = [0, busiest, len(steps) - 1]
+    if env_name == "evgrid_team":
+        capped = [i for i, s in enumerate(steps)
+                  if any(c is not None for c in s["frame"]["operator"]["caps_kw"])]
+        assert capped, "the operator never capped a zone: pick a hotter scenario"
+        picks.append(capped[len(capped) // 2])
+    for i in picks:
         _goto(page, i)
         f = steps[i]["frame"]
         assert page.locator(".station").count() == len(f["stations"])
@@ -211,6 +217,13 @@ def test_evgrid_stations_zones_and_the_day(browser: Any, replays: dict[str, Path
         z = f["zones"][0]
         shown = float(page.locator(".zone").first.get_attribute("data-loading"))
         assert abs(shown - z["load_kw"] / (z["limit_kw"] * z["derate"])) < 1e-3
+        if env_name == "evgrid_team":  # the operator's directives
+            op = f["operator"]
+            assert page.locator(".feeder line.cap").count() == sum(
+                c is not None for c in op["caps_kw"])
+            assert page.locator(".station .blacklisted").count() == len(op["blacklisted"])
+        else:
+            assert "operator" not in f
         assert page.locator(".curve path.price").count() == 1
         assert page.locator(".curve line.now").count() == 1
     # labels never overlap (clustered: a label that would collide is left to the tooltip)
@@ -221,7 +234,7 @@ def test_evgrid_stations_zones_and_the_day(browser: Any, replays: dict[str, Path
             assert not (a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and
                         a[1] < b[1] + b[3] and b[1] < a[1] + a[3]), (a, b)
     _grade_labels(page, len(steps))
-    _goto(page, busiest)
+    _goto(page, picks[-1])
     _close(page, f"view_{env_name}")
 
 

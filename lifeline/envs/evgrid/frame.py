@@ -26,6 +26,20 @@ def _curve(ctx: Context) -> dict[str, list[float]]:
             "renewable": [round(float(ctx.renewable[k]), 3) for k in ticks]}
 
 
+def _operator(s: EVGridState) -> dict[str, Any]:
+    """``evgrid_team``: the grid operator's directives in force (caps, blacklist, violations)."""
+    if not hasattr(s, "tick_caps"):
+        return {}
+    t: Any = s  # an EVGridTeamState (team.py imports this module, so it is not imported here)
+    return {"operator": {
+        "caps_kw": [float(c) if np.isfinite(c) else None for c in t.tick_caps.tolist()],
+        "cap_level": [int(x) for x in t.cap_level.tolist()],
+        "price_level": [int(x) for x in t.price_level.tolist()],
+        "blacklisted": [int(j) for j in np.flatnonzero(t.blacklisted).tolist()],
+        "violations": int(t.violations),
+    }}
+
+
 def frame(s: EVGridState, ctx: Context) -> dict[str, Any]:
     """Plain JSON types only (no numpy), nothing aliasing the state."""
     k = min(s.tick, ctx.T)
@@ -53,6 +67,7 @@ def frame(s: EVGridState, ctx: Context) -> dict[str, Any]:
         "ambient_c": round(float(ctx.ambient[k]), 2),
         "roads": [[int(u), int(v)] for u, v, _ in road_edges()],
         "curve": _curve(ctx),
+        **_operator(s),
         "evs": [{"id": int(i), "persona": PERSONAS[int(s.ev_persona[i])],
                  "status": STATUS_NAMES[int(s.ev_status[i])], "station": int(s.ev_station[i]),
                  "origin": int(s.ev_origin[i]), "soc": float(s.ev_soc[i])}

@@ -627,7 +627,8 @@ const LL = (() => {
     el("text", { x: 8, y: 20, "font-size": 16, "font-weight": 700 }, svg,
        `EV grid Bengaluru ${String(hh).padStart(2, "0")}:${String(mm).padStart(2, "0")} · ${fmt(f.ambient_c, 1)} °C`);
     el("text", { x: 330, y: 20, "font-size": 12.5 }, svg,
-       `our EVs: charging ${charging} · queued ${queued} · driving ${enroute} · renewable ${Math.round(100 * f.renewable_share)} %`);
+       `our EVs: charging ${charging} · queued ${queued} · driving ${enroute} · renewable ${Math.round(100 * f.renewable_share)} %` +
+       (f.operator ? ` · operator: ${f.operator.blacklisted.length} blacklisted, ${f.operator.violations} violations` : ""));
     const zs = f.zones || [];
     const tripped = zs.filter((z) => z.tripped).map((z) => z.name);
     el("text", { x: 8, y: 37, "font-size": 12, "font-weight": 600, fill: tripped.length || (f.events || []).length ? "#b00020" : "#57606a" }, svg,
@@ -685,6 +686,10 @@ const LL = (() => {
       const lw = (t.getComputedTextLength ? t.getComputedTextLength() : 0) || x.name.length * 6;
       if (placed.some(([px, py, pw]) => lx - 1 < px + pw && px < lx + lw + 1 && Math.abs(ly - py) < 12)) t.remove();
       else placed.push([lx, ly, lw]);
+      if (f.operator && f.operator.blacklisted.includes(j)) {
+        el("circle", { class: "blacklisted", cx, cy, r: r + 3, fill: "none", stroke: "#000", "stroke-width": 2 }, g);
+        el("line", { x1: cx - r, y1: cy + r, x2: cx + r, y2: cy - r, stroke: "#000", "stroke-width": 2 }, g);
+      }
       el("title", {}, g, `${x.name} (${x.id}, ${x.type}, ${x.slots} slots, zone ${zs[x.zone] ? zs[x.zone].name : x.zone}): ` +
          `others ${x.busy_other} · ours charging ${x.charging} · queue ${x.queue} · driving here ${x.en_route} · ₹${fmt(x.price, 2)}/kWh` + (x.out ? " · OUT OF SERVICE" : ""));
     });
@@ -702,6 +707,12 @@ const LL = (() => {
       el("rect", { class: "load", x: ZX, y: y + 16, width: (ZW - 60) * Math.min(1.2, load) / 1.2, height: 13, fill: ramp(load) }, g);
       el("rect", { x: ZX, y: y + 16, width: (ZW - 60) * Math.min(1.2, z.ev_kw / (z.limit_kw * (z.derate || 1))) / 1.2, height: 4, fill: "#1f6feb" }, g);
       el("line", { x1: ZX + (ZW - 60) / 1.2, x2: ZX + (ZW - 60) / 1.2, y1: y + 13, y2: y + 32, stroke: "#000", "stroke-width": 1.5 }, g);
+      const cap = f.operator && f.operator.caps_kw ? f.operator.caps_kw[zi] : null;
+      if (cap !== null && cap !== undefined) {  // evgrid_team: the operator's cap on our load
+        const cx = ZX + (ZW - 60) * Math.min(1.2, cap / (z.limit_kw * (z.derate || 1))) / 1.2;
+        el("line", { class: "cap", x1: cx, x2: cx, y1: y + 12, y2: y + 33, stroke: "#1f6feb", "stroke-width": 2.5, "stroke-dasharray": "3 2" }, g);
+        el("text", { x: ZX + 150, y: y + 11, "font-size": 10, fill: "#1f6feb" }, g, `operator cap ${fmt(cap, 0)} kW on our EVs`);
+      }
       el("text", { x: ZX + ZW - 55, y: y + 27, "font-size": 10.5 }, g, `${Math.round(100 * load)} %`);
       if (z.hotspot_c !== null && z.hotspot_c !== undefined) {
         const t = z.hotspot_c, tr = Math.max(0, Math.min(1, (t - 20) / (lim + 20 - 20)));
@@ -899,6 +910,17 @@ const LL = (() => {
       if (d("treated") > 0) out.push(["ev-good", `✓ ${plural(d("treated"), "patient")} treated and discharged`]);
       if (d("early_discharges") > 0) out.push(["ev-invalid", `! ${plural(d("early_discharges"), "early discharge")}`]);
       if (d("returns") > 0) out.push(["ev-invalid", `↻ ${plural(d("returns"), "return")} after early discharge`]);
+      return out;
+    }
+    if (env === "evgrid" || env === "evgrid_team") {  // events are this tick's, not cumulative
+      if (JSON.stringify(cur.events) !== JSON.stringify(prev.events)) (cur.events || []).forEach((e) => out.push(["ev-event", `⚠ ${e}`]));
+      (cur.zones || []).forEach((z, k) => {
+        const was = (prev.zones || [])[k];
+        if (z.tripped && !(was && was.tripped)) out.push(["ev-death", `⚡ feeder ${z.name} tripped`]);
+        if (was && z.hotspot_c >= cur.hotspot_limit_c && was.hotspot_c < cur.hotspot_limit_c) out.push(["ev-invalid", `🌡 ${z.name} hot-spot over its limit`]);
+      });
+      const q = (x) => (x.stations || []).reduce((a, st) => a + st.queue, 0);
+      if (q(cur) !== q(prev)) out.push(["ev-info", `our queue ${q(prev)} → ${q(cur)}`]);
       return out;
     }
     if (Array.isArray(cur.events) && Array.isArray(prev.events) && cur.events.length > prev.events.length) {
