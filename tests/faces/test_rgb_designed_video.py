@@ -53,9 +53,9 @@ def test_record_video_of_the_designed_frames(env_name: str, tmp_path: Path) -> N
     scenario = CASES[env_name][0]
     env = gym.make(spec(env_name).gym_id, render_mode="rgb_array", scenario=scenario)
     env = gym.wrappers.RecordVideo(env, str(tmp_path / "video"), episode_trigger=lambda e: e == 0,
-                                   video_length=10, disable_logger=True)
+                                   video_length=6, disable_logger=True)
     _, info = env.reset(seed=3)
-    for _ in range(12):
+    for _ in range(8):
         mask = info.get("action_mask")
         action = int(np.flatnonzero(mask)[0]) if mask is not None else 0
         _, _, term, trunc, info = env.step(action)
