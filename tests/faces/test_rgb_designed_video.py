@@ -50,7 +50,7 @@ def test_rgb_array_is_the_designed_picture(env_name: str) -> None:
 
 @pytest.mark.parametrize("env_name", sorted(CASES))
 def test_record_video_of_the_designed_frames(env_name: str, tmp_path: Path) -> None:
-    scenario = CASES[env_name][0]
+    scenario, colour, least = CASES[env_name]
     env = gym.make(spec(env_name).gym_id, render_mode="rgb_array", scenario=scenario)
     env = gym.wrappers.RecordVideo(env, str(tmp_path / "video"), episode_trigger=lambda e: e == 0,
                                    video_length=6, disable_logger=True)
@@ -61,6 +61,7 @@ def test_record_video_of_the_designed_frames(env_name: str, tmp_path: Path) -> N
         _, _, term, trunc, info = env.step(action)
         if term or trunc:
             break
+    assert _pixels_of(env.render(), colour) >= least  # what the video shows: the designed frame
     env.close()
     videos = sorted((tmp_path / "video").glob("*.mp4"))
     assert videos and videos[0].stat().st_size > 1000
