@@ -1,7 +1,9 @@
 """Frames as RGB pictures (``render_mode="rgb_array"``), drawn with matplotlib's Agg backend.
 
 The same ``frame(state)`` pictures the web viewer draws: the ``ed`` bed board, the ``dispatch``
-city map, and for any other environment a generic card (its text view, a progress bar and its
+(and ``dispatch_metro``) city map, the designed pictures of ``codered``, ``pharmacy`` and
+``evgrid`` / ``evgrid_team`` (:mod:`lifeline.faces.raster_designed`), and for any other
+environment a generic card (its text view, a progress bar and its
 top-level numbers). A figure object of its own is used per call (no pyplot global state), so this
 is safe to call from several environments in one process (e.g. a vector env).
 """
@@ -126,14 +128,28 @@ def _generic(fig: Any, ax: Any, f: dict[str, Any]) -> None:
             va="top")
 
 
+def _designed() -> dict[str, Any]:
+    from lifeline.faces import raster_designed as d
+
+    return {"codered": d.codered, "pharmacy": d.pharmacy, "evgrid": d.evgrid,
+            "evgrid_team": d.evgrid}
+
+
+DESIGNED: dict[str, Any] = _designed()
+"""Environments with a designed picture of their own (:mod:`lifeline.faces.raster_designed`)."""
+
+
 def frame_to_rgb(env: str, static: dict[str, Any], frame: dict[str, Any]) -> np.ndarray:
     """``(H, W, 3)`` uint8 picture of ``frame`` (``static`` = the env's :meth:`frame_static`)."""
     fig, ax = _figure()
     try:
         if env == "ed":
             _ed(fig, ax, frame)
-        elif env == "dispatch":
+        elif env in ("dispatch", "dispatch_metro"):
             _dispatch(fig, ax, static, frame)
+        elif env in DESIGNED:
+            fig.clf()
+            DESIGNED[env](fig, frame)
         else:
             _generic(fig, ax, frame)
     except (KeyError, TypeError, ValueError, IndexError):

@@ -2,8 +2,14 @@
 
 Both are plain HTML + JavaScript + SVG/canvas shipped in ``lifeline/web/static`` (no CDN, nothing
 fetched at run time). The pages draw every environment from its ``frame(state)`` pictures:
-``ed`` as a bed board, ``dispatch`` as a city map, any other environment with a generic view
-(its text plus its numeric fields and tables), so a new environment is viewable the day it lands.
+``ed`` as a bed board, ``dispatch`` and ``dispatch_metro`` as a city map (the metro's units and
+calls clustered, labels placed without overlap), ``codered`` as Prakashnagar's map with hospital
+gauges and the 911 queue, ``pharmacy`` as stock against par, expiry, orders and budget,
+``evgrid`` / ``evgrid_team`` as stations and feeder zones under load; any other environment gets
+a generic view (its text plus its numeric fields and tables), so a new environment is viewable
+the day it lands. Mid-episode the grade's components are shown as *running*; the score is
+*final* only at the end. The event log lists each action (tool call) with the env's reply.
+The same frames drive ``render_mode="rgb_array"`` (:mod:`lifeline.faces.raster`).
 
 * :func:`replay_app` — a FastAPI app serving replay files (:mod:`lifeline.eval.replay`) to the
   viewer;

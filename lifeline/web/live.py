@@ -4,7 +4,9 @@ Routes added to each environment's sub-application (so they sit beside OpenEnv's
 ``/schema``, ... and behind the same bearer-token guard):
 
 * ``GET  /<env>/web`` — the page (``static/live.html``);
-* ``GET  /<env>/web/api/info`` — scenarios, tool schemas (the forms), the static picture;
+* ``GET  /<env>/web/api/info`` — scenarios, tool schemas (the forms), the tools the action mask
+  covers (``masked_tools``; the others take free-form arguments the rules check), the static
+  picture;
 * ``GET  /<env>/web/api/sessions`` — sessions to watch, OpenEnv clients' and hand-played ones,
   each under a *watch handle* ``watch:<random>``: a read-only capability, not a session id;
 * ``POST /<env>/web/api/new`` — ``{"scenario", "seed"}``: a hand-played session; the answer's
@@ -116,7 +118,7 @@ def _mount_env(name: str, env: Any) -> None:
     from fastapi.responses import HTMLResponse
 
     from lifeline.core.registry import resolve_scenario
-    from lifeline.faces.tools import ToolCallError, parse_tool_call, tool_specs
+    from lifeline.faces.tools import ToolCallError, action_to_call, parse_tool_call, tool_specs
     from lifeline.web.assets import add_assets, page
 
     app = env.app
@@ -131,9 +133,11 @@ def _mount_env(name: str, env: Any) -> None:
     @app.get("/web/api/info")
     async def info() -> dict[str, Any]:
         core = spec.load()(spec.default_scenario)
+        encoded = sorted({action_to_call(core.decode(i))[0] for i in range(core.num_actions)})
         return {"env": spec.name, "description": spec.description,
                 "scenarios": list(spec.scenarios),
                 "tools": [t.to_dict() for t in tool_specs(core)],
+                "masked_tools": encoded,
                 "static": clean(core.frame_static())}
 
     @app.get("/web/api/sessions")

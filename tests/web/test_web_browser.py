@@ -185,7 +185,7 @@ def test_generic_view_for_envs_without_a_visual(browser: Any, replays: dict[str,
 
 def test_generic_view_shows_tables_and_numbers(browser: Any, tmp_path: Path) -> None:
     """A frame shaped like a new env's (stock levels, a pipeline of orders, counters)."""
-    header = {"type": "header", "format": "lifeline-replay/1", "env": "pharmacy",
+    header = {"type": "header", "format": "lifeline-replay/1", "env": "stockroom",
               "env_version": 0, "scenario": "s", "seed": 0, "agent": "a",
               "package_version": "0", "created": "", "num_actions": 2, "static": {}}
     lines = [header]
@@ -199,7 +199,7 @@ def test_generic_view_shows_tables_and_numbers(browser: Any, tmp_path: Path) -> 
                       "frame": frame, **({} if i == 0 else {
                           "action": {"kind": "order", "drug": 0}, "index": 1, "valid": True,
                           "message": "", "reward": 1.0, "return": float(i)})})
-    path = tmp_path / "pharmacy.jsonl"
+    path = tmp_path / "stockroom.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     page = _open_viewer(browser, [path], width=900)
     _goto(page, 4)

@@ -1,12 +1,14 @@
 /* Lifeline live page (/<env>/web): start an episode and play it by hand (one form per tool,
- * built from the tool schemas; tools with no legal call right now are greyed out: the mask), or
- * watch any running session, OpenEnv clients' included (read-only, polled). */
+ * built from the tool schemas; tools the action mask covers are greyed out while none of their
+ * calls is legal, free-form tools stay usable and the rules check them), or watch any running
+ * session, OpenEnv clients' included (read-only, polled). Each call and the env's reply go to
+ * the tool log; the grade shows as running until the episode is over. */
 "use strict";
 (() => {
   const base = document.body.dataset.base;
   const env = document.body.dataset.env;
   const $ = (id) => document.getElementById(id);
-  const L = { info: null, session: null, snap: null, history: [], watching: false, timer: null, mine: {} };
+  const L = { info: null, session: null, snap: null, history: [], calls: [], watching: false, timer: null, mine: {} };
   window.LLL = L;
 
   async function api(path, body) {
@@ -29,7 +31,8 @@
     const last = snap.last || {};
     $("status").innerHTML = "";
     LL.h("span", {}, $("status"), `${snap.source} session · ${snap.scenario} · seed ${snap.seed} · step ${snap.steps}` +
-      ` · invalid ${snap.invalid} · score ${snap.score.toFixed(3)}` + (snap.done ? " · EPISODE OVER" : ""));
+      ` · invalid ${snap.invalid} · ` + (snap.done ? "EPISODE OVER · " : ""));
+    LL.showGrade($("status"), snap.score, snap.components, snap.done);
     const msg = $("lastmsg");
     if (last.action) {
       msg.className = "msg " + (last.valid ? "ok" : "bad");
@@ -41,18 +44,36 @@
     LL.chart($("chart"), [
       { name: "score", values: L.history.map((h) => h.score), color: "#000" },
       ...names.map((n) => ({ name: n, values: L.history.map((h) => h.components[n]) })),
-    ], L.history.length - 1, "grade");
+    ], L.history.length - 1, snap.done ? "grade (final)" : "grade (running)");
     // the mask: legal calls as buttons, tool forms greyed when none of their calls is legal
     const canPlay = snap.source === "web" && !snap.done;
     const byTool = {};
     snap.legal.forEach((c) => { (byTool[c.tool_name] = byTool[c.tool_name] || []).push(c); });
-    $("maskinfo").textContent = `(${snap.legal.length} legal)`;
+    // tool-first envs (no enumerable mask: free-form arguments, checked by the rules) keep every
+    // tool usable; the rules' reply to each call goes to the tool log
+    const covered = new Set(L.info.masked_tools || []);
+    $("maskinfo").textContent = `(${snap.legal.length} legal encoded calls)`;
     document.querySelectorAll("#tools form").forEach((form) => {
-      const n = (byTool[form.dataset.tool] || []).length;
-      form.classList.toggle("masked", n === 0);
-      form.querySelector(".count").textContent = `${n} legal`;
+      const n = (byTool[form.dataset.tool] || []).length, freeForm = !covered.has(form.dataset.tool);
+      form.classList.toggle("masked", n === 0 && !freeForm);
+      form.classList.toggle("freeform", freeForm);
+      form.querySelector(".count").textContent = freeForm ? "free-form: the rules check it" : `${n} legal`;
       form.querySelector("button").disabled = !canPlay;
     });
+    if (last.action && L.logged !== snap.steps) {
+      L.logged = snap.steps;
+      const reply = snap.frame && (snap.frame.last_result !== undefined ? snap.frame.last_result : snap.frame.last !== undefined ? snap.frame.last : snap.frame.last_report);
+      L.calls.push({ step: snap.steps, action: last.action, valid: last.valid, message: last.message, reply });
+    }
+    const tlog = $("toollog");
+    tlog.innerHTML = "";
+    L.calls.slice(-200).forEach((c) => {
+      const a = c.action.tool_name ? `${c.action.tool_name}(${Object.entries(c.action.arguments || {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")})` : JSON.stringify(c.action);
+      LL.h("div", { class: c.valid ? "ev-action" : "ev-invalid" }, tlog, `${String(c.step).padStart(4)} ${c.valid ? "→" : "✗"} ${a}`);
+      const text = c.reply || c.message;
+      if (text) String(text).split("\n").slice(0, 4).forEach((line) => LL.h("div", { class: "ev-reply" }, tlog, `     ↩ ${line.slice(0, 200)}`));
+    });
+    tlog.scrollTop = tlog.scrollHeight;
     const legal = $("legal");
     legal.innerHTML = "";
     snap.legal.slice(0, 400).forEach((c) => {
@@ -112,7 +133,7 @@
   }
 
   async function attach(id) {
-    L.session = id; L.history = [];
+    L.session = id; L.history = []; L.calls = [];
     show(await api(`session/${encodeURIComponent(id)}?static=true`));
     $("who").textContent = id.startsWith("watch:") ? "watching (read-only)" : "playing by hand";
     refreshSessions();
@@ -132,7 +153,7 @@
     $("new").addEventListener("click", async () => {
       const seed = $("seed").value;
       const snap = await api("new", { scenario: $("scenario").value, seed: seed === "" ? null : Number(seed) });
-      L.session = snap.id; L.history = []; L.mine[snap.watch] = snap.id;
+      L.session = snap.id; L.history = []; L.calls = []; L.mine[snap.watch] = snap.id;
       show(snap);
       $("who").textContent = "playing by hand";
       refreshSessions();

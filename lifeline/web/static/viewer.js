@@ -30,7 +30,7 @@
     LL.h("h2", {}, div, `${hd.env} / ${hd.scenario} — ${hd.agent} (seed ${hd.seed})`);
     LL.h("div", { class: "sub" }, div,
       `${hd.env} v${hd.env_version} · lifeline ${hd.package_version} · ${steps.length - 1} steps` +
-      (ft ? ` · final score ${ft.score.toFixed(3)}` : "") + ` · ${hd.file || ""}`);
+      (ft ? ` · final score ${ft.score.toFixed(3)} (at the end)` : "") + ` · ${hd.file || ""}`);
     const status = LL.h("div", { class: "status" }, div);
     const visual = LL.h("div", { class: "visual" }, div);
     const cols = LL.h("div", { class: "cols" }, div);
@@ -78,9 +78,11 @@
       LL.draw(p.rep.header.env, p.visual, p.rep.header.static, s.frame);
       const act = i === 0 ? "reset" : (s.valid ? "" : "<span class='bad'>invalid</span> ") + LL.describeAction(s.action, s.index);
       p.status.innerHTML = `step <b>${i}</b>/${p.rep.steps.length - 1} · ${act} · reward <b>${LL.fmt(s.reward || 0)}</b>` +
-        ` · return <b>${LL.fmt(s.return || 0, 2)}</b> · score <b>${s.score.toFixed(3)}</b>`;
+        ` · return <b>${LL.fmt(s.return || 0, 2)}</b> · `;
+      const final = i === p.rep.steps.length - 1 && !!p.rep.footer;
+      LL.showGrade(p.status, final ? p.rep.footer.score : s.score, s.components, final);
       if (s.message) LL.h("span", { class: "bad" }, p.status, ` · ${s.message}`);
-      LL.chart(p.c1, [p.score, ...p.comp], i, "grade");
+      LL.chart(p.c1, [p.score, ...p.comp], i, final ? "grade (final)" : "grade (running)");
       LL.chart(p.c2, [p.ret, p.rew], i, "dense");
       const lines = p.evs.filter((e) => e.i <= i).slice(-300);
       p.log.innerHTML = "";
