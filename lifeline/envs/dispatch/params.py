@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field, replace
 
+from lifeline.envs.dispatch.city import CityParams, metro_city
+
 # ----- call types -------------------------------------------------------------------------
 CALL_TYPES = ("cardiac", "stroke", "respiratory", "trauma", "fire", "minor")
 """Call types, in index order (observations carry the index)."""
@@ -79,40 +81,6 @@ EVENT_KINDS = ("bridge_collapse", "accident", "hospital_divert", "heatwave", "un
                "mass_casualty")
 """City events, in index order (the observation's ``alerts`` follows it)."""
 BRIDGE, ACCIDENT, DIVERT, HEATWAVE, BREAKDOWN, MCI = range(6)
-
-
-@dataclass(frozen=True)
-class CityParams:
-    """A city: road graph, zones, demand, stations, hospitals and the fleet."""
-
-    name: str
-    n_nodes: int
-    edges: tuple[tuple[int, int, float], ...]
-    """Roads ``(u, v, free-flow minutes)``."""
-    zone_of: tuple[int, ...]
-    """Zone index of every node."""
-    zone_names: tuple[str, ...]
-    demand: tuple[float, ...]
-    """Relative call demand of every node (normalised when sampling)."""
-    hospitals: tuple[int, ...]
-    """Hospital nodes."""
-    hospital_names: tuple[str, ...]
-    hospital_beds: tuple[int, ...]
-    """EMS beds per hospital; a hospital with none free is on divert."""
-    unit_home: tuple[int, ...]
-    """Home station node of every fleet unit."""
-    unit_als: tuple[bool, ...]
-    """True for advanced-life-support units, False for basic."""
-    unit_reliability: tuple[float, ...]
-    """P(no turn-out delay) per unit; otherwise departure is delayed 1–3 min."""
-    posts: tuple[int, ...]
-    """Nodes units may be relocated to (staging posts), in action order."""
-    bridges: tuple[tuple[int, int], ...]
-    """Roads a bridge-collapse event may remove (one is chosen; the graph stays connected)."""
-    aid_entry: int
-    """Node where mutual-aid units enter the city."""
-    aid_slots: int = 2
-    """Unit slots reserved for mutual-aid units (the most that can ever be requested)."""
 
 
 SEED_ROADS: tuple[tuple[int, int, float], ...] = (
@@ -375,8 +343,6 @@ def scenario_params(name: str) -> DispatchParams:
     metro = name.startswith("metro_")
     base = name.removeprefix("metro_")
     if metro:
-        from lifeline.envs.dispatch.generator import metro_city
-
         city, scale, visible, actions = metro_city(seed=2026), METRO_CALL_SCALE, 16, 8
     else:
         city, scale, visible, actions = DISPATCHR_20, 1, 8, 8
