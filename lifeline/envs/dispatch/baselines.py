@@ -13,7 +13,9 @@ neither beat closest-idle or the bound significantly nor trade expected deaths f
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+import math
+from typing import Any, cast
 
 import numpy as np
 
@@ -36,6 +38,7 @@ from lifeline.envs.dispatch.types import (
     RETURNING,
     AssignHospital,
     Dispatch,
+    DispatchAction,
     DispatchState,
     Hold,
     Relocate,
@@ -329,14 +332,21 @@ class BoundAgent(DMEXCLPAgent):
     severe calls). It never answers false alarms or ghost calls, sends patients to the nearest
     hospital that is truly not on divert, stages an idle unit at the place of a real call that
     will ring within 15 min when no unit could reach it in the reference time, and otherwise
-    relocates free units like ``dmexclp``.
+    holds (v4: no DMEXCLP move-up, see ``move_up``).
     """
 
     name = "bound"
 
+    def reset(self, env: Environment, seed: int) -> None:
+        super().reset(env, seed)
+        self._picked = not self.choose
+
     def act(self, env: Environment, state: Any) -> Action | int:
         e = _check(env)
         s: DispatchState = state
+        if not self._picked:
+            self.move_up = self._best_move_up(e, s)
+            self._picked = True
         obs = e.observe(s)
         steps = (self._dispatch_true, self._hospital_true, self._aid_true,
                  *((self._stage,) if self.stage else ()))
@@ -344,8 +354,35 @@ class BoundAgent(DMEXCLPAgent):
             action = choose(e, s)
             if action is not None:
                 return action
-        action = self._reposition(e, obs)
+        action = self._reposition(e, obs) if self.move_up else None
         return action if action is not None else Hold()
+
+    move_up = 0.0
+    """1: free units are also moved up like ``dmexclp``; 0: they hold (the bound stages units
+    where real calls will ring either way). Neither is better everywhere — on the exploit seeds
+    (6, paired) the bound scored 0.750 / 0.929 / 0.701 with move-up and 0.756 / 0.950 / 0.722
+    without on ``learning`` / ``expert`` / ``mass_casualty``, but on ``warmup`` without it its
+    response credit (0.967) fell below dmexclp's (0.986) — so with ``choose`` it is picked per
+    episode."""
+    choose = 1.0
+    """1: at the first step, play the shift to its end on copies of the state both with and
+    without move-up (the bound knows the realised future, so this is exact) and keep the one
+    that scores higher: the bound is the best of the two clairvoyant plans on every seed."""
+
+    def _best_move_up(self, e: DispatchEnv, s: DispatchState) -> float:
+        """The ``move_up`` setting whose clairvoyant play of this shift scores higher."""
+        best, best_score = 0.0, -math.inf
+        for setting in (0.0, 1.0):
+            sim = copy.deepcopy(s)
+            player = type(self)()
+            player.choose, player.move_up = 0.0, setting
+            player.reset(e, 0)
+            while not sim.done:
+                e.step(sim, cast("DispatchAction | int", player.act(e, sim)))
+            score = e.grade(sim).score
+            if score > best_score:
+                best, best_score = setting, score
+        return best
 
     horizon_min = 15.0
     """How far ahead the bound looks to stage a unit at a future real call's location."""
@@ -692,20 +729,37 @@ AGENTS: dict[str, type[Agent]] = {
 """The dispatch ladder's own agents (``random`` is generic) and its exploit policies."""
 
 EXPLOITS: tuple[str, ...] = ("swarm", "aid_spam", "type_blind", "park_then_answer",
-                             "verify_everything", "ignore_priority", "priority_only", "reroute_churn",
-                             "relocate_churn")
+                             "verify_everything", "ignore_priority", "priority_only",
+                             "reroute_churn", "relocate_churn")
 """The dispatch exploit policies (``EnvSpec.exploits``), shared by both cities."""
 
 TEXT_POLICY = "lifeline.envs.dispatch.text_agent:DispatchTextPolicy"
 """The env's text-only heuristic (``EnvSpec.text_policy``; see ``text_agent.py``)."""
 
-BOUNDED_COMPONENTS: tuple[str, ...] = ("response", "survival", "coverage", "p1_on_target",
-                                       "p1_p90")
-"""Components no policy may push above the bound's (exploit suite): all three since v1, where
-coverage counts only calls answered within their target (v0 counted late answers, so parking
-the fleet kept readiness and scored coverage above the bound); v4 adds the two P1 components
-(open: on the exploit seeds of ``metro_warmup`` ``type_blind`` is above the bound on coverage,
-``p1_on_target`` and ``p1_p90`` by 0.006-0.023, so that suite check fails there)."""
+BOUNDED_COMPONENTS: tuple[str, ...] = ("response", "survival")
+"""Components no policy may push above the bound's (exploit suite), besides the score itself.
+
+v1-v3 bounded all three components (coverage counts only calls answered within target since v1,
+so parking the fleet no longer keeps readiness). v4's bound maximises the score, and three of
+v4's components are not maximised by a plan that maximises the score, so the suite checks the
+score and the two components that are:
+
+* ``p1_on_target`` and ``p1_p90`` time the *first* unit at a P1 call whatever its type, while
+  the score's response and survival credit a basic unit at a severe cardiac / stroke /
+  respiratory call only ``bls_outcome`` of their worth. The bound sends the nearest ALS unit when
+  it is at most 2 min further, so the nearest-unit ``type_blind`` reaches more P1 calls first:
+  on ``metro_warmup`` (exploit seeds) P1 on-target 0.830 against the bound's 0.807, P1 p90
+  credit 0.982 against 0.960, while it scores 0.935 against the bound's 0.942 (response 0.932
+  against 0.974). Dropping the ALS preference raises those two and costs the bound 0.015 of
+  score on ``expert`` (training seeds).
+* ``coverage`` is readiness (the demand share near an idle unit) times the in-time share, and
+  that share is type-blind in the same way: on ``metro_warmup`` ``type_blind`` has coverage
+  0.922 against the bound's 0.916. It also trades against survival: DMEXCLP move-up buys
+  readiness by moving units off their stations; a bound made to always move up (``move_up``)
+  had coverage 0.759 but survival 0.774 on ``learning`` against 0.742 / 0.817 for the bound
+  that picks per shift (score 0.750 against 0.766).
+
+Each of the three is still reported per episode and the score, which weighs them, is bounded."""
 
 
 PASS_THRESHOLD = 0.78
