@@ -24,7 +24,7 @@ from lifeline.eval.seeds import EVAL_SEED_BASE
 from lifeline.eval.stats import mean_ci, paired_compare
 
 LADDER = ("hold", "random", "closest_idle", "dmexclp", "bound")
-PROBES = ("oracle", "verify_then_dispatch")
+PROBES = ("oracle", "verify_then_dispatch", "dmexclp_static")
 
 
 def ladder(scenario: str, episodes: int, seed_start: int) -> dict[str, object]:
@@ -42,15 +42,29 @@ def ladder(scenario: str, episodes: int, seed_start: int) -> dict[str, object]:
         late = float(np.mean([by[a][s]["metrics"]["late_fraction"] for s in seeds]))
         p90 = float(np.mean([by[a][s]["metrics"]["p90_response_min"] for s in seeds]))
         deaths = float(np.mean([by[a][s]["metrics"]["expected_fatalities"] for s in seeds]))
+        by_prio = {f"expected_fatalities_p{k}": float(np.mean(
+            [by[a][s]["metrics"].get(f"expected_fatalities_p{k}", np.nan) for s in seeds]))
+            for k in (1, 2, 3)}
+        comps = {c: float(np.mean([by[a][s]["components"][c] for s in seeds]))
+                 for c in by[a][seeds[0]].get("components", {})}
         out["agents"][a] = {"mean": m.mean, "ci_low": m.ci_low, "ci_high": m.ci_high,  # type: ignore[index]
                             "late_fraction": late, "p90_response_min": p90,
-                            "expected_fatalities": deaths}
-    pairs = [*itertools.pairwise(LADDER), *(("closest_idle", p) for p in PROBES)]
+                            "expected_fatalities": deaths, **by_prio, "components": comps}
+    pairs = [*itertools.pairwise(LADDER), *(("closest_idle", p) for p in PROBES),
+             ("dmexclp_static", "dmexclp")]
     for lo_a, hi_a in pairs:
         c = paired_compare({s: by[hi_a][s]["score"] for s in seeds},
                            {s: by[lo_a][s]["score"] for s in seeds})
+        late = paired_compare({s: by[hi_a][s]["metrics"]["late_fraction"] for s in seeds},
+                              {s: by[lo_a][s]["metrics"]["late_fraction"] for s in seeds})
+        harm = paired_compare({s: by[hi_a][s]["metrics"]["expected_fatalities"] for s in seeds},
+                              {s: by[lo_a][s]["metrics"]["expected_fatalities"] for s in seeds})
         out["paired"][f"{hi_a}-{lo_a}"] = {"mean": c.mean_diff, "ci_low": c.ci_low,  # type: ignore[index]
-                                           "ci_high": c.ci_high, "wilcoxon_p": c.wilcoxon_p}
+                                           "ci_high": c.ci_high, "wilcoxon_p": c.wilcoxon_p,
+                                           "late_fraction": [late.mean_diff, late.ci_low,
+                                                             late.ci_high],
+                                           "expected_fatalities": [harm.mean_diff, harm.ci_low,
+                                                                   harm.ci_high]}
     ag = out["agents"]
     bound_late = ag["bound"]["late_fraction"]  # type: ignore[index]
     out["late_ratio_closest_idle_over_bound"] = (

@@ -26,7 +26,7 @@ register(EnvSpec(
 
 register(EnvSpec(
     name="dispatch",
-    gym_id="lifeline/Dispatch-v3",
+    gym_id="lifeline/Dispatch-v4",
     entry_point="lifeline.envs.dispatch.env:DispatchEnv",
     scenarios=("warmup", "learning", "advanced", "expert", "heatwave", "bridge_collapse",
                "mass_casualty", "hospital_divert"),
@@ -43,7 +43,7 @@ register(EnvSpec(
 
 register(EnvSpec(
     name="dispatch_metro",
-    gym_id="lifeline/DispatchMetro-v3",
+    gym_id="lifeline/DispatchMetro-v4",
     entry_point="lifeline.envs.dispatch.env:DispatchMetroEnv",
     scenarios=("metro_warmup", "metro_learning", "metro_advanced", "metro_expert",
                "metro_heatwave", "metro_bridge_collapse", "metro_mass_casualty",

@@ -12,9 +12,6 @@ from pathlib import Path
 from lifeline.devtools import imports
 
 PENDING_CIRCLES: dict[frozenset[str], str] = {
-    frozenset({"lifeline.envs.dispatch.generator", "lifeline.envs.dispatch.params"}):
-        "params.scenario_params imports generator.metro_city: dispatch internals, left to the "
-        "dispatch helper (issue 22 asks only for import-line edits inside envs/)",
 }
 """Circles known and owned elsewhere. Every other circle fails the test."""
 

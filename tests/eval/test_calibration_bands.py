@@ -24,7 +24,7 @@ IN_BAND: dict[str, tuple[int, tuple[str, ...]]] = {
     "ed": (40, ("d2p_median", "seen_in_target", "los_esi2", "los_esi3", "los_esi4", "los_esi5",
                 "los_order", "los_discharged_median", "los_ward_median", "boarding_median_h")),
     "dispatch": (30, ("resp_median", "resp_p90", "scene_median", "transport_median",
-                      "handover_median", "non_transport_pct")),
+                      "handover_median", "uhu_pct_light", "offload_le_30_pct")),
     "codered": (100, ("d2b_median", "d2b_le90", "inhosp_cardiac")),
     "pharmacy": (10, ("outdate_plt", "fill_all", "rbc_days")),
     "evgrid": (2, ("wp_energy", "wp_plugged", "wp_charging", "wp_peak3h", "fast_minutes",

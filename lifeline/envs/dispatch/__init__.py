@@ -1,5 +1,5 @@
-"""Emergency medical dispatch on a city road graph (``lifeline/Dispatch-v3``,
-``lifeline/DispatchMetro-v3``); see README.md."""
+"""Emergency medical dispatch on a city road graph (``lifeline/Dispatch-v4``,
+``lifeline/DispatchMetro-v4``); see README.md."""
 
 # The env's public names, the same in every ``envs/<env>/``: ``Env`` (the core environment
 # class), ``Params`` (its parameters), ``State`` (its state) and ``SCENARIOS`` (its scenarios).

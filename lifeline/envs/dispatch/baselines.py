@@ -5,14 +5,17 @@ hidden-information probes (``oracle``, ``verify_then_dispatch``) and the exploit
 statuses and positions, the visible calls, reported hospital status) plus the static city map;
 ``oracle`` additionally reads the hidden severity and fake-call flags; ``bound`` reads the full
 state. The exploits (``swarm``, ``aid_spam``, ``type_blind``, ``park_then_answer``,
-``verify_everything``, ``ignore_priority``, ``reroute_churn``, ``relocate_churn``) are policies
+``verify_everything``, ``ignore_priority``, ``priority_only``, ``reroute_churn``,
+``relocate_churn``) are policies
 written against the grader; the exploit suite (``lifeline.testing.run_exploit_suite``) proves they
 neither beat closest-idle or the bound significantly nor trade expected deaths for score.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+import math
+from typing import Any, cast
 
 import numpy as np
 
@@ -35,6 +38,7 @@ from lifeline.envs.dispatch.types import (
     RETURNING,
     AssignHospital,
     Dispatch,
+    DispatchAction,
     DispatchState,
     Hold,
     Relocate,
@@ -159,87 +163,164 @@ class ClosestIdleAgent(Agent):
         return None
 
 
-def _is_base(e: DispatchEnv) -> np.ndarray:
-    """(P,) True for posts that are some unit's home station."""
-    return np.isin(e.ctx.posts, np.asarray(e.params.city.unit_home))
-
-
-def _gain_at(e: DispatchEnv, u: int, node: int, positions: np.ndarray, free: np.ndarray,
-             in_service: int, mult: float) -> float:
-    """Expected coverage unit ``u`` adds at ``node`` given the other free units (MEXCLP)."""
-    ctx = e.ctx
-    in_range = ctx.free_graph.dist * mult <= ctx.p.coverage_min
-    q = float(np.clip(1.0 - free.sum() / max(in_service, 1), 0.05, 0.95))
-    others = free.copy()
-    others[u] = False
-    k = in_range[positions[others]].sum(axis=0)
-    return float(in_range[node] @ (ctx.demand * (1.0 - q) * q ** k))
-
-
-def _mexclp_post(e: DispatchEnv, u: int, positions: np.ndarray, free: np.ndarray,
-                 in_service: int, mult: float, origin: int) -> tuple[int, float, float]:
-    """DMEXCLP: the post where unit ``u`` adds the most expected coverage.
-
-    Expected coverage of node j with k free units in range is ``d_j (1 − q^k)``, with ``q`` the
-    fleet's busy fraction; adding one unit adds ``d_j (1 − q) q^k``. Returns ``(post, gain at
-    best post, gain at the unit's current destination)``.
-    """
-    ctx = e.ctx
-    dist = ctx.free_graph.dist
-    in_range = dist * mult <= ctx.p.coverage_min
-    q = float(np.clip(1.0 - free.sum() / max(in_service, 1), 0.05, 0.95))
-    others = free.copy()
-    others[u] = False
-    k = in_range[positions[others]].sum(axis=0)
-    marginal = ctx.demand * (1.0 - q) * q ** k
-    gains = in_range[ctx.posts] @ marginal
-    # Candidate posts are the stations (bases) within a 15-min drive, as in DMEXCLP.
-    reach = (dist[origin, ctx.posts] * mult <= 15.0) & _is_base(e)
-    gains = np.where(reach, gains, -1.0)
-    best = int(np.argmax(gains))
-    current = float(in_range[positions[u]] @ marginal)
-    return best, float(gains[best]), current
-
-
 class DMEXCLPAgent(ClosestIdleAgent):
-    """Closest-idle dispatch plus DMEXCLP relocation (Jagtenberg, Bhulai & van der Mei 2015).
+    """Closest-idle dispatch plus DMEXCLP move-up (Jagtenberg, Bhulai & van der Mei 2015).
 
-    When a unit becomes free (reported returning) it is sent to the station within 15 min where
-    it adds the most expected coverage (MEXCLP with the current busy fraction) if that clearly
-    beats its home station. Uses only the observation.
+    Expected coverage (MEXCLP) of node j with k free units within ``coverage_min`` is
+    ``d_j (1 − q^k)``, ``q`` the share of the fleet busy now (floored at ``busy_floor``); moving
+    free unit ``u`` from where it is (or is heading) to post ``p`` changes it by exactly
+    ``Σ_j d_j (1 − q) q^(k_j − [u covers j]) ([p covers j] − [u covers j])``. At every epoch with
+    nothing to dispatch, the best such move of one free unit (idle or returning, not moved in the
+    last ``settle_min``) to a post within ``reach_min`` is made when its gain beats the
+    threshold plus ``per_min`` per minute of the drive (a relocating unit counts as no cover
+    while it drives; a returning unit is driving anyway, so only the extra minutes count).
+    v0-v3's version moved only returning units and only for a gain of 0.15 of the demand and
+    3× the gain at home — it almost never fired. Uses only the observation.
     """
 
     name = "dmexclp"
-    margin = 0.15
-    """Relocate only if the expected-coverage gain improves by this share of total demand..."""
-    ratio = 3.0
-    """...and is at least this many times the gain at home (so the home area stays covered)."""
-    max_busy = 1.0
-    """Relocate only while at most this share of the fleet is busy."""
+    threshold = 0.05
+    """Least gain in expected covered demand (share of the city's demand) worth a move."""
+    per_min = 0.001
+    """Extra gain needed per minute of relocation drive."""
+    reach_min = 20.0
+    """Posts farther than this many minutes (by the current multiplier) are not considered."""
+    busy_floor = 0.1
+    """Floor of the busy fraction ``q`` (MEXCLP needs q > 0; an idle fleet is still busy soon)."""
+    q_fixed = 0.0
+    """If > 0: MEXCLP's busy fraction is this constant (the paper's long-run estimate) instead
+    of the share of the fleet busy now."""
+    settle_min = 30.0
+    """A unit the policy relocated is left alone this many minutes (no ping-pong)."""
+    bases_only = 0.0
+    """1: units move only to staffed stations (DMEXCLP's bases), not to other posts."""
+    move_als = 1.0
+    """0: ALS units are never moved (they stay where the advanced calls expect them)."""
+    move_idle = 1.0
+    """1: idle units may be moved up too; 0: only freed (returning) units are redirected, as in
+    DMEXCLP proper."""
+
+    als_window = 2.0
+    """Tiered dispatch: a high-urgency call (reported urgency ≥ 2) gets the nearest ALS unit if
+    it is at most this many minutes further than the nearest unit (closest-idle: 2)."""
+    bls_window = 0.0
+    """...and a low-urgency call (urgency < 2 and a calm caller) the nearest BLS unit if it is at
+    most this many minutes further, keeping ALS units free for the severe calls (tuned on
+    training seeds 0-9: 6 / 3 and 4 / 3 scored below 2 / 0, so the defaults are closest-idle's
+    windows)."""
+
+    def _etas(self, e: DispatchEnv, obs: dict[str, np.ndarray], node: int) -> np.ndarray:
+        """Minutes from each free unit to ``node``: a moving unit first finishes the road it is
+        on (as the env moves it), found by walking its reported trip on the map (closest-idle
+        interpolates linearly, which makes a unit half-way along a 10-min road look close)."""
+        units = obs["units"]
+        g = e.ctx.free_graph
+        mult = float(obs["clock"][2])
+        status = units[:, U_STATUS].astype(np.int64)
+        a = units[:, U_NODE].astype(np.int64)
+        b = units[:, U_DEST].astype(np.int64)
+        since = units[:, U_SINCE].astype(float)
+        eta = np.where(DISPATCHABLE[status], g.dist[a, node] * mult, np.inf)
+        for u in np.flatnonzero(DISPATCHABLE[status] & (status != IDLE) & (a != b)):
+            here, t, src, dst = int(a[u]), 0.0, int(a[u]), int(b[u])
+            while here != dst:
+                nxt = int(g.pred[dst, here])
+                t += float(g.weight[here, nxt]) * mult
+                here = nxt
+                if t > since[u]:
+                    break
+            eta[u] = max(t - since[u], 0.0) + float(g.dist[here, node]) * mult
+            del src
+        return eta
+
+    def _dispatch(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> Action | None:
+        calls, units = obs["calls"], obs["units"]
+        for k in self._call_order(e, obs):
+            eta = self._etas(e, obs, int(calls[k, C_NODE]))
+            if not np.isfinite(eta).any():
+                return None
+            u = int(np.argmin(eta))
+            als = units[:, U_ALS] > 0
+            urgent = e.ctx.urgency[int(calls[k, C_RTYPE])] >= 2.0
+            if urgent and not als[u]:
+                alt = np.where(als, eta, np.inf)
+                if np.isfinite(alt).any() and alt.min() <= eta[u] + self.als_window:
+                    u = int(np.argmin(alt))
+            elif not urgent and calls[k, C_TONE] == 0 and als[u]:
+                alt = np.where(~als, eta, np.inf)
+                if np.isfinite(alt).any() and alt.min() <= eta[u] + self.bls_window:
+                    u = int(np.argmin(alt))
+            return Dispatch(unit=u, call=k)
+        return None
+
+    def reset(self, env: Environment, seed: int) -> None:
+        self._moved: dict[int, float] = {}
+        self._cache: tuple[float, np.ndarray, np.ndarray] | None = None
+
+    def _in_range(self, e: DispatchEnv, mult: float) -> tuple[np.ndarray, np.ndarray]:
+        """``(in_range (N×N float), in_range at the posts (P×N))`` at this multiplier (cached)."""
+        cache = getattr(self, "_cache", None)
+        if cache is None or cache[0] != mult:
+            rng = (e.ctx.free_graph.dist * mult <= e.ctx.p.coverage_min).astype(float)
+            cache = (mult, rng, rng[e.ctx.posts])
+            self._cache = cache
+        return cache[1], cache[2]
 
     def _reposition(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> Action | None:
         units = obs["units"]
+        t, mult = float(obs["clock"][0]), float(obs["clock"][2])
         status = units[:, U_STATUS].astype(np.int64)
-        free = DISPATCHABLE[status]
-        positions = units[:, U_DEST].astype(np.int64)
-        in_service = int(np.count_nonzero(units[:, 0] > 0))
-        mult = float(obs["clock"][2])
-        busy = 1.0 - free.sum() / max(in_service, 1)
-        for u in np.flatnonzero(status == RETURNING) if busy <= self.max_busy else ():
-            post, best, current = _mexclp_post(e, int(u), positions, free, in_service, mult,
-                                               int(units[u, U_NODE]))
-            if (best > current + self.margin and best > self.ratio * current
-                    and e.ctx.posts[post] != positions[u]):
-                return Relocate(unit=int(u), post=post)
-        # Units parked away from home go back as soon as home is at least as valuable
-        # (hysteresis: leaving home needs a clear gain, coming back only no loss).
-        home = units[:, -1].astype(np.int64)
-        for u in np.flatnonzero((status == IDLE) & (positions != home)):
-            current = _gain_at(e, int(u), int(positions[u]), positions, free, in_service, mult)
-            at_home = _gain_at(e, int(u), int(home[u]), positions, free, in_service, mult)
-            if at_home >= current:
-                return Relocate(unit=int(u), post=int(np.flatnonzero(e.ctx.posts == home[u])[0]))
-        return None
+        in_service = status[:e.ctx.n_fleet] > 0
+        free = DISPATCHABLE[status[:e.ctx.n_fleet]]
+        if not free.any():
+            return None
+        moved = getattr(self, "_moved", None)
+        if moved is None:
+            self.reset(e, 0)
+            moved = self._moved
+        dest = units[:e.ctx.n_fleet, U_DEST].astype(np.int64)
+        node = units[:e.ctx.n_fleet, U_NODE].astype(np.int64)
+        in_range, post_range = self._in_range(e, mult)
+        q = float(np.clip(1.0 - free.sum() / max(int(in_service.sum()), 1), self.busy_floor,
+                          0.95)) if self.q_fixed <= 0 else self.q_fixed
+        k_all = in_range[dest[free]].sum(axis=0)
+        movable = status[:e.ctx.n_fleet] == RETURNING
+        if self.move_idle:
+            movable |= status[:e.ctx.n_fleet] == IDLE
+        if not self.move_als:
+            movable &= units[:e.ctx.n_fleet, U_ALS] == 0
+        cand = np.flatnonzero(free & movable)
+        cand = np.asarray([u for u in cand if t - moved.get(int(u), -1e9) >= self.settle_min],
+                          np.int64)
+        if cand.size == 0:
+            return None
+        own = in_range[dest[cand]]  # (F, N): what each candidate covers where it is heading
+        marg = e.ctx.demand * (1.0 - q) * q ** (k_all[None, :] - own)
+        gain = marg @ post_range.T - (marg * own).sum(axis=1)[:, None]  # (F, P)
+        dist = e.ctx.free_graph.dist
+        drive = dist[node[cand]][:, e.ctx.posts] * mult
+        planned = (dist[node[cand], dest[cand]] * mult)[:, None]
+        extra = np.where((status[cand] == RETURNING)[:, None], np.maximum(drive - planned, 0.0),
+                         drive)
+        need = self.threshold + self.per_min * extra
+        ok = (drive <= self.reach_min) & (e.ctx.posts[None, :] != dest[cand][:, None])
+        if self.bases_only:
+            ok &= np.isin(e.ctx.posts, e.ctx.p.city.unit_home[:e.ctx.p.on_duty])[None, :]
+        margin = np.where(ok, gain - need, -np.inf)
+        i, j = np.unravel_index(int(np.argmax(margin)), margin.shape)
+        if margin[i, j] <= 0.0:
+            return None
+        u = int(cand[i])
+        moved[u] = t
+        return Relocate(unit=u, post=int(j))
+
+
+class DMEXCLPStaticAgent(DMEXCLPAgent):
+    """``dmexclp`` with its move-up switched off (an unreachable threshold): the same dispatch
+    rules, units stay at their stations. Its margin below ``dmexclp`` is what move-up is worth."""
+
+    name = "dmexclp_static"
+    threshold = float("inf")
 
 
 class BoundAgent(DMEXCLPAgent):
@@ -251,24 +332,73 @@ class BoundAgent(DMEXCLPAgent):
     severe calls). It never answers false alarms or ghost calls, sends patients to the nearest
     hospital that is truly not on divert, stages an idle unit at the place of a real call that
     will ring within 15 min when no unit could reach it in the reference time, and otherwise
-    relocates free units like ``dmexclp``.
+    holds (v4: no DMEXCLP move-up, see ``move_up``).
     """
 
     name = "bound"
 
+    def reset(self, env: Environment, seed: int) -> None:
+        super().reset(env, seed)
+        self._picked = not self.choose
+
     def act(self, env: Environment, state: Any) -> Action | int:
         e = _check(env)
         s: DispatchState = state
+        if not self._picked:
+            self.move_up = self._best_move_up(e, s)
+            self._picked = True
         obs = e.observe(s)
-        for choose in (self._dispatch_true, self._hospital_true, self._aid_true, self._stage):
+        steps = (self._dispatch_true, self._hospital_true, self._aid_true,
+                 *((self._stage,) if self.stage else ()))
+        for choose in steps:
             action = choose(e, s)
             if action is not None:
                 return action
-        action = self._reposition(e, obs)
+        action = self._reposition(e, obs) if self.move_up else None
         return action if action is not None else Hold()
+
+    move_up = 0.0
+    """1: free units are also moved up like ``dmexclp``; 0: they hold (the bound stages units
+    where real calls will ring either way). Neither is better everywhere — on the exploit seeds
+    (6, paired) the bound scored 0.750 / 0.929 / 0.701 with move-up and 0.756 / 0.950 / 0.722
+    without on ``learning`` / ``expert`` / ``mass_casualty``, but on ``warmup`` without it its
+    response credit (0.967) fell below dmexclp's (0.986) — so with ``choose`` it is picked per
+    episode."""
+    choose = 1.0
+    """1: at the first step, play the shift to its end on copies of the state both with and
+    without move-up (the bound knows the realised future, so this is exact) and keep the one
+    that scores higher: the bound is the best of the two clairvoyant plans on every seed."""
+
+    def _best_move_up(self, e: DispatchEnv, s: DispatchState) -> float:
+        """The ``move_up`` setting whose clairvoyant play of this shift scores higher."""
+        best, best_score = 0.0, -math.inf
+        for setting in (0.0, 1.0):
+            sim = copy.deepcopy(s)
+            player = type(self)()
+            player.choose, player.move_up = 0.0, setting
+            player.reset(e, 0)
+            while not sim.done:
+                e.step(sim, cast("DispatchAction | int", player.act(e, sim)))
+            score = e.grade(sim).score
+            if score > best_score:
+                best, best_score = setting, score
+        return best
 
     horizon_min = 15.0
     """How far ahead the bound looks to stage a unit at a future real call's location."""
+    follow_plan = 0.0
+    """1: prefer the MILP plan's unit when it is at most 1 min further than the closest (v0-v3;
+    off in v4: the response credit is absolute, and following the plan scored 0.853 against
+    0.870 without it on the exploit seeds of ``advanced``)."""
+    als_pref = 1.0
+    """1: a severe call gets the nearest ALS unit if it is at most 2 min further (v0-v3)."""
+    als_better = 1.0
+    """1: the ALS swap of :meth:`_als_if_better` (v3)."""
+    follow_plan_below_p1 = 0.0
+    """1: follow the plan's unit (as above) for P2 and P3 calls only; a P1 call gets the
+    fastest unit."""
+    stage = 1.0
+    """1: clairvoyant staging of idle units where real calls will ring."""
 
     def _stage(self, e: DispatchEnv, s: DispatchState) -> Action | None:
         """Clairvoyant staging: move a free idle unit to where a real call will ring soon."""
@@ -291,12 +421,17 @@ class BoundAgent(DMEXCLPAgent):
             return Relocate(unit=u, post=post)
         return None
 
-    def _true_etas(self, e: DispatchEnv, s: DispatchState, node: int) -> np.ndarray:
+    def _true_etas(self, e: DispatchEnv, s: DispatchState, node: int, c: int = -1
+                   ) -> np.ndarray:
+        """True minutes from each free unit to ``node``; for call ``c`` (v4) with the call's
+        drawn turn-out (a unit leaving from idle) and the response trip's travel factor."""
         free = DISPATCHABLE[s.u_obs_status]
         eta = np.full(e.ctx.U, np.inf)
+        factor = float(s.c_travel[c]) if c >= 0 else 1.0
         for u in np.flatnonzero(free):
             nxt, rem = dynamics.where(s, int(u))
-            eta[u] = rem + s.graph.dist[nxt, node] * s.mult
+            lead = float(s.c_turnout[c]) if c >= 0 and s.u_status[u] == IDLE else 0.0
+            eta[u] = lead + rem + s.graph.dist[nxt, node] * s.mult * factor
         return eta
 
     def _dispatch_true(self, e: DispatchEnv, s: DispatchState) -> Action | None:
@@ -314,18 +449,20 @@ class BoundAgent(DMEXCLPAgent):
 
         for k in sorted(cand, key=key):
             c = int(s.visible[k])
-            eta = self._true_etas(e, s, int(s.c_node[c]))
+            eta = self._true_etas(e, s, int(s.c_node[c]), c)
             if not np.isfinite(eta).any():
                 return None
             u = int(np.argmin(eta))
             planned = int(s.c_bound_unit[c])
-            if planned >= 0 and np.isfinite(eta[planned]) and eta[planned] <= eta[u] + 1.0:
+            if ((self.follow_plan or (self.follow_plan_below_p1 and s.c_prio[c] > 0))
+                    and planned >= 0 and np.isfinite(eta[planned])
+                    and eta[planned] <= eta[u] + 1.0):
                 u = planned
-            elif int(s.c_sev[c]) >= 2 and not s.u_als[u]:
+            elif self.als_pref and int(s.c_sev[c]) >= 2 and not s.u_als[u]:
                 als = np.where(s.u_als, eta, np.inf)
                 if np.isfinite(als).any() and als.min() <= eta[u] + 2.0:
                     u = int(np.argmin(als))
-            if not s.u_als[u]:
+            if self.als_better and not s.u_als[u]:
                 u = self._als_if_better(e, s, c, u, eta)
             return Dispatch(unit=u, call=k)
         return None
@@ -345,13 +482,13 @@ class BoundAgent(DMEXCLPAgent):
         a = int(np.argmin(als))
         waited = s.t - float(s.c_time[c])
         t_a, t_u = waited + float(eta[a]), waited + float(eta[u])
-        ref, cap = float(s.c_bound[c]), float(s.c_bound_saved[c])
+        ref, cap = float(e.ctx.prio_target[s.c_prio[c]]), float(s.c_bound_saved[c])
         credit_ok = (response_ratio(ref, t_a)
                      >= capability(e.ctx, ctype, sev, False) * response_ratio(ref, t_u))
         saved_ok = (min(benefit(e.ctx, ctype, sev, t_a, als=True), cap)
                     >= min(benefit(e.ctx, ctype, sev, t_u, als=False), cap))
-        target = float(e.ctx.target[ctype])
-        in_time_ok = t_a <= target or t_u > target  # coverage counts calls reached in time
+        target = float(e.ctx.prio_target[s.c_prio[c]])  # v4: the priority target
+        in_time_ok = t_a <= target  # v4: never swap to an ALS unit that misses the target
         return a if credit_ok and saved_ok and in_time_ok else u
 
     def _hospital_true(self, e: DispatchEnv, s: DispatchState) -> Action | None:
@@ -521,6 +658,19 @@ class IgnorePriorityAgent(ClosestIdleAgent):
                 and calls[k, C_ASSIGNED] < calls[k, C_NEEDED]]
 
 
+class PriorityOnlyAgent(ClosestIdleAgent):
+    """v4 probe of the priority-weighted grader: answers only calls that look like P1 (reported
+    urgency ≥ 2 or a screaming caller) and leaves the rest waiting, keeping the fleet free for
+    the heavily weighted calls and the P1 components."""
+
+    name = "priority_only"
+
+    def _call_order(self, e: DispatchEnv, obs: dict[str, np.ndarray]) -> list[int]:
+        calls = obs["calls"]
+        return [k for k in super()._call_order(e, obs)
+                if e.ctx.urgency[int(calls[k, C_RTYPE])] >= 2.0 or calls[k, C_TONE] >= 2]
+
+
 class RerouteChurnAgent(ClosestIdleAgent):
     """Closest-idle that, once per epoch, reroutes an en-route unit to another waiting call
     (cancel churn: each reroute unassigns the old call)."""
@@ -562,6 +712,7 @@ AGENTS: dict[str, type[Agent]] = {
     "hold": HoldAgent,
     "closest_idle": ClosestIdleAgent,
     "dmexclp": DMEXCLPAgent,
+    "dmexclp_static": DMEXCLPStaticAgent,
     "bound": BoundAgent,
     "oracle": OracleAgent,
     "verify_then_dispatch": VerifyThenDispatchAgent,
@@ -571,26 +722,47 @@ AGENTS: dict[str, type[Agent]] = {
     "park_then_answer": ParkThenAnswerAgent,
     "verify_everything": VerifyEverythingAgent,
     "ignore_priority": IgnorePriorityAgent,
+    "priority_only": PriorityOnlyAgent,
     "reroute_churn": RerouteChurnAgent,
     "relocate_churn": RelocateChurnAgent,
 }
 """The dispatch ladder's own agents (``random`` is generic) and its exploit policies."""
 
 EXPLOITS: tuple[str, ...] = ("swarm", "aid_spam", "type_blind", "park_then_answer",
-                             "verify_everything", "ignore_priority", "reroute_churn",
-                             "relocate_churn")
+                             "verify_everything", "ignore_priority", "priority_only",
+                             "reroute_churn", "relocate_churn")
 """The dispatch exploit policies (``EnvSpec.exploits``), shared by both cities."""
 
 TEXT_POLICY = "lifeline.envs.dispatch.text_agent:DispatchTextPolicy"
 """The env's text-only heuristic (``EnvSpec.text_policy``; see ``text_agent.py``)."""
 
-BOUNDED_COMPONENTS: tuple[str, ...] = ("response", "survival", "coverage")
-"""Components no policy may push above the bound's (exploit suite): all three since v1, where
-coverage counts only calls answered within their target (v0 counted late answers, so parking
-the fleet kept readiness and scored coverage above the bound)."""
+BOUNDED_COMPONENTS: tuple[str, ...] = ("response", "survival")
+"""Components no policy may push above the bound's (exploit suite), besides the score itself.
+
+v1-v3 bounded all three components (coverage counts only calls answered within target since v1,
+so parking the fleet no longer keeps readiness). v4's bound maximises the score, and three of
+v4's components are not maximised by a plan that maximises the score, so the suite checks the
+score and the two components that are:
+
+* ``p1_on_target`` and ``p1_p90`` time the *first* unit at a P1 call whatever its type, while
+  the score's response and survival credit a basic unit at a severe cardiac / stroke /
+  respiratory call only ``bls_outcome`` of their worth. The bound sends the nearest ALS unit when
+  it is at most 2 min further, so the nearest-unit ``type_blind`` reaches more P1 calls first:
+  on ``metro_warmup`` (exploit seeds) P1 on-target 0.830 against the bound's 0.807, P1 p90
+  credit 0.982 against 0.960, while it scores 0.935 against the bound's 0.942 (response 0.932
+  against 0.974). Dropping the ALS preference raises those two and costs the bound 0.015 of
+  score on ``expert`` (training seeds).
+* ``coverage`` is readiness (the demand share near an idle unit) times the in-time share, and
+  that share is type-blind in the same way: on ``metro_warmup`` ``type_blind`` has coverage
+  0.922 against the bound's 0.916. It also trades against survival: DMEXCLP move-up buys
+  readiness by moving units off their stations; a bound made to always move up (``move_up``)
+  had coverage 0.759 but survival 0.774 on ``learning`` against 0.742 / 0.817 for the bound
+  that picks per shift (score 0.750 against 0.766).
+
+Each of the three is still reported per episode and the score, which weighs them, is bounded."""
 
 
-PASS_THRESHOLD = 0.845
+PASS_THRESHOLD = 0.78
 """An episode 'passes' at this score (pass^k with ``--trials k``): between closest-idle on expert
-(0.839) and advanced (0.853) in v3 (30 held-out seeds; v2: 0.65, between 0.606 and 0.701; v1:
-0.75, between 0.69 and 0.78)."""
+(0.755) and advanced (0.805) in v4 (30 held-out seeds; v3: 0.845, between 0.839 and 0.853; v2:
+0.65; v1: 0.75)."""

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from lifeline.core.graph import RoadGraph, TrafficProfile
+from lifeline.core.graph import RoadGraph
 from lifeline.envs.dispatch.params import (
     DECAY_MIN,
     EVENT_KINDS,
+    PRIORITY_TARGET_MIN,
+    PRIORITY_WEIGHT,
     RISK,
     SCENE_MIN,
     TARGET_MIN,
@@ -21,6 +23,25 @@ from lifeline.envs.dispatch.types import IDLE, STATUS_NAMES
 N_STATUSES = len(STATUS_NAMES)
 
 
+class SmoothTraffic:
+    """v4 time-of-day travel multiplier: linear interpolation between ``(hour, multiplier)``
+    anchors around the clock, rounded to ``step`` (v3 used four constant periods)."""
+
+    def __init__(self, anchors: tuple[tuple[float, float], ...], step: float) -> None:
+        pts = sorted(anchors)
+        self.hours = np.asarray([h for h, _ in pts] + [pts[0][0] + 24.0])
+        self.mults = np.asarray([m for _, m in pts] + [pts[0][1]])
+        self.step = step
+
+    def multiplier(self, hour_of_day: float) -> float:
+        """Travel-time multiplier at ``hour_of_day`` (any real; taken modulo 24)."""
+        h = hour_of_day % 24.0
+        if h < self.hours[0]:
+            h += 24.0
+        m = float(np.interp(h, self.hours, self.mults))
+        return round(round(m / self.step) * self.step, 6) if self.step > 0 else m
+
+
 class Context:
     """Precomputed, immutable facts about one scenario: sizes, lookup tables, the free-flow graph.
 
@@ -30,7 +51,7 @@ class Context:
     def __init__(self, p: DispatchParams) -> None:
         city = p.city
         self.p = p
-        self.traffic = TrafficProfile(p.traffic)
+        self.traffic = SmoothTraffic(p.traffic, p.traffic_step)
         self.n_nodes = city.n_nodes
         self.n_fleet = len(city.unit_home)
         self.U = self.n_fleet + city.aid_slots
@@ -48,6 +69,10 @@ class Context:
         """(Z, N) demand share of each node within its zone (rows sum to 1)."""
         self.demand = demand / demand.sum()
         self.target = np.asarray(TARGET_MIN)
+        """Per type: v0-v3's response targets (kept for reports; v4 judges by priority)."""
+        self.prio_target = np.asarray(PRIORITY_TARGET_MIN)
+        """Per priority (P1, P2, P3): the response-time target, minutes (v4)."""
+        self.prio_weight = np.asarray(PRIORITY_WEIGHT)
         self.scene = np.asarray(SCENE_MIN)
         self.needed = np.asarray(UNITS_NEEDED, np.int64)
         self.urgency = np.asarray(URGENCY)

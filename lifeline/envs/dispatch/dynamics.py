@@ -55,13 +55,23 @@ MOVING_LIST: list[bool] = MOVING.tolist()
 
 # ----- units: trips and positions ----------------------------------------------------------------
 def start_trip(s: DispatchState, u: int, dest: int, lead: float = 0.0,
-               from_node: int | None = None, mult: float | None = None) -> None:
+               from_node: int | None = None, mult: float | None = None,
+               factor: float | None = None) -> None:
     """Unit ``u`` starts moving now: ``lead`` minutes to reach ``from_node``, then to ``dest``.
 
-    The trip's traffic multiplier is the current one unless ``mult`` is given.
+    The trip's traffic multiplier is ``mult`` if given (a re-route keeps its trip's), else the
+    current one times the trip's travel factor (v4): ``factor`` (a response trip's, drawn per
+    call), else a fresh lognormal draw from the ``travel`` stream (``travel_sigma`` > 0).
     """
     node = s.u_node.item(u) if from_node is None else from_node
-    m = s.mult if mult is None else mult
+    if mult is None:
+        m = s.mult
+        if factor is None and s.travel_sigma > 0.0:
+            factor = math.exp(s.travel_sigma * s.rng["travel"].standard_normal())
+        if factor is not None:
+            m = m * factor
+    else:
+        m = mult
     s.u_node[u] = node
     s.u_dest[u] = dest
     s.u_tstart[u] = s.t
@@ -103,11 +113,12 @@ def _next_stop(g: RoadGraph, start: int, dest: int, lead: float, elapsed: float,
     return dest, 0.0
 
 
-def redirect(s: DispatchState, u: int, status: int, dest: int, extra_lead: float = 0.0) -> None:
+def redirect(s: DispatchState, u: int, status: int, dest: int, extra_lead: float = 0.0,
+             factor: float | None = None) -> None:
     """Send unit ``u`` (moving or not) to ``dest`` from where it is now, in ``status``."""
     node, rem = where(s, u)
     s.u_status[u] = status
-    start_trip(s, u, dest, lead=rem + extra_lead, from_node=node)
+    start_trip(s, u, dest, lead=rem + extra_lead, from_node=node, factor=factor)
 
 
 def report(s: DispatchState, ctx: Context, u: int, immediate: bool = False) -> bool:
@@ -261,13 +272,25 @@ def _unit_transition(s: DispatchState, ctx: Context, u: int) -> bool:
         h = int(s.u_hosp[u])
         s.u_node[u] = s.u_dest[u]
         div = diverting(s, h)
-        free = np.flatnonzero(s.h_release[h] <= s.t)
-        if free.size:
-            s.h_release[h, free[0]] = s.t + s.rng["hospital"].exponential(p.bed_stay_min)
+        stay = s.rng["hospital"].exponential(p.bed_stay_min)
         handover = max(p.handover_floor_min,
                        s.rng["service"].normal(p.handover_min, p.handover_sd_min))
+        if p.conserve_beds:
+            # v4: the patient needs a bed; the crew waits (offload delay) until the earliest
+            # one frees, then hands over. Only a divert forced by an event adds the flat extra.
+            bed = int(s.h_release[h].argmin())
+            free_at = max(s.t, float(s.h_release[h, bed]))
+            wait = free_at - s.t
+            s.h_release[h, bed] = free_at + stay
+            extra = p.divert_extra_min if s.h_forced_until[h] > s.t else 0.0
+        else:
+            free = np.flatnonzero(s.h_release[h] <= s.t)
+            if free.size:
+                s.h_release[h, free[0]] = s.t + stay
+            wait, extra = 0.0, (p.divert_extra_min if div else 0.0)
+        s.c_wait[c] = wait
         s.u_status[u] = AT_HOSPITAL
-        s.u_next[u] = s.t + handover + (p.divert_extra_min if div else 0.0)
+        s.u_next[u] = s.t + wait + handover + extra
         finalize(s, ctx, c, divert=div)
         return report(s, ctx, u, immediate=True)
     if st in (AT_HOSPITAL, OUT_OF_SERVICE):
@@ -451,7 +474,7 @@ def apply_dispatch(s: DispatchState, ctx: Context, u: int, c: int) -> None:
         r = s.rng["reliability"]
         draw, extra = r.random(), r.uniform(1.0, 3.0)
         delay = float(s.c_turnout[c]) + (extra if draw > s.u_rel[u] else 0.0)
-    redirect(s, u, EN_ROUTE, dest, extra_lead=delay)
+    redirect(s, u, EN_ROUTE, dest, extra_lead=delay, factor=float(s.c_travel[c]))
     s.u_call[u] = c
     s.u_carrier[u] = False
     s.u_hosp[u] = -1
@@ -462,7 +485,7 @@ def apply_dispatch(s: DispatchState, ctx: Context, u: int, c: int) -> None:
 def apply_reroute(s: DispatchState, ctx: Context, u: int, c: int) -> None:
     """En-route unit ``u`` switches to call ``c``; its old call is unassigned again."""
     release_call(s, u)
-    redirect(s, u, EN_ROUTE, int(s.c_node[c]))
+    redirect(s, u, EN_ROUTE, int(s.c_node[c]), factor=float(s.c_travel[c]))
     s.u_call[u] = c
     s.c_assigned[c] += 1
     commanded(s, u)

@@ -14,7 +14,12 @@ from lifeline.envs.dispatch import dynamics, observation, render, reward, rules
 from lifeline.envs.dispatch import frame as dispatch_frame
 from lifeline.envs.dispatch.context import Context
 from lifeline.envs.dispatch.generator import SHIFT_STARTS, generate_calls, generate_events
-from lifeline.envs.dispatch.params import EVENT_KINDS, DispatchParams, scenario_params
+from lifeline.envs.dispatch.params import (
+    EVENT_KINDS,
+    DispatchParams,
+    priority_of,
+    scenario_params,
+)
 from lifeline.envs.dispatch.plan import reference_plan
 from lifeline.envs.dispatch.types import (
     ACTION_TYPES,
@@ -34,7 +39,7 @@ from lifeline.envs.dispatch.types import (
 )
 
 STREAMS = ("shift", "calls", "patients", "tone", "events", "hospital", "radio", "reliability",
-           "verify", "service")
+           "verify", "service", "travel")
 """One random stream per stochastic process (order is part of the determinism contract)."""
 
 MAX_EPOCHS = 2000
@@ -45,7 +50,7 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
     """Dispatch ambulances to calls over an 8-hour shift; scored by response, survival, coverage."""
 
     name: ClassVar[str] = "dispatch"
-    version: ClassVar[int] = 3
+    version: ClassVar[int] = 4
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
     metro: ClassVar[bool] = False
     """True for the metro-city family (``dispatch_metro``): one id, one city, fixed spaces."""
@@ -90,7 +95,7 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
         needed = ctx.needed[calls.type]
 
         s = DispatchState(graph=copy.deepcopy(ctx.free_graph), rng=rng, start_hour=start_hour,
-                          mult=ctx.traffic.multiplier(start_hour))
+                          mult=ctx.traffic.multiplier(start_hour), travel_sigma=p.travel_sigma)
         s.c_time, s.c_node, s.c_type, s.c_rtype = calls.time, calls.node, calls.type, calls.rtype
         s.c_sev, s.c_kind, s.c_tone, s.c_transport = calls.sev, calls.kind, calls.tone, \
             calls.transport
@@ -101,6 +106,11 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
                     else np.asarray(calls.open, float))
         s.c_turnout = (np.full(m, p.turnout_min) if calls.turnout is None
                        else np.asarray(calls.turnout, float))
+        s.c_travel = (np.ones(m) if calls.travel is None
+                      else np.asarray(calls.travel, float))
+        s.c_prio = np.asarray([priority_of(int(t), int(v)) for t, v
+                               in zip(calls.type, calls.sev, strict=True)], np.int64)
+        s.c_wait = np.zeros(m)
         s.c_status = np.full(m, FUTURE, np.int64)
         s.c_assigned = np.zeros(m, np.int64)
         s.c_arrived = np.zeros(m, np.int64)

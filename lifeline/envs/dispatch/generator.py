@@ -8,11 +8,12 @@ clairvoyant reference plan can be computed on exactly what will happen.
 
 from __future__ import annotations
 
-import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from lifeline.envs.dispatch.city import CityParams
 from lifeline.envs.dispatch.params import (
     ACCIDENT,
     BREAKDOWN,
@@ -26,7 +27,6 @@ from lifeline.envs.dispatch.params import (
     TRANSPORT_P,
     TRAUMA,
     UNITS_NEEDED,
-    CityParams,
     DispatchParams,
 )
 from lifeline.envs.dispatch.types import FALSE_ALARM, GHOST, REAL
@@ -36,16 +36,30 @@ SHIFT_STARTS = (7.0, 15.0, 23.0)
 """Possible shift start hours (day, evening, night); drawn per episode."""
 
 
-def call_rate(hour_of_day: float) -> float:
-    """Relative call rate by hour of day (night is quiet, afternoon and evening busy)."""
-    h = hour_of_day % 24.0
-    if h < 6.0:
-        return 0.5
-    if h < 12.0:
-        return 1.0
-    if h < 18.0:
-        return 1.2
-    return 1.0
+def call_rate(hour_of_day: float, amplitude: float = 0.35, peak_hour: float = 14.0) -> float:
+    """Relative call rate by hour of day (v4: smooth, ``1 + a·cos(2π(h − peak)/24)``, mean 1
+    over the day; the afternoon is busy, the small hours quiet)."""
+    return 1.0 + amplitude * math.cos(2.0 * math.pi * (hour_of_day - peak_hour) / 24.0)
+
+
+def expected_calls(p: DispatchParams, start_hour: float) -> float:
+    """Expected ordinary calls of a shift starting at ``start_hour``: ``calls_per_shift`` times
+    the mean rate over the shift's open window (v4)."""
+    t_max = p.shift_min - p.arrival_cutoff_min
+    hours = start_hour + np.linspace(0.0, t_max, 97)[:-1] / 60.0 + t_max / 60.0 / 192.0
+    rates = 1.0 + p.diurnal_amplitude * np.cos(2.0 * np.pi * (hours - p.diurnal_peak_hour) / 24.0)
+    return float(p.calls_per_shift * rates.mean())
+
+
+def draw_call_count(p: DispatchParams, start_hour: float, rng: np.random.Generator) -> int:
+    """The shift's ordinary call count (v4): Poisson with a Gamma(k, 1/k) rate factor (negative
+    binomial, variance λ + λ²/k); ``poisson_calls=False``: v3's fixed ``calls_per_shift``."""
+    if not p.poisson_calls:
+        return int(p.calls_per_shift)
+    lam = expected_calls(p, start_hour)
+    if math.isfinite(p.rate_dispersion_k):
+        lam *= float(rng.gamma(p.rate_dispersion_k, 1.0 / p.rate_dispersion_k))
+    return int(rng.poisson(lam))
 
 
 @dataclass
@@ -69,6 +83,9 @@ class CallStream:
     turnout: np.ndarray | None = None
     """Turn-out minutes of a unit sent from its station to each call (v3, drawn per call;
     ``None``: the constant ``turnout_min``)."""
+    travel: np.ndarray | None = None
+    """v4: travel-time factor of the response trip to each call (lognormal, median 1, spread
+    ``travel_sigma``; ``None``: 1)."""
 
 
 @dataclass
@@ -83,17 +100,16 @@ class EventSchedule:
 
 
 def _arrival_times(n: int, start_hour: float, t_max: float, rng: np.random.Generator,
-                   t_min: float = 0.0) -> np.ndarray:
-    """``n`` arrival minutes in ``[t_min, t_max)`` with density ∝ the time-of-day call rate.
-
-    (A Poisson process conditioned on its count: fixing the count per shift keeps episode
-    difficulty comparable across seeds.)
-    """
+                   t_min: float = 0.0, amplitude: float = 0.35, peak_hour: float = 14.0
+                   ) -> np.ndarray:
+    """``n`` arrival minutes in ``[t_min, t_max)`` with density ∝ the time-of-day call rate
+    (thinning; given its count, a non-homogeneous Poisson process has these times)."""
     out = np.empty(n)
     k = 0
+    top = 1.0 + abs(amplitude)
     while k < n:
         t = rng.uniform(t_min, t_max)
-        if rng.random() * 1.2 <= call_rate(start_hour + t / 60.0):
+        if rng.random() * top <= call_rate(start_hour + t / 60.0, amplitude, peak_hour):
             out[k] = t
             k += 1
     return out
@@ -154,15 +170,17 @@ def generate_calls(p: DispatchParams, events: EventSchedule, start_hour: float,
     mix = np.asarray(p.type_mix, dtype=float)
     mix = mix / mix.sum()
 
-    n = p.calls_per_shift
-    times = [_arrival_times(n, start_hour, t_max, rng_calls)]
+    n = draw_call_count(p, start_hour, rng_calls)
+    amp, peak = p.diurnal_amplitude, p.diurnal_peak_hour
+    times = [_arrival_times(n, start_hour, t_max, rng_calls, amplitude=amp, peak_hour=peak)]
     nodes = [rng_calls.choice(city.n_nodes, size=n, p=demand)]
     types = [rng_calls.choice(N_TYPES, size=n, p=mix)]
     mci = [np.zeros(n, bool)]
     for t0, kind, a, b in zip(events.time, events.kind, events.a, events.b, strict=True):
         if kind == HEATWAVE and t0 < t_max:
             extra = int(rng_calls.poisson(n * mix[CARDIAC] * (t_max - t0) / t_max))
-            times.append(_arrival_times(extra, start_hour, t_max, rng_calls, t_min=float(t0)))
+            times.append(_arrival_times(extra, start_hour, t_max, rng_calls, t_min=float(t0),
+                                        amplitude=amp, peak_hour=peak))
             nodes.append(rng_calls.choice(city.n_nodes, size=extra, p=demand))
             types.append(np.full(extra, CARDIAC))
             mci.append(np.zeros(extra, bool))
@@ -201,8 +219,10 @@ def generate_calls(p: DispatchParams, events: EventSchedule, start_hour: float,
     ghost_tone = rng_tone.choice(3, size=m, p=(0.2, 0.3, 0.5))
     tone = np.where(kind == GHOST, ghost_tone, np.clip(np.rint(latent), 0, 2)).astype(np.int64)
     opens, turnout = draw_intervals(p, time, rng_calls)
+    travel = np.exp(p.travel_sigma * rng_calls.standard_normal(m)) if p.travel_sigma > 0 \
+        else np.ones(m)
     return CallStream(time, node, ctype, rtype, sev, kind, tone, transport, is_mci, opens,
-                      turnout)
+                      turnout, travel)
 
 
 def draw_intervals(p: DispatchParams, time: np.ndarray, rng: np.random.Generator
@@ -220,79 +240,13 @@ def draw_intervals(p: DispatchParams, time: np.ndarray, rng: np.random.Generator
     return opens, turnout
 
 
-# ----- the generated metro city ---------------------------------------------------------------
-@functools.cache
-def metro_city(seed: int = 2026, cols: int = 16, rows: int = 15) -> CityParams:
-    """A seeded ``cols × rows`` jittered-grid city (240 nodes by default).
-
-    12 zones (4 × 3 blocks), a river between the middle columns crossed by four bridges, slower
-    roads downtown, 6 hospitals, 30 units at 20 stations, 40 staging posts, 4 mutual-aid slots.
-    """
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xC17]))
-    n = cols * rows
-    col = np.arange(n) % cols
-    row = np.arange(n) // cols
-    xy = np.stack([col, row], axis=1) + rng.uniform(-0.3, 0.3, size=(n, 2))
-    centre = np.array([(cols - 1) / 2, (rows - 1) / 2])
-    r = np.linalg.norm(xy - centre, axis=1) / np.linalg.norm(centre)
-    slowness = 1.0 + 0.8 * np.exp(-3.0 * r**2)  # minutes per km multiplier, slower downtown
-    river = cols // 2 - 1  # the river runs between column `river` and `river + 1`
-    bridge_rows = {1, rows // 3, 2 * rows // 3, rows - 2}
-
-    def minutes(i: int, j: int) -> float:
-        km = float(np.linalg.norm(xy[i] - xy[j]))
-        return round(max(0.5, 1.5 * km * 0.5 * (slowness[i] + slowness[j])), 2)
-
-    edges: list[tuple[int, int, float]] = []
-    bridges: list[tuple[int, int]] = []
-    for i in range(n):
-        c, rr = int(col[i]), int(row[i])
-        if c + 1 < cols and (c != river or rr in bridge_rows):
-            edges.append((i, i + 1, minutes(i, i + 1)))
-            if c == river:
-                bridges.append((i, i + 1))
-        if rr + 1 < rows:
-            edges.append((i, i + cols, minutes(i, i + cols)))
-        if c + 1 < cols and rr + 1 < rows and c != river and rng.random() < 0.25:
-            edges.append((i, i + cols + 1, minutes(i, i + cols + 1)))
-    zone = (col * 4 // cols) + 4 * (row * 3 // rows)
-    demand = np.round(0.5 + 2.0 * np.exp(-2.0 * r**2) + rng.uniform(0, 0.3, n), 3)
-
-    def node_at(fx: float, fy: float) -> int:
-        return round(fy * (rows - 1)) * cols + round(fx * (cols - 1))
-
-    hospitals = tuple(node_at(fx, fy) for fx, fy in
-                      ((0.2, 0.2), (0.75, 0.2), (0.45, 0.5), (0.2, 0.8), (0.75, 0.8), (0.6, 0.55)))
-    stations = sorted({node_at((i + 0.5) / 5, (j + 0.5) / 4) for i in range(5) for j in range(4)})
-    homes = [stations[k % len(stations)] for k in range(30)]
-    posts = sorted(set(stations) | {node_at((i + 0.5) / 5, j / 3) for i in range(5)
-                                    for j in range(4)})
-    return CityParams(
-        name=f"metro-{seed}",
-        n_nodes=n,
-        edges=tuple(edges),
-        zone_of=tuple(int(z) for z in zone),
-        zone_names=tuple(f"zone-{z}" for z in range(12)),
-        demand=tuple(float(d) for d in demand),
-        hospitals=hospitals,
-        hospital_names=tuple(f"Hospital {chr(65 + k)}" for k in range(len(hospitals))),
-        hospital_beds=(8, 8, 10, 8, 8, 6),
-        unit_home=tuple(homes),
-        unit_als=tuple(k % 2 == 0 for k in range(30)),
-        unit_reliability=tuple(float(x) for x in np.round(rng.uniform(0.85, 0.97, 30), 3)),
-        posts=tuple(posts),
-        bridges=tuple(bridges),
-        aid_entry=node_at(0.0, 0.5),
-        aid_slots=4,
-    )
-
-
 def toy_params(calls_per_shift: int = 2, radio_delay_p: float = 0.0) -> DispatchParams:
     """A tiny hand-built scenario for unit tests and debugging.
 
     Four nodes on a line (0 —2— 1 —3— 2 —4— 3 minutes), two zones, one hospital at node 3, two
     units (an ALS at node 0, a BLS at node 2), one mutual-aid slot, no events, no fake calls;
-    constant call processing and turn-out (v3's spreads off) so tests can count minutes.
+    constant call processing and turn-out (v3's spreads off), deterministic travel, a fixed call
+    count and a flat call rate (v4's randomness off) so tests can count minutes.
     """
     city = CityParams(
         name="toy-4", n_nodes=4, edges=((0, 1, 2.0), (1, 2, 3.0), (2, 3, 4.0)),
@@ -304,4 +258,6 @@ def toy_params(calls_per_shift: int = 2, radio_delay_p: float = 0.0) -> Dispatch
     return DispatchParams(city=city, calls_per_shift=calls_per_shift, false_alarm_p=0.0,
                           ghost_p=0.0, event_p=0.0, panic_range=0.0,
                           radio_delay_p=radio_delay_p, visible_calls=4,
-                          call_processing_sigma=0.0, turnout_sigma=0.0, tags=("toy",))
+                          call_processing_sigma=0.0, turnout_sigma=0.0, travel_sigma=0.0,
+                          poisson_calls=False, diurnal_amplitude=0.0,
+                          traffic=((0.0, 1.0), (12.0, 1.0)), tags=("toy",))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field, replace
 
+from lifeline.envs.dispatch.city import CityParams, metro_city
+
 # ----- call types -------------------------------------------------------------------------
 CALL_TYPES = ("cardiac", "stroke", "respiratory", "trauma", "fire", "minor")
 """Call types, in index order (observations carry the index)."""
@@ -39,49 +41,46 @@ TRANSPORT_P = (0.30, 0.70, 0.95, 1.00)
 RISK = (0.00, 0.02, 0.10, 0.30)
 """Death risk of an *untreated* patient by severity (non-arrest calls), scaled by TYPE_RISK."""
 TYPE_RISK = (1.0, 1.0, 1.0, 1.0, 0.5, 0.2)
-DECAY_MIN = (20.0, 30.0, 15.0, 25.0, 20.0, 60.0)
-"""Time constant (minutes) of how fast a delayed response loses its benefit, per type."""
+DECAY_MIN = (125.0, 367.0, 15.0, 114.0, 20.0, 60.0)
+"""Time constant (minutes) of how fast a delayed response loses its benefit, per type (the
+benefit is ``risk·exp(−t/τ)``, so its relative loss per minute at t = 0 is 1/τ). v4 sources the
+time-critical types (v0-v3: 20 / 30 / 15 / 25 / 20 / 60, unsourced):
+cardiac (non-arrest, STEMI-like) 125: 1-yr mortality 10.9 % at 30 min door-to-balloon → 13.6 % at
+60 (Rathore 2009), +0.09 pp/min on ~11 %, i.e. 0.8 %/min of the risk;
+stroke 367: in-hospital death OR 0.96 per 15 min earlier treatment (Saver 2013), ln(1/0.96)/15
+= 0.27 %/min; major trauma 114: death +0.35 pp/min at 40 % mortality (Clarke 2002), 0.875 %/min.
+Respiratory, fire and minor keep v3's values (modelling inputs, no checked source). Cardiac
+arrest does not use this: it follows De Maio's logistic (``reward.benefit``)."""
 URGENCY = (3.0, 2.5, 2.0, 2.0, 1.5, 0.0)
 """Public dispatch-protocol urgency of a *reported* type (used by heuristics, tie-breaks)."""
+
+# ----- v4: call priorities (hidden: they follow the true type and severity) ------------------
+PRIORITY_NAMES = ("P1", "P2", "P3")
+"""v4 call priority classes. P1 (life-threatening, time-critical): a cardiac, stroke,
+respiratory or trauma call of severity >= 2 (every cardiac arrest is P1); P3: severity 0 or a
+minor call; P2: the rest. The priority is hidden (the dispatcher sees reported type and tone)."""
+PRIORITY_TARGET_MIN = (8.0 + 59.0 / 60.0, 12.0, 20.0)
+"""Response-time target per priority (minutes from the ring to the first unit on scene), v4.
+P1: the 8:59 urban ALS standard (90 % within 8:59, K) and NFPA 1710's ALS fractile (2nd); P2 / P3:
+the env's v0-v3 trauma and minor targets (modelling choices, no checked source)."""
+PRIORITY_WEIGHT = (4.0, 2.0, 1.0)
+"""v4 weight of a call's response credit by priority: one P1 call counts as two P2 or four P3
+calls in the ``response`` component (an exchange rate, stated in the README)."""
+
+
+def priority_of(ctype: int, sev: int) -> int:
+    """Priority class index (0 = P1, 1 = P2, 2 = P3) of a call's true type and severity."""
+    if ctype in (CARDIAC, STROKE, RESPIRATORY, TRAUMA) and sev >= 2:
+        return 0
+    if sev == 0 or ctype == MINOR:
+        return 2
+    return 1
+
 
 EVENT_KINDS = ("bridge_collapse", "accident", "hospital_divert", "heatwave", "unit_breakdown",
                "mass_casualty")
 """City events, in index order (the observation's ``alerts`` follows it)."""
 BRIDGE, ACCIDENT, DIVERT, HEATWAVE, BREAKDOWN, MCI = range(6)
-
-
-@dataclass(frozen=True)
-class CityParams:
-    """A city: road graph, zones, demand, stations, hospitals and the fleet."""
-
-    name: str
-    n_nodes: int
-    edges: tuple[tuple[int, int, float], ...]
-    """Roads ``(u, v, free-flow minutes)``."""
-    zone_of: tuple[int, ...]
-    """Zone index of every node."""
-    zone_names: tuple[str, ...]
-    demand: tuple[float, ...]
-    """Relative call demand of every node (normalised when sampling)."""
-    hospitals: tuple[int, ...]
-    """Hospital nodes."""
-    hospital_names: tuple[str, ...]
-    hospital_beds: tuple[int, ...]
-    """EMS beds per hospital; a hospital with none free is on divert."""
-    unit_home: tuple[int, ...]
-    """Home station node of every fleet unit."""
-    unit_als: tuple[bool, ...]
-    """True for advanced-life-support units, False for basic."""
-    unit_reliability: tuple[float, ...]
-    """P(no turn-out delay) per unit; otherwise departure is delayed 1–3 min."""
-    posts: tuple[int, ...]
-    """Nodes units may be relocated to (staging posts), in action order."""
-    bridges: tuple[tuple[int, int], ...]
-    """Roads a bridge-collapse event may remove (one is chosen; the graph stays connected)."""
-    aid_entry: int
-    """Node where mutual-aid units enter the city."""
-    aid_slots: int = 2
-    """Unit slots reserved for mutual-aid units (the most that can ever be requested)."""
 
 
 SEED_ROADS: tuple[tuple[int, int, float], ...] = (
@@ -155,9 +154,39 @@ class DispatchParams:
     """Call-type probabilities (the adversarial designer reweights them)."""
     zone_weights: tuple[float, ...] | None = None
     """Optional per-zone demand multipliers (the adversarial designer sets them)."""
-    traffic: tuple[tuple[float, float], ...] = ((7.0, 1.2), (10.0, 1.0), (16.0, 1.5), (19.0, 0.8))
-    """Time-of-day travel multipliers ``(start hour, multiplier)``: morning, midday, evening,
-    night (each lasts until the next start; the last wraps past midnight)."""
+    traffic: tuple[tuple[float, float], ...] = ((3.0, 0.8), (8.5, 1.2), (13.0, 1.0), (17.5, 1.5))
+    """v4: congestion anchors ``(hour, multiplier)`` of the time-of-day travel multiplier,
+    interpolated linearly around the clock (night 0.8 at 03:00, morning peak 1.2 at 08:30,
+    midday 1.0, evening peak 1.5 at 17:30; v3's four steps had these levels) and rounded to
+    ``traffic_step``."""
+    traffic_step: float = 0.1
+    """The multiplier is rounded to this step (v4), so coverage is recomputed when it moves by a
+    step, not at every epoch."""
+    travel_sigma: float = 0.2
+    """v4: log-scale spread of a per-trip travel-time factor (lognormal, median 1; a trip of the
+    road minutes m takes m·multiplier·factor). A response trip's factor is drawn per call in the
+    call stream (so every policy meets the same roads, and the clairvoyant plan sees it); other
+    trips draw theirs from the ``travel`` stream. 0 = deterministic travel (v3). 0.2 puts 80 % of
+    trips within ×0.77-1.29 of the road minutes (a modelling choice; no checked source)."""
+    diurnal_amplitude: float = 0.35
+    """v4: call rate ∝ 1 + a·cos(2π(h − peak)/24) (smooth; v3: four steps 0.5 / 1.0 / 1.2 /
+    1.0). a = 0.35 makes the 14:00 peak 2.1× the 02:00 trough (EMS demand peaks in the
+    afternoon and is lowest in the small hours; the ratio is a modelling choice, K). The mean
+    rate over 24 h is 1, so ``calls_per_shift`` is the expected count of a shift at mean rate; a
+    night shift gets fewer."""
+    diurnal_peak_hour: float = 14.0
+    """Hour of the call-rate peak (v4)."""
+    rate_dispersion_k: float = 25.0
+    """v4: the shift's call count is Poisson with a Gamma(k, 1/k) rate factor (a negative
+    binomial): variance = λ + λ²/k, so a 26-call shift has a dispersion index of 2.0 (day-to-day
+    demand varies beyond Poisson; k is a modelling choice). ``inf`` = plain Poisson; see also
+    ``poisson_calls``."""
+    poisson_calls: bool = True
+    """v4: draw the call count (above). False = v3's fixed count ``calls_per_shift``."""
+    conserve_beds: bool = True
+    """v4: a delivered patient needs a free EMS bed; when none is free the crew waits with the
+    patient (offload delay) until the earliest bed frees, and takes it. False = v3 (a patient
+    delivered to a full hospital took no bed)."""
     shift_min: float = 480.0
     """Shift length in minutes; the episode ends when the clock reaches it."""
     arrival_cutoff_min: float = 30.0
@@ -198,7 +227,8 @@ class DispatchParams:
     stay off duty (inactive). ``None``: the whole fleet (v3; real systems staff peak units to the
     expected demand)."""
     divert_extra_min: float = 20.0
-    """Extra handover minutes at a hospital that is on divert."""
+    """Extra handover minutes at a hospital that is on divert (v4 with ``conserve_beds``: only at
+    a hospital forced on divert by an event; a full one costs the real wait for a bed)."""
     divert_outcome: float = 0.85
     """Multiplier on the benefit of the response for a patient taken to a diverting hospital."""
     bls_outcome: float = 0.7
@@ -251,10 +281,10 @@ class DispatchParams:
 
 
 DIFFICULTIES: dict[str, dict[str, float]] = {
-    "warmup": dict(calls=4, fa=0.0, ghost=0.0, event=0.0, panic=0.0, radio=0.0, units=6),
-    "learning": dict(calls=10, fa=0.10, ghost=0.0, event=0.10, panic=0.3, radio=0.15, units=8),
-    "advanced": dict(calls=20, fa=0.15, ghost=0.10, event=0.25, panic=0.6, radio=0.25, units=10),
-    "expert": dict(calls=26, fa=0.20, ghost=0.15, event=0.40, panic=1.0, radio=0.35, units=11),
+    "warmup": dict(calls=5, fa=0.0, ghost=0.0, event=0.0, panic=0.0, radio=0.0, units=6),
+    "learning": dict(calls=14, fa=0.10, ghost=0.0, event=0.10, panic=0.3, radio=0.15, units=8),
+    "advanced": dict(calls=26, fa=0.15, ghost=0.10, event=0.25, panic=0.6, radio=0.25, units=10),
+    "expert": dict(calls=30, fa=0.20, ghost=0.15, event=0.40, panic=1.0, radio=0.35, units=11),
 }
 """Settings per difficulty (calls per shift are for dispatchr-20; metro scales them).
 
@@ -266,7 +296,13 @@ worth +0.001).
 ``units``: units on duty on ``dispatchr-20`` (v3; metro keeps its whole fleet). v2 ran every
 difficulty with the seed's 6 units, so from ``learning`` up the nearest unit was often busy and
 the 90th-percentile response was 15-34 min against 8-15; v3 staffs second units at the busiest
-stations (``PEAK_STATIONS``) in proportion to the calls, as services add peak-hour units."""
+stations (``PEAK_STATIONS``) in proportion to the calls, as services add peak-hour units.
+
+v4: ``calls`` is the *expected* count at mean rate (Poisson × Gamma, ``poisson_calls``), raised
+to 5 / 14 / 26 / 30 (v3: 4 / 10 / 20 / 26 fixed) so the unit busy fractions sit in the regime
+each level is meant for (Henrico commitment-factor scale, 2nd): with v3's counts under the v4
+load closest-idle's busy fraction on 30 held-out seeds was 4.8 / 12.9 / 19.9 / 26.4 %
+(warmup / learning / advanced / expert), metro_advanced 18.2 %."""
 
 STRESS: dict[str, tuple[tuple[float, int], ...]] = {
     "heatwave": ((60.0, HEATWAVE),),
@@ -278,7 +314,7 @@ STRESS: dict[str, tuple[tuple[float, int], ...]] = {
 
 METRO_CALL_SCALE = 5
 """Metro has 5× the fleet; calls per shift are scaled with it (v0: ×9 of the seed's lighter
-counts, about the same metro load as v1's ×5)."""
+counts, about the same metro load as v1's ×5; v4 keeps ×5 on its higher counts)."""
 
 
 def _build(city: CityParams, difficulty: str, forced: tuple[tuple[float, int], ...],
@@ -307,8 +343,6 @@ def scenario_params(name: str) -> DispatchParams:
     metro = name.startswith("metro_")
     base = name.removeprefix("metro_")
     if metro:
-        from lifeline.envs.dispatch.generator import metro_city
-
         city, scale, visible, actions = metro_city(seed=2026), METRO_CALL_SCALE, 16, 8
     else:
         city, scale, visible, actions = DISPATCHR_20, 1, 8, 8
@@ -319,26 +353,27 @@ def scenario_params(name: str) -> DispatchParams:
 
 
 SCENARIO_DESCRIPTIONS: dict[str, str] = {
-    'warmup': '4 calls in 8 h, honest callers, no events.',
-    'learning': '10 calls; 10% false alarms; radio reports late 15% of the time.',
-    'advanced': '20 calls; 15% false alarms, 10% ghost calls; city events; radio delay 25%.',
+    'warmup': 'About 5 calls in 8 h, honest callers, no events.',
+    'learning': 'About 14 calls; 10% false alarms; radio reports late 15% of the time.',
+    'advanced': 'About 26 calls; 15% false alarms, 10% ghost calls; city events; radio delay 25%.',
     'expert': (
-        '26 calls; 20% false alarms, 15% ghost calls; frequent events; panicky callers; radio '
-        'delay 35%.'),
+        'About 30 calls; 20% false alarms, 15% ghost calls; frequent events; panicky callers; '
+        'radio delay 35%.'),
     'heatwave': 'advanced plus a heatwave from minute 60.',
     'bridge_collapse': 'advanced plus a bridge collapse at minute 90 and an accident at 150.',
     'mass_casualty': 'advanced plus a mass-casualty burst at minute 120.',
     'hospital_divert': 'advanced plus hospital divert events at minutes 30 and 200.',
-    'metro_warmup': '4 calls x5 in 8 h, honest callers, no events. On the 240-node metro city.',
+    'metro_warmup': (
+        'About 5 calls x5 in 8 h, honest callers, no events. On the 240-node metro city.'),
     'metro_learning': (
-        '10 calls x5; 10% false alarms; radio reports late 15% of the time. On the 240-node metro'
-        ' city.'),
-    'metro_advanced': (
-        '20 calls x5; 15% false alarms, 10% ghost calls; city events; radio delay 25%. On the '
+        'About 14 calls x5; 10% false alarms; radio reports late 15% of the time. On the '
         '240-node metro city.'),
+    'metro_advanced': (
+        'About 26 calls x5; 15% false alarms, 10% ghost calls; city events; radio delay 25%. '
+        'On the 240-node metro city.'),
     'metro_expert': (
-        '26 calls x5; 20% false alarms, 15% ghost calls; frequent events; panicky callers; radio '
-        'delay 35%. On the 240-node metro city.'),
+        'About 30 calls x5; 20% false alarms, 15% ghost calls; frequent events; panicky '
+        'callers; radio delay 35%. On the 240-node metro city.'),
     'metro_heatwave': 'advanced plus a heatwave from minute 60. On the 240-node metro city.',
     'metro_bridge_collapse': (
         'advanced plus a bridge collapse at minute 90 and an accident at 150. On the 240-node '

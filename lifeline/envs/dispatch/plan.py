@@ -102,9 +102,12 @@ def candidates(ctx: Context, calls: CallStream, real: np.ndarray, homes: np.ndar
     d_home = g.dist[homes][:, nodes].T  # (calls, units)
     order = np.argsort(d_home, axis=1, kind="stable")[:, :k]
     mult_col = mults[:, None]
+    # v4: the response trip's own travel factor (the rest of the cycle at the plain multiplier).
+    travel = np.ones(calls.time.size) if calls.travel is None else calls.travel
+    resp_col = (mults * travel[real])[:, None]
     # Call processing and the turn-out from the station come before the drive (v2; v3: the
     # call's own drawn minutes).
-    resp = lead[real][:, None] + d_home[np.arange(real.size)[:, None], order] * mult_col
+    resp = lead[real][:, None] + d_home[np.arange(real.size)[:, None], order] * resp_col
     hosp = ctx.hosp_node[g.dist[nodes][:, ctx.hosp_node].argmin(axis=1)]
     tail = np.where(calls.transport[real][:, None],
                     (g.dist[nodes, hosp][:, None] + g.dist[hosp[:, None], homes[order]])

@@ -46,6 +46,8 @@ class DispatchState(CoreState):
     """Hour of day at which the shift starts."""
     mult: float = 1.0
     """Current time-of-day travel multiplier."""
+    travel_sigma: float = 0.0
+    """Spread of the per-trip travel factor (v4; a copy of the scenario's ``travel_sigma``)."""
     epoch_actions: int = 0
     """Valid non-hold actions taken in the current decision epoch."""
 
@@ -78,6 +80,12 @@ class DispatchState(CoreState):
     """Minute the call opens to the dispatcher (ring + drawn call processing; v3)."""
     c_turnout: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """Turn-out minutes of a unit sent from its station to the call (drawn per call; v3)."""
+    c_travel: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Travel-time factor of a response trip to the call (v4; drawn per call, hidden)."""
+    c_prio: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    """True priority class (0 = P1, 1 = P2, 2 = P3; v4, hidden; see ``params.priority_of``)."""
+    c_wait: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Minutes the carrying crew waited at hospital for a free EMS bed (v4 offload delay)."""
     c_held: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     """True if no unit was free (truly) when the call arrived."""
     c_bound: np.ndarray = field(default_factory=lambda: np.zeros(0))

@@ -124,13 +124,13 @@ def test_mass_casualty_calls_are_flagged() -> None:
     assert not DispatchEnv("warmup").reset(1).c_mci.any()
 
 
-@pytest.mark.parametrize("old", [1, 2])
+@pytest.mark.parametrize("old", [1, 2, 3])
 def test_the_old_ids_fail_with_a_clear_message(old: int) -> None:
     import gymnasium as gym
 
     import lifeline  # noqa: F401  (registers the ids)
 
-    with pytest.raises(gym.error.DeprecatedEnv, match="lifeline/Dispatch-v3"):
+    with pytest.raises(gym.error.DeprecatedEnv, match="lifeline/Dispatch-v4"):
         gym.make(f"lifeline/Dispatch-v{old}")
-    with pytest.raises(gym.error.DeprecatedEnv, match="lifeline/DispatchMetro-v3"):
+    with pytest.raises(gym.error.DeprecatedEnv, match="lifeline/DispatchMetro-v4"):
         gym.make(f"lifeline/DispatchMetro-v{old}")

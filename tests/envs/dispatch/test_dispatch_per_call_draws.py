@@ -130,7 +130,9 @@ def test_staffing_brings_the_expert_tail_into_band_and_off_it_does_not() -> None
     p = scenario_params("expert")
     staffed, score = _p90(p, CARD_SEEDS)
     seed_fleet, score6 = _p90(replace(p, units_on_duty=6), CARD_SEEDS)
-    assert staffed <= 15.0 < seed_fleet
+    # v4: expert is in the stressed regime (Poisson load, stochastic travel), so its tail is
+    # above v3's 15-min band edge; staffing still shortens it and raises the score.
+    assert staffed < seed_fleet - 3.0
     assert score > score6
 
 

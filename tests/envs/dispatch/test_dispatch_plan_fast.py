@@ -20,7 +20,8 @@ from lifeline.envs.dispatch.reward import untreated_risk
 
 
 def candidates_loop(ctx, calls, real, homes, lead, start_hour):  # type: ignore[no-untyped-def]
-    """The per-call loop ``reference_plan`` used before (v3 semantics)."""
+    """The per-call loop ``reference_plan`` used before (v3 semantics; v4: the response trip's
+    travel factor)."""
     p = ctx.p
     g = ctx.free_graph
     k = min(plan.CANDIDATES, homes.size)
@@ -32,11 +33,12 @@ def candidates_loop(ctx, calls, real, homes, lead, start_hour):  # type: ignore[
     for c in real:
         node, ctype = int(calls.node[c]), int(calls.type[c])
         mult = ctx.traffic.multiplier(start_hour + calls.time[c] / 60.0)
+        trav = 1.0 if calls.travel is None else float(calls.travel[c])  # v4
         weight[c] = 1.0 + 10.0 * untreated_risk(ctx, ctype, int(calls.sev[c]))
         d_home = g.dist[homes, node]
         h = int(np.argmin(g.dist[node, ctx.hosp_node]))
         for u in np.argsort(d_home, kind="stable")[:k]:
-            r = float(lead[c] + d_home[u] * mult)
+            r = float(lead[c] + d_home[u] * (mult * trav))
             tail = (g.dist[node, ctx.hosp_node[h]] + g.dist[ctx.hosp_node[h], homes[u]]) * mult \
                 + p.handover_min if calls.transport[c] else g.dist[node, homes[u]] * mult
             var_u.append(int(u))

@@ -25,6 +25,7 @@ from lifeline.envs.dispatch.generator import (
 from lifeline.envs.dispatch.params import (
     CARDIAC,
     MINOR,
+    PRIORITY_TARGET_MIN,
     TARGET_MIN,
     TRAUMA,
     TYPE_MIX,
@@ -195,7 +196,7 @@ def test_coverage_counts_only_calls_answered_within_target() -> None:
     env = _toy(call_processing_min=0.0, turnout_min=0.0)  # v1 timing: the fast call is in time
     s_fast, _ = _play(env, 5, ["dispatch"])
     g_fast = env.grade(s_fast)
-    target = TARGET_MIN[int(s_fast.c_type[0])]
+    target = PRIORITY_TARGET_MIN[int(s_fast.c_prio[0])]  # v4: targets by priority
     assert s_fast.c_first[0] - s_fast.c_time[0] <= target
     assert g_fast.components["coverage"] == pytest.approx(g_fast.metrics["readiness"])
     # The same call answered after its target: readiness is still there, coverage is zero.
@@ -205,10 +206,11 @@ def test_coverage_counts_only_calls_answered_within_target() -> None:
     assert g_late.metrics["in_time_fraction"] == 0.0
     assert g_late.metrics["readiness"] > 0.5
     assert g_late.components["coverage"] == 0.0
-    assert g_late.score == pytest.approx(0.5 * g_late.components["response"]
-                                         + 0.3 * g_late.components["survival"])
+    c = g_late.components  # v4 weights (v1-v3: 0.5 response + 0.3 survival)
+    assert g_late.score == pytest.approx(0.35 * c["response"] + 0.25 * c["survival"]
+                                         + 0.15 * c["p1_on_target"] + 0.10 * c["p1_p90"])
     assert total == pytest.approx(g_late.score, abs=env.params.shaping_cap)
-    assert W_COVERAGE == 0.2
+    assert W_COVERAGE == 0.15
 
 
 # ----- the clairvoyant reference plan on a hand-solved instance ----------------------------------
@@ -336,4 +338,4 @@ def test_each_id_has_one_city_and_fixed_spaces() -> None:
         DispatchEnv("metro_expert")
     with pytest.raises(ValueError, match="'dispatch'"):
         DispatchMetroEnv("expert")
-    assert DispatchEnv.version == DispatchMetroEnv.version == 3
+    assert DispatchEnv.version == DispatchMetroEnv.version == 4
