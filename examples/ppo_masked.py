@@ -1,6 +1,6 @@
 """Masked PPO on any Lifeline id, in one file (CleanRL style, torch only).
 
-    python examples/ppo_masked.py --env-id lifeline/Dispatch-v3 --scenario warmup \
+    python examples/ppo_masked.py --env-id lifeline/Dispatch-v4 --scenario warmup \
         --total-timesteps 50000
 
 What a researcher copies first: every piece of PPO is here and nothing is hidden in a library.
@@ -33,7 +33,7 @@ from lifeline.faces.gymnasium import FlattenMasked
 
 def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--env-id", default="lifeline/Dispatch-v3")
+    p.add_argument("--env-id", default="lifeline/Dispatch-v4")
     p.add_argument("--scenario", default=None)
     p.add_argument("--seed", type=int, default=1,
                    help="torch seed; also seeds the training-seed streams")
