@@ -22,7 +22,6 @@ from lifeline.core.env import Environment
 from lifeline.core.registry import all_specs, make, spec
 from lifeline.faces.features import squash
 
-
 #: An episode in which at least this share of at least ``ILLEGAL_WARN_MIN_STEPS`` actions were
 #: illegal triggers the once-per-environment warning of :meth:`LifelineGymEnv.step`.
 ILLEGAL_WARN_SHARE = 0.5
