@@ -61,8 +61,8 @@ class TransportLimits:
     keep_alive: int = 5
     """Seconds an idle keep-alive connection is kept (uvicorn's ``timeout_keep_alive``)."""
     send_timeout: float = SEND_TIMEOUT
-    """Seconds a WebSocket send may wait for a client that does not read before the
-    connection is aborted and its session freed."""
+    """Seconds a send may wait for a client that does not read before the connection is
+    aborted: a WebSocket's session is then freed; an HTTP response is dropped."""
     write_buffer: int = WRITE_BUFFER_HIGH
     """Bytes of unsent WebSocket replies buffered per connection before sends wait."""
     shutdown_timeout: float = 5.0
@@ -113,7 +113,8 @@ def _protocols(limits: TransportLimits) -> tuple[Any, Any]:
         module, _, name = path.partition(":")
         return getattr(importlib.import_module(module), name)
 
-    http = type("LimitedHttpProtocol", (load(http),), {"header_timeout": limits.header_timeout})
+    http = type("LimitedHttpProtocol", (load(http),), {"header_timeout": limits.header_timeout,
+                                                       "send_timeout": limits.send_timeout})
     ws = type("LimitedWebSocketProtocol", (LaneWebSocketProtocol,),
               {"send_timeout": limits.send_timeout, "write_buffer_high": limits.write_buffer})
     return http, ws

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from uvicorn.protocols.http.flow_control import FlowControl
 from uvicorn.protocols.http.h11_impl import H11Protocol as _H11Protocol
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -94,8 +95,36 @@ HEADER_TIMEOUT = 10.0
 keep-alive connection), to send a request's complete headers."""
 
 
+class _TimedFlowControl(FlowControl):
+    """uvicorn's HTTP flow control, with a deadline on a full write buffer.
+
+    uvicorn waits for a paused write buffer to drain for ever, so a client that sends requests
+    (pipelined, or one with a large answer) and never reads the responses kept its connection,
+    its request's task and the buffered responses. Here a wait longer than ``timeout`` aborts
+    the connection (the response is dropped, the app sees a disconnect).
+    """
+
+    def __init__(self, transport: asyncio.Transport, timeout: float, client: Any) -> None:
+        super().__init__(transport)
+        self.timeout, self.client = timeout, client
+
+    async def drain(self) -> None:
+        try:
+            async with asyncio.timeout(self.timeout):
+                await super().drain()
+        except TimeoutError:
+            import logging
+
+            logging.getLogger("uvicorn.error").info(
+                "HTTP client %s took no data for %g s: connection aborted", self.client,
+                self.timeout)
+            self._transport.abort()  # connection_lost marks the request disconnected
+            self.resume_writing()
+
+
 class _HeaderDeadline:
-    """A deadline for a request's headers, mixed into uvicorn's HTTP protocols.
+    """A deadline for a request's headers, and for a client to take its responses, mixed into
+    uvicorn's HTTP protocols.
 
     uvicorn has a keep-alive timeout but no header timeout: its keep-alive timer is armed only
     after a response and cancelled by any byte received, so a connection that never sends a
@@ -107,13 +136,18 @@ class _HeaderDeadline:
     """
 
     header_timeout: float = HEADER_TIMEOUT
+    send_timeout: float = SEND_TIMEOUT
+    """Seconds a response may wait for a client that does not read (:class:`_TimedFlowControl`)."""
     _deadline: asyncio.TimerHandle | None = None
     loop: asyncio.AbstractEventLoop
     transport: asyncio.Transport
     cycle: Any
+    flow: Any
+    client: Any
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)  # type: ignore[misc]
+        self.flow = _TimedFlowControl(transport, self.send_timeout, self.client)
         self._arm()
 
     def on_response_complete(self) -> None:

@@ -220,3 +220,34 @@ def test_fd_exhaustion_is_one_log_line_per_interval(caplog: pytest.LogCaptureFix
     finally:
         loop.close()
     assert asyncio.get_event_loop_policy() is not None
+
+
+def test_an_http_client_that_never_reads_responses_is_dropped() -> None:
+    """Pipelined requests whose responses are never read: uvicorn waited for the write buffer
+    to drain for ever (connection, request task and buffered responses held); now the
+    connection is aborted once a response has waited ``send_timeout``."""
+    app = build_app(["ed"])
+    limits = TransportLimits(send_timeout=1.0)
+    with background_server(app, limits=limits) as url:
+        host, port = url.removeprefix("http://").split(":")
+        before = _open_fds()
+        # /ed/metadata answers ~50 kB: 200 of them are more than every buffer on the way holds
+        requests = b"GET /ed/metadata HTTP/1.1\r\nHost: x\r\n\r\n" * 200
+        deaf: list[socket.socket] = []
+        for _ in range(4):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.connect((host, int(port)))
+            sock.sendall(requests)
+            deaf.append(sock)
+        _wait_for(lambda: _open_fds() >= before + 2 * len(deaf), 5)  # the server's ends too
+        start = time.monotonic()
+        while time.monotonic() - start < 1.0 + 10.0:  # the server's ends go
+            if _open_fds() <= before + len(deaf):
+                break
+            assert httpx.get(f"{url}/health", timeout=5).status_code == 200
+            time.sleep(0.1)
+        dropped = time.monotonic() - start
+        for sock in deaf:
+            sock.close()
+        assert dropped < 1.0 + 5.0, dropped
