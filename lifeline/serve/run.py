@@ -73,6 +73,19 @@ class TransportLimits:
     ``limit_concurrency``); ``None``: the process's file-descriptor limit less a reserve of
     :data:`FD_RESERVE`, so the server answers 503 rather than running out of descriptors."""
 
+    def __post_init__(self) -> None:
+        for name in ("header_timeout", "send_timeout", "shutdown_timeout"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and 0 < value < float("inf")):
+                raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+        if self.keep_alive < 1:
+            raise ValueError(f"keep_alive must be at least 1 s, got {self.keep_alive}")
+        if self.write_buffer < 1024:
+            raise ValueError(f"write_buffer must be at least 1 KiB, got {self.write_buffer} bytes")
+        if self.max_connections is not None and self.max_connections < 1:
+            raise ValueError(f"max_connections must be at least 1 (or unset), got "
+                             f"{self.max_connections}")
+
     def concurrency(self) -> int:
         """The effective ``limit_concurrency``."""
         if self.max_connections is not None:
