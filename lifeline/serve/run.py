@@ -33,6 +33,7 @@ from lifeline.serve.transport import (
     SERVER_LOOP,
     WRITE_BUFFER_HIGH,
     LaneWebSocketProtocol,
+    log_config,
 )
 from lifeline.serve.workers import run_workers
 
@@ -137,7 +138,8 @@ def _uvicorn_options(max_message_bytes: int, log_level: str, ws_compression: boo
                      limits: TransportLimits | None = None) -> dict[str, Any]:
     limits = limits or TransportLimits()
     http, ws = _protocols(limits)
-    return {"log_level": log_level, "ws": ws, "lifespan": "on", "http": http,
+    return {"log_level": log_level, "log_config": log_config(), "ws": ws, "lifespan": "on",
+            "http": http,
             "ws_per_message_deflate": ws_compression,
             "ws_max_size": max(WS_CEILING, 4 * max_message_bytes),
             "timeout_keep_alive": limits.keep_alive,
@@ -206,7 +208,8 @@ def serve(envs: Sequence[str | EnvSpec] | None = None, host: str = "127.0.0.1",
 
 @contextmanager
 def background_server(app: Guard, host: str = "127.0.0.1",
-                      limits: TransportLimits | None = None) -> Iterator[str]:
+                      limits: TransportLimits | None = None,
+                      log_level: str = "warning") -> Iterator[str]:
     """Run ``app`` on a free port in a daemon thread; yield its base URL; always shut it down.
 
     Used by the tests, the benchmark and notebooks. The socket is bound before the thread
@@ -217,7 +220,7 @@ def background_server(app: Guard, host: str = "127.0.0.1",
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, 0))
     port = sock.getsockname()[1]
-    server = make_server(app, host, port, limits=limits)
+    server = make_server(app, host, port, log_level=log_level, limits=limits)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
                               name=f"lifeline-server-{port}")
     thread.start()

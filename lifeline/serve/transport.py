@@ -24,6 +24,8 @@ server's graceful shutdown):
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 from typing import Any
 
 from uvicorn.protocols.http.flow_control import FlowControl
@@ -113,8 +115,6 @@ class _TimedFlowControl(FlowControl):
             async with asyncio.timeout(self.timeout):
                 await super().drain()
         except TimeoutError:
-            import logging
-
             logging.getLogger("uvicorn.error").info(
                 "HTTP client %s took no data for %g s: connection aborted", self.client,
                 self.timeout)
@@ -227,8 +227,6 @@ class ServerEventLoop(asyncio.SelectorEventLoop):
         if now - self._fd_logged_at < FD_LOG_INTERVAL:
             self._fd_suppressed += 1
             return
-        import logging
-
         exc = context.get("exception")
         logging.getLogger("uvicorn.error").warning(
             "cannot accept connections: %s (%d more such failures in the last %g s); new "
@@ -239,3 +237,48 @@ class ServerEventLoop(asyncio.SelectorEventLoop):
 
 SERVER_LOOP = f"{__name__}:ServerEventLoop"
 """What to give uvicorn as ``loop``."""
+
+
+_CAPABILITIES = (
+    (re.compile(r"(session_id=)[^&\s\"#]+"), r"\1<redacted>"),
+    (re.compile(r"(/web/api/session/)(web|watch)(:|%3A)[^/?\s\"]+", re.IGNORECASE),
+     r"\1\2\3<redacted>"),
+)
+"""Where a session's capability can stand in a logged request line: ``/ws?session_id=ID``
+(attaching to an HTTP MCP session) and the live view's ``/web/api/session/web:KEY`` (its own
+sessions' keys) or ``watch:HANDLE`` (read-only handles)."""
+
+
+def redact(text: str) -> str:
+    """``text`` with every session capability replaced by ``<redacted>``."""
+    for pattern, replacement in _CAPABILITIES:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+class CapabilityFilter(logging.Filter):
+    """Keeps session capabilities out of uvicorn's logs: the access log (``GET
+    /ed/web/api/session/web:KEY``) and the WebSocket lines of the error log (``"WebSocket
+    /ed/ws?session_id=ID" [accepted]``) get ``<redacted>`` in their place. Anyone who can read
+    the log could otherwise drive or watch those sessions."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and any(isinstance(a, str) for a in record.args):
+            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.msg, str) and not record.args:
+            record.msg = redact(record.msg)
+        return True
+
+
+def log_config() -> dict[str, Any]:
+    """uvicorn's logging configuration with :class:`CapabilityFilter` on both handlers (a
+    dict, so worker processes build the same)."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["filters"] = {"capabilities": {"()": f"{__name__}.CapabilityFilter"}}
+    for handler in config["handlers"].values():
+        handler["filters"] = ["capabilities"]
+    return config
