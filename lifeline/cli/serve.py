@@ -37,6 +37,9 @@ def register(app: typer.Typer) -> None:
         workers: Annotated[int, typer.Option(
             help="Server processes behind the one port (one per core scales throughput); "
                  "the session cap holds in total.")] = 1,
+        watch: Annotated[bool, typer.Option(
+            help="Let the live view (/<env>/web) list and read every running session through "
+                 "read-only watch handles; --no-watch shows each page only its own.")] = True,
         header_timeout: Annotated[float, typer.Option(
             help="Seconds to send a request's complete headers, from connecting or from the "
                  "previous response.")] = 10.0,
@@ -69,7 +72,7 @@ def register(app: typer.Typer) -> None:
             serve(envs or None, host=host, port=port, max_sessions=max_sessions, token=token,
                   idle_timeout=idle_timeout or None,
                   max_message_bytes=int(max_message_mb * 1_000_000), log_level=log_level,
-                  ws_compression=ws_compression, workers=workers, limits=limits)
+                  ws_compression=ws_compression, workers=workers, limits=limits, watch=watch)
         except (ValueError, KeyError, TypeError, ImportError) as exc:  # MissingExtra too
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
             typer.echo(f"Error: {message}", err=True)  # the CLI's one error style

@@ -34,6 +34,7 @@ from lifeline.serve.mcp import (
     McpEndpoint,
     answer,
     is_mcp_request,
+    is_notification_message,
 )
 
 Scope = MutableMapping[str, Any]
@@ -400,6 +401,8 @@ class Guard:
         if problem is not None or not isinstance(data, dict):
             return None
         method = data.get("method")
+        if is_notification_message(data):
+            return ""  # a notification (any method): never executed, never answered
         if method in OPENENV_ONLY or not (
                 lane.mcp or method in ("initialize", "ping")
                 or (isinstance(method, str) and method.startswith("notifications/"))):
@@ -507,8 +510,8 @@ class Guard:
                 if rpc and self.mcp is not None:
                     handled = self._mcp_frame(message.get("text"), path, lane)
                     if handled is not None:
-                        last = clock()
-                        if handled:
+                        if handled:  # a request answered: activity (a notification is not)
+                            last = clock()
                             try:
                                 await guarded_send({"type": "websocket.send", "text": handled})
                             except OSError:
@@ -516,6 +519,8 @@ class Guard:
                         continue
                 reply, data = self._checked_frame(message, rpc, lane.session_id or attached,
                                                    path)
+                if reply == "":
+                    continue  # a JSON-RPC notification in an ``mcp`` message: dropped
                 if reply is None:  # a well-formed message: activity
                     last = clock()
                     if fast and lane.env is not None:
@@ -562,7 +567,8 @@ class Guard:
 
     def _checked_frame(self, message: Message, rpc: bool, own: str | None = None,
                        path: str = "") -> tuple[str | None, Any]:
-        """``(error reply, None)`` for a refused frame, ``(None, parsed message)`` otherwise.
+        """``(error reply, None)`` for a refused frame, ``(None, parsed message)`` otherwise;
+        ``("", None)`` for a JSON-RPC notification inside an ``mcp`` message (dropped unread).
 
         ``own`` is the session of the connection (a JSON-RPC request may name no other)."""
         text = message.get("text")
@@ -591,6 +597,8 @@ class Guard:
                     return self._reply_frame(problem, rpc), None
             inner = data.get("data") if data.get("type") == "mcp" else None
             request = inner if isinstance(inner, dict) else None
+            if is_notification_message(request):
+                return "", None  # a notification: JSON-RPC says it gets no answer
         if request is not None and self.rpc_check is not None:
             refusal, changed = self.rpc_check(request)
             if refusal is None and self.sessions is not None:

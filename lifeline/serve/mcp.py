@@ -39,7 +39,7 @@ from typing import Any, Protocol
 from lifeline import __version__
 
 __all__ = ["MCP_METHODS", "PROTOCOL_VERSIONS", "SESSION_HEADER", "McpEndpoint", "McpHost",
-           "McpSession", "is_mcp_request", "negotiate"]
+           "McpSession", "is_mcp_request", "is_notification_message", "negotiate"]
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 """MCP revisions this server speaks (newest first; all the ``mcp`` 1.x SDK supports)."""
@@ -96,13 +96,25 @@ def negotiate(requested: Any) -> str:
     return requested if requested in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
 
 
+def is_notification_message(data: Any) -> bool:
+    """A well-formed JSON-RPC 2.0 notification: ``"jsonrpc": "2.0"``, a string ``method``,
+    ``params`` absent or an object, and no ``id``. It is never executed and never answered
+    (a malformed one is an invalid request, answered with an error)."""
+    return (isinstance(data, dict) and "id" not in data and data.get("jsonrpc") == "2.0"
+            and isinstance(data.get("method"), str)
+            and isinstance(data.get("params", {}), dict))
+
+
 def is_mcp_request(data: Any, has_session_header: bool) -> bool:
     """Whether an HTTP ``/mcp`` request is the protocol proper (answered here) rather than
     OpenEnv's dialect: it carries ``Mcp-Session-Id``, or it is ``initialize``, ``ping`` or a
-    notification. OpenEnv's own methods always go to OpenEnv."""
+    notification (no ``id``: never executed, never answered, in either dialect). OpenEnv's own
+    methods with an ``id`` always go to OpenEnv."""
     if not isinstance(data, dict):
         return has_session_header
     method = data.get("method")
+    if is_notification_message(data):
+        return True  # whatever its method: accepted, never executed
     if method in OPENENV_ONLY:
         return False
     if has_session_header:

@@ -169,7 +169,7 @@ def serve(envs: Sequence[str | EnvSpec] | None = None, host: str = "127.0.0.1",
           idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
           max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, log_level: str = "info",
           ws_compression: bool = False, workers: int = 1,
-          limits: TransportLimits | None = None) -> None:
+          limits: TransportLimits | None = None, watch: bool = True) -> None:
     """Serve ``envs`` until interrupted (blocking). See the module docstring for the limits;
     ``limits`` are the connections' (:class:`TransportLimits`).
 
@@ -183,7 +183,7 @@ def serve(envs: Sequence[str | EnvSpec] | None = None, host: str = "127.0.0.1",
         raise ValueError(f"workers must be at least 1, got {workers}")
     # Built here in every case: it validates the arguments before any process starts.
     app = build_app(envs, max_sessions=max_sessions, token=token, idle_timeout=idle_timeout,
-                    max_message_bytes=max_message_bytes)
+                    max_message_bytes=max_message_bytes, watch=watch)
     base = f"http://{host}:{port}"
     print(f"Lifeline {__version__} serving on {base} (bearer token {'required' if token else 'off'}"
           f", {max_sessions} sessions per env, idle timeout {idle_timeout or 'off'} s"
@@ -201,7 +201,8 @@ def serve(envs: Sequence[str | EnvSpec] | None = None, host: str = "127.0.0.1",
                          "(each worker process builds its own app)")
     refs = list(envs) if envs else None
     run_workers({"envs": refs, "max_sessions": max_sessions, "token": token,
-                 "idle_timeout": idle_timeout, "max_message_bytes": max_message_bytes},
+                 "idle_timeout": idle_timeout, "max_message_bytes": max_message_bytes,
+                 "watch": watch},
                 host=host, port=port, workers=workers,
                 **_uvicorn_options(max_message_bytes, log_level, ws_compression, limits))
 

@@ -370,13 +370,15 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
               idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
               max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
               slots_file: str | os.PathLike[str] | None = None,
-              fast_lanes: bool = True) -> Guard:
+              fast_lanes: bool = True, watch: bool = True) -> Guard:
     """The ASGI application serving ``envs`` (default: every registered environment).
 
     ``slots_file`` names the ledger shared by the worker processes of one server (the session
     cap then holds in total); :func:`serve` sets it up for ``workers > 1``. ``fast_lanes``
     answers steps and MCP tool calls without OpenEnv's per-message layers
-    (:mod:`lifeline.serve.fastlane`; the same answers, off only to compare).
+    (:mod:`lifeline.serve.fastlane`; the same answers, off only to compare). ``watch`` lets
+    the live view (``/<env>/web``) list and read every running session through read-only watch
+    handles; ``False`` keeps every client's session unreadable by any other.
     """
     if max_sessions < 1:
         raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
@@ -457,7 +459,7 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
 
     from lifeline.web import mount_web  # browser pages: /<env>/web and the HTML index at /
 
-    mount_web(root, served)
+    mount_web(root, served, watch)
     rules = SessionRules(served)
     return Guard(root, token=token, max_message_bytes=max_message_bytes,
                  idle_timeout=idle_timeout, message_check=check_session_message,
