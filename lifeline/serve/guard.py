@@ -275,9 +275,12 @@ class Guard:
             await self._reply(send, 408, {"detail": f"the request body did not arrive within "
                                                     f"{self.body_timeout:g} s"})
             return
-        if self.mcp is not None and await self._mcp_http(scope, b"".join(chunks), send):
-            return
-        checked = await self._check_body(scope, b"".join(chunks), send)
+        parsed: tuple[Any, tuple[str, str] | None] | None = None
+        if self.mcp is not None:
+            handled, parsed = await self._mcp_http(scope, b"".join(chunks), send)
+            if handled:
+                return
+        checked = await self._check_body(scope, b"".join(chunks), send, parsed)
         if checked is None:
             return
         body = checked
@@ -297,8 +300,11 @@ class Guard:
 
         await self.app(scope, replay, counted_send)
 
-    async def _check_body(self, scope: Scope, body: bytes, send: Send) -> bytes | None:
-        """The body to pass on (JSON-RPC arguments normalised), or ``None`` if answered here."""
+    async def _check_body(self, scope: Scope, body: bytes, send: Send,
+                          parsed: tuple[Any, tuple[str, str] | None] | None = None
+                          ) -> bytes | None:
+        """The body to pass on (JSON-RPC arguments normalised), or ``None`` if answered here.
+        ``parsed``: :func:`parse_message` of the body, if already done."""
         rpc = scope.get("method") == "POST" and scope.get("path", "").endswith("/mcp")
         if not rpc and body.lstrip()[:1] not in (b"{", b"["):
             return body  # not JSON: the route answers (FastAPI's 422 names the problem)
@@ -309,7 +315,7 @@ class Guard:
             await self._reply(send, 400, {"detail": "the request body is not valid UTF-8; "
                                                     "send JSON encoded as UTF-8"})
             return None
-        data, problem = parse_message(text)
+        data, problem = parse_message(text) if parsed is None else parsed
         if problem is not None:
             if not rpc and not any(w in problem[1] for w in ("nested", "surrogate")):
                 return body  # a plain syntax error: the route's own 422 names it
@@ -344,51 +350,55 @@ class Guard:
                 return json.dumps(data).encode()
         return body
 
-    async def _mcp_http(self, scope: Scope, body: bytes, send: Send) -> bool:
-        """Answer an MCP Streamable HTTP message (POST, or DELETE of a session); ``False``
-        leaves the request to OpenEnv's dialect (no ``Mcp-Session-Id``, OpenEnv's methods)."""
+    async def _mcp_http(self, scope: Scope, body: bytes, send: Send
+                        ) -> tuple[bool, tuple[Any, tuple[str, str] | None] | None]:
+        """Answer an MCP Streamable HTTP message (POST, or DELETE of a session):
+        ``(answered, the body's parse if done)``; not answered leaves the request to OpenEnv's
+        dialect (no ``Mcp-Session-Id``, OpenEnv's methods)."""
         assert self.mcp is not None
         path, method = scope.get("path", ""), scope.get("method")
         host = self.mcp.host(path)
         if host is None or method not in ("POST", "DELETE"):
-            return False
+            return False, None
         session_id: str | None = None
         for key, value in scope.get("headers", []):
             if key == SESSION_HEADER.encode():
                 session_id = bytes(value).decode("latin-1").strip() or None
         if method == "DELETE":
             if session_id is None:
-                return False
+                return False, None
             closed = await host.close_http_session(session_id)
             await self._send_body(send, 200 if closed else 404, b"")
-            return True
+            return True, None
         try:
             data, problem = parse_message(body.decode("utf-8"))
         except UnicodeDecodeError:
+            if session_id is None:
+                return False, None  # OpenEnv's dialect words it
             data, problem = None, ("INVALID_JSON", "the request body is not valid UTF-8")
         if problem is not None:
             if session_id is None:
-                return False  # OpenEnv's dialect words it
+                return False, (data, problem)  # OpenEnv's dialect words it
             self._error(scope, "RPC_-32700")
             await self._reply(send, 400, self._rpc_error(-32700, problem[1], None))
-            return True
+            return True, None
         if not is_mcp_request(data, session_id is not None):
-            return False
+            return False, (data, problem)
         if (isinstance(data, dict) and data.get("method") == "tools/call" and "id" in data
                 and self.rpc_check is not None):
             refusal, _ = self.rpc_check(data)  # normalises the arguments (JSON strings)
             if refusal is not None:
                 self._error(scope, f"RPC_{refusal[0]}")
                 await self._reply(send, 200, self._rpc_error(*refusal, data.get("id")))
-                return True
+                return True, None
         status, headers, response = await self.mcp.http(host, data, session_id)
         if response is None:
             await self._send_body(send, status, b"")
-            return True
+            return True, None
         if "error" in response:
             self._error(scope, f"RPC_{response['error']['code']}")
         await self._send_body(send, status, dumps(response), headers)
-        return True
+        return True, None
 
     def _mcp_frame(self, text: str | None, path: str, lane: Lane) -> str | None:
         """The reply to an MCP message on a ``/<env>/mcp`` WebSocket answered as the protocol
