@@ -33,6 +33,7 @@ from lifeline.serve.mcp import (
     SESSION_HEADER,
     McpEndpoint,
     answer,
+    check_request,
     is_mcp_request,
     is_notification_message,
 )
@@ -400,9 +401,10 @@ class Guard:
         await self._send_body(send, status, dumps(response), headers)
         return True, None
 
-    def _mcp_frame(self, text: str | None, path: str, lane: Lane) -> str | None:
-        """The reply to an MCP message on a ``/<env>/mcp`` WebSocket answered as the protocol
-        says (``""``: handled, no reply), or ``None`` to leave it to OpenEnv's dialect."""
+    def _mcp_frame(self, text: str | None, path: str, lane: Lane) -> tuple[str, bool] | None:
+        """``(reply, activity)`` for an MCP message on a ``/<env>/mcp`` WebSocket answered as
+        the protocol says (reply ``""``: none, a notification), or ``None`` to leave it to
+        OpenEnv's dialect. Only a request answered (not refused) is activity."""
         host = self.mcp.host(path) if self.mcp is not None else None
         if (host is None or text is None or lane.env is None or lane.session_id is None
                 or 4 * len(text) > self.max_message_bytes):
@@ -412,21 +414,26 @@ class Guard:
             return None
         method = data.get("method")
         if is_notification_message(data):
-            return ""  # a notification (any method): never executed, never answered
+            return "", False  # a notification (any method): never executed, never answered
         if method in OPENENV_ONLY or not (
                 lane.mcp or method in ("initialize", "ping")
                 or (isinstance(method, str) and method.startswith("notifications/"))):
             return None
+        malformed = check_request(data)
+        if malformed is not None:
+            return _compact(malformed), False
         if method == "initialize":
             lane.mcp = True
         if method == "tools/call" and "id" in data and self.rpc_check is not None:
             refusal, _ = self.rpc_check(data)
             if refusal is not None:
-                return _compact(self._rpc_error(*refusal, data.get("id")))
+                return _compact(self._rpc_error(*refusal, data.get("id"))), False
         server, sid = lane.server, lane.session_id
         response = answer(host.env_name, lane.env, data,  # type: ignore[arg-type]
                           lambda step: server.touch(sid, step) if server else None)
-        return "" if response is NO_ANSWER else _compact(response)
+        if response is NO_ANSWER:
+            return "", False
+        return _compact(response), True
 
     @staticmethod
     def _rpc_error(code: int, message: str, request_id: Any) -> dict[str, Any]:
@@ -520,10 +527,13 @@ class Guard:
                 if rpc and self.mcp is not None:
                     handled = self._mcp_frame(message.get("text"), path, lane)
                     if handled is not None:
-                        if handled:  # a request answered: activity (a notification is not)
+                        reply_text, activity = handled
+                        if activity:  # a request answered (a notification or refusal is not)
                             last = clock()
+                        if reply_text:
                             try:
-                                await guarded_send({"type": "websocket.send", "text": handled})
+                                await guarded_send({"type": "websocket.send",
+                                                    "text": reply_text})
                             except OSError:
                                 return {"type": "websocket.disconnect", "code": 1006}
                         continue

@@ -38,8 +38,9 @@ from typing import Any, Protocol
 
 from lifeline import __version__
 
-__all__ = ["MCP_METHODS", "PROTOCOL_VERSIONS", "SESSION_HEADER", "McpEndpoint", "McpHost",
-           "McpSession", "is_mcp_request", "is_notification_message", "negotiate"]
+__all__ = ["MCP_METHODS", "NO_ANSWER", "PROTOCOL_VERSIONS", "SESSION_HEADER", "McpEndpoint",
+           "McpHost", "McpSession", "answer", "check_request", "is_mcp_request",
+           "is_notification_message", "negotiate", "tool_result"]
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 """MCP revisions this server speaks (newest first; all the ``mcp`` 1.x SDK supports)."""
