@@ -120,7 +120,7 @@ def test_bearer_and_basic_auth_as_documented() -> None:
         assert "HTTP Basic" in refused.json()["detail"]
         for auth in ({"headers": {"Authorization": "Bearer s3cret"}},
                      {"auth": ("anyone", "s3cret")}):
-            assert http.get("/counter/web", **auth).status_code == 200  # type: ignore[arg-type]
+            assert http.get("/counter/web", **auth).status_code == 200
             assert http.get("/counter/web/api/info",
-                            **auth).status_code == 200  # type: ignore[arg-type]
+                            **auth).status_code == 200
         assert http.get("/counter/web", auth=("anyone", "wrong")).status_code == 401
