@@ -31,6 +31,7 @@ from lifeline.serve.openenv import START_TOOL
 from lifeline.serve.run import background_server
 from lifeline.serve.server import build_app, served_envs
 from lifeline.serve.wire import resolve_spec
+from tests.server_helpers import RawWS
 
 ENVS = ["ed", "dispatch"]
 TOKEN = "sdk-secret"
@@ -162,6 +163,14 @@ def test_streamable_http_session_rules(url: str) -> None:
         assert forged.status_code == 404 and forged.json()["error"]["code"] == -32600
         unauth = httpx.post(f"{url}/{name}/mcp", json=init, timeout=10)
         assert unauth.status_code == 401
+        with RawWS(f"{url}/{name}/ws", headers={"Authorization": f"Bearer {TOKEN}"}) as ws:
+            ws.reset(seed=1)  # a WebSocket's session: no HTTP header can name it
+            theirs = next(e.session_id for e in served_envs(APP)[name].server.sessions.entries()
+                          if e.transport == "websocket")
+            stolen = http.post("/mcp", headers={"mcp-session-id": theirs}, json=call)
+            assert stolen.status_code == 404 and "error" in stolen.json()
+            assert http.delete("/mcp", headers={"mcp-session-id": theirs}).status_code == 404
+            assert ws.request({"type": "state"})["data"]["step_count"] == 0
         assert http.delete("/mcp", headers=mine).status_code == 200
         assert http.post("/mcp", headers=mine, json=call).status_code == 404
         assert http.delete("/mcp", headers=mine).status_code == 404
