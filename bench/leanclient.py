@@ -199,6 +199,12 @@ class HttpConnection(_Connection):
                     return
                 head = bytes(buf[:end]).lower()
                 del buf[:end + 4]
+                at = head.find(b"mcp-session-id:")
+                if at >= 0 and b"mcp-session-id" not in self.head.lower():
+                    # MCP Streamable HTTP: every later request carries the session's header
+                    stop = head.find(b"\r\n", at)
+                    value = head[at + 15:stop if stop > 0 else None].strip()
+                    self.head += b"Mcp-Session-Id: " + value + b"\r\n"
                 if not head.startswith(b"http/1.1 200"):
                     self.fail(f"HTTP error: {head[:200]!r}")
                     return

@@ -7,7 +7,10 @@ named tool calls three ways:
 * ``ws_mcp`` — MCP ``tools/call`` requests as ``mcp`` messages on the same kind of socket;
 * ``http_mcp`` — MCP over HTTP: ``POST /<env>/mcp`` on one keep-alive connection per session
   (``openenv/session/create``, then ``tools/call`` with the ``session_id``; episodes restarted
-  with the ``start_episode`` tool, so this is an MCP-only client).
+  with the ``start_episode`` tool, so this is an MCP-only client);
+* ``http_mcp_spec`` — the same as the official ``mcp`` SDK speaks it: ``initialize``, then
+  ``tools/call`` with the ``Mcp-Session-Id`` header, answered as ``CallToolResult`` (text
+  ``content`` + ``structuredContent``).
 
 The pharmacy client plays an LLM-like round (briefing, requests, evidence from every ward, ERP,
 WMS, budget, a plan, a PO, advance_round) with the default text + structured observation. The
@@ -53,7 +56,7 @@ PHARMACY_ROUND: list[tuple[str, dict[str, Any]]] = [
     ("advance_round", {}),
 ]
 COUNTER_CALLS: list[tuple[str, dict[str, Any]]] = [("increment", {"amount": 1}), ("hold", {})]
-MODES = ("ws_step", "ws_mcp", "http_mcp")
+MODES = ("ws_step", "ws_mcp", "http_mcp", "http_mcp_spec")
 ORIGINAL = (213.0, 288.0)
 """The original MedChain's served tool calls per second on this machine (issue 11)."""
 
@@ -112,6 +115,10 @@ class Caller:
     def first(self) -> bytes:
         if self.mode == "http_mcp":
             return self._encode(_rpc(0, "openenv/session/create", {}))
+        if self.mode == "http_mcp_spec":
+            return self._encode(_rpc(0, "initialize", {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "0"}}))
         self.prepare()
         return self.start()
 
@@ -122,6 +129,11 @@ class Caller:
             if not reply.startswith(b'{"type":"observation"'):
                 raise RuntimeError(f"not an observation: {reply[:300]!r}")
             return reply.endswith(b'"done":true}}')
+        if self.mode == "http_mcp_spec":
+            at = reply.find(b'"structuredContent":{"done":')
+            if at < 0 or b'"isError":false' not in reply[-40:]:
+                raise RuntimeError(f"not a tool result: {reply[:300]!r}")
+            return reply.startswith(b"true", at + 28)
         head = reply[:120]
         if self.mode == "ws_mcp" and not head.startswith(b'{"type":"mcp"'):
             raise RuntimeError(f"not an MCP reply: {reply[:300]!r}")
@@ -133,6 +145,10 @@ class Caller:
     def __call__(self, reply: bytes) -> bytes | None:
         if self.mode == "http_mcp" and self.session_id is None:
             self.session_id = json.loads(reply)["result"]["session_id"]
+            self.prepare()
+            return self.start()
+        if self.mode == "http_mcp_spec" and not self.frames:  # initialized: the header is kept
+            assert "protocolVersion" in json.loads(reply)["result"]
             self.prepare()
             return self.start()
         done = self._done(reply)
@@ -152,8 +168,8 @@ class Caller:
 async def measure(port: int, env: str, calls: list[tuple[str, dict[str, Any]]], mode: str,
                   sessions: int, seconds: float, server_pid: int) -> tuple[int, float, float]:
     """``(calls, server CPU s, seconds)`` in the measured window (after a 0.3 s warm-up)."""
-    kind = HttpConnection if mode == "http_mcp" else WsConnection
-    path = f"/{env}/mcp" if mode == "http_mcp" else f"/{env}/ws"
+    kind = HttpConnection if mode.startswith("http") else WsConnection
+    path = f"/{env}/mcp" if mode.startswith("http") else f"/{env}/ws"
     callers = [Caller(mode, calls, 7 + s) for s in range(sessions)]
     conns = await asyncio.gather(*(open_connection(kind, c, "127.0.0.1", port, path)
                                    for c in callers))

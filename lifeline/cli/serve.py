@@ -37,18 +37,43 @@ def register(app: typer.Typer) -> None:
         workers: Annotated[int, typer.Option(
             help="Server processes behind the one port (one per core scales throughput); "
                  "the session cap holds in total.")] = 1,
+        watch: Annotated[bool, typer.Option(
+            help="Let the live view (/<env>/web) list and read every running session through "
+                 "read-only watch handles (off by default: each page sees only its own "
+                 "sessions, and no client can read another's episode).")] = False,
+        header_timeout: Annotated[float, typer.Option(
+            help="Seconds to send a request's complete headers, from connecting or from the "
+                 "previous response.")] = 10.0,
+        keep_alive: Annotated[int, typer.Option(
+            help="Seconds an idle keep-alive HTTP connection is kept.")] = 5,
+        send_timeout: Annotated[float, typer.Option(
+            help="Seconds a reply may wait for a client that does not read before its "
+                 "connection is aborted (a WebSocket's session is freed).")] = 5.0,
+        write_buffer_kb: Annotated[int, typer.Option(
+            help="KiB of unsent WebSocket replies buffered per connection before sends "
+                 "wait.")] = 1024,
+        shutdown_timeout: Annotated[float, typer.Option(
+            help="Seconds a graceful shutdown waits for connections before cancelling "
+                 "them.")] = 5.0,
+        max_connections: Annotated[int, typer.Option(
+            help="Concurrent connections + requests before new requests get HTTP 503 "
+                 "(0 = the file-descriptor limit less 64).")] = 0,
     ) -> None:
         """Serve environments over HTTP/WebSocket/MCP, each under /<name> (e.g. /ed/ws)."""
         from lifeline.core.extras import require
 
         try:
             require("server", "lifeline serve")
-            from lifeline.serve.run import serve
+            from lifeline.serve.run import TransportLimits, serve
 
+            limits = TransportLimits(
+                header_timeout=header_timeout, keep_alive=keep_alive, send_timeout=send_timeout,
+                write_buffer=write_buffer_kb << 10, shutdown_timeout=shutdown_timeout,
+                max_connections=max_connections or None)
             serve(envs or None, host=host, port=port, max_sessions=max_sessions, token=token,
                   idle_timeout=idle_timeout or None,
                   max_message_bytes=int(max_message_mb * 1_000_000), log_level=log_level,
-                  ws_compression=ws_compression, workers=workers)
+                  ws_compression=ws_compression, workers=workers, limits=limits, watch=watch)
         except (ValueError, KeyError, TypeError, ImportError) as exc:  # MissingExtra too
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
             typer.echo(f"Error: {message}", err=True)  # the CLI's one error style

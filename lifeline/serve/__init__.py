@@ -3,7 +3,8 @@
 Layers, each importing only those before it (no import circles):
 
 * ``frames`` (reply encoding, the Protocols the fast lane is typed against), ``sessions`` (the
-  server's own session table), ``slots``, ``metrics``, ``transport``, ``tasks``, ``wire``;
+  server's own session table), ``slots``, ``metrics``, ``transport``, ``tasks``, ``wire``,
+  ``mcp`` (the Model Context Protocol proper);
 * ``openenv`` (an environment as an OpenEnv ``Environment``), ``fastlane``, ``guard``;
 * ``server`` (``build_app``), ``workers`` (several processes), ``run`` (``serve``,
   ``background_server``), ``asgi`` (``lifeline.asgi:app``), ``client`` (``LifelineClient``).

@@ -62,12 +62,15 @@ def _tool_call(env: LaneSession, request: dict[str, Any]) -> dict[str, Any] | No
 class Lane:
     """One WebSocket connection's fast lane: unbound until its session exists."""
 
-    __slots__ = ("env", "server", "session_id")
+    __slots__ = ("env", "mcp", "server", "session_id")
 
     def __init__(self) -> None:
         self.server: LaneServer | None = None
         self.session_id: str | None = None
         self.env: LaneSession | None = None
+        self.mcp = False
+        """Whether the connection has sent MCP ``initialize`` (it is then answered as the
+        protocol says, :mod:`lifeline.serve.mcp`, not in OpenEnv's dialect)."""
 
     def bind(self, server: LaneServer, session_id: str, env: LaneSession) -> None:
         """Attach the session this connection has just opened."""

@@ -27,6 +27,16 @@ from urllib.parse import parse_qsl
 
 from lifeline.serve.fastlane import LANE, Lane
 from lifeline.serve.frames import WEBSOCKET, SessionGate, dumps
+from lifeline.serve.mcp import (
+    NO_ANSWER,
+    OPENENV_ONLY,
+    SESSION_HEADER,
+    McpEndpoint,
+    answer,
+    check_request,
+    is_mcp_request,
+    is_notification_message,
+)
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -142,7 +152,8 @@ class Guard:
                  on_error: Callable[[str, str], None] | None = None,
                  fast_rpc: FastRpc | None = None, lanes: bool = False,
                  sessions: SessionGate | None = None,
-                 body_timeout: float | None = BODY_TIMEOUT) -> None:
+                 body_timeout: float | None = BODY_TIMEOUT,
+                 mcp: McpEndpoint | None = None) -> None:
         if token is not None and (not isinstance(token, str) or not token.strip()
                                   or token != token.strip()):
             raise ValueError("the bearer token must be a non-empty string without surrounding "
@@ -164,6 +175,9 @@ class Guard:
         """Seconds an HTTP request's body may take to arrive, once its headers have (408)."""
         """Optional rules of who may drive which session (checked before the app sees a
         JSON-RPC request naming a session or a WebSocket attaching to one)."""
+        self.mcp = mcp
+        """The Model Context Protocol proper on ``/<env>/mcp`` (:mod:`lifeline.serve.mcp`):
+        requests with ``Mcp-Session-Id``, ``initialize``, ``ping``, notifications."""
         self.token = token
         # Compared as bytes: clients send UTF-8 (or, for Latin-1 text, possibly Latin-1).
         self._secrets: list[bytes] = []
@@ -262,7 +276,12 @@ class Guard:
             await self._reply(send, 408, {"detail": f"the request body did not arrive within "
                                                     f"{self.body_timeout:g} s"})
             return
-        checked = await self._check_body(scope, b"".join(chunks), send)
+        parsed: tuple[Any, tuple[str, str] | None] | None = None
+        if self.mcp is not None:
+            handled, parsed = await self._mcp_http(scope, b"".join(chunks), send)
+            if handled:
+                return
+        checked = await self._check_body(scope, b"".join(chunks), send, parsed)
         if checked is None:
             return
         body = checked
@@ -282,8 +301,11 @@ class Guard:
 
         await self.app(scope, replay, counted_send)
 
-    async def _check_body(self, scope: Scope, body: bytes, send: Send) -> bytes | None:
-        """The body to pass on (JSON-RPC arguments normalised), or ``None`` if answered here."""
+    async def _check_body(self, scope: Scope, body: bytes, send: Send,
+                          parsed: tuple[Any, tuple[str, str] | None] | None = None
+                          ) -> bytes | None:
+        """The body to pass on (JSON-RPC arguments normalised), or ``None`` if answered here.
+        ``parsed``: :func:`parse_message` of the body, if already done."""
         rpc = scope.get("method") == "POST" and scope.get("path", "").endswith("/mcp")
         if not rpc and body.lstrip()[:1] not in (b"{", b"["):
             return body  # not JSON: the route answers (FastAPI's 422 names the problem)
@@ -294,7 +316,7 @@ class Guard:
             await self._reply(send, 400, {"detail": "the request body is not valid UTF-8; "
                                                     "send JSON encoded as UTF-8"})
             return None
-        data, problem = parse_message(text)
+        data, problem = parse_message(text) if parsed is None else parsed
         if problem is not None:
             if not rpc and not any(w in problem[1] for w in ("nested", "surrogate")):
                 return body  # a plain syntax error: the route's own 422 names it
@@ -329,6 +351,90 @@ class Guard:
                 return json.dumps(data).encode()
         return body
 
+    async def _mcp_http(self, scope: Scope, body: bytes, send: Send
+                        ) -> tuple[bool, tuple[Any, tuple[str, str] | None] | None]:
+        """Answer an MCP Streamable HTTP message (POST, or DELETE of a session):
+        ``(answered, the body's parse if done)``; not answered leaves the request to OpenEnv's
+        dialect (no ``Mcp-Session-Id``, OpenEnv's methods)."""
+        assert self.mcp is not None
+        path, method = scope.get("path", ""), scope.get("method")
+        host = self.mcp.host(path)
+        if host is None or method not in ("POST", "DELETE"):
+            return False, None
+        session_id: str | None = None
+        for key, value in scope.get("headers", []):
+            if key == SESSION_HEADER.encode():
+                session_id = bytes(value).decode("latin-1").strip() or None
+        if method == "DELETE":
+            if session_id is None:
+                return False, None
+            closed = await host.close_http_session(session_id)
+            await self._send_body(send, 200 if closed else 404, b"")
+            return True, None
+        try:
+            data, problem = parse_message(body.decode("utf-8"))
+        except UnicodeDecodeError:
+            if session_id is None:
+                return False, None  # OpenEnv's dialect words it
+            data, problem = None, ("INVALID_JSON", "the request body is not valid UTF-8")
+        if problem is not None:
+            if session_id is None:
+                return False, (data, problem)  # OpenEnv's dialect words it
+            self._error(scope, "RPC_-32700")
+            await self._reply(send, 400, self._rpc_error(-32700, problem[1], None))
+            return True, None
+        if not is_mcp_request(data, session_id is not None):
+            return False, (data, problem)
+        if (isinstance(data, dict) and data.get("method") == "tools/call" and "id" in data
+                and self.rpc_check is not None):
+            refusal, _ = self.rpc_check(data)  # normalises the arguments (JSON strings)
+            if refusal is not None:
+                self._error(scope, f"RPC_{refusal[0]}")
+                await self._reply(send, 200, self._rpc_error(*refusal, data.get("id")))
+                return True, None
+        status, headers, response = await self.mcp.http(host, data, session_id)
+        if response is None:
+            await self._send_body(send, status, b"")
+            return True, None
+        if "error" in response:
+            self._error(scope, f"RPC_{response['error']['code']}")
+        await self._send_body(send, status, dumps(response), headers)
+        return True, None
+
+    def _mcp_frame(self, text: str | None, path: str, lane: Lane) -> tuple[str, bool] | None:
+        """``(reply, activity)`` for an MCP message on a ``/<env>/mcp`` WebSocket answered as
+        the protocol says (reply ``""``: none, a notification), or ``None`` to leave it to
+        OpenEnv's dialect. Only a request answered (not refused) is activity."""
+        host = self.mcp.host(path) if self.mcp is not None else None
+        if (host is None or text is None or lane.env is None or lane.session_id is None
+                or 4 * len(text) > self.max_message_bytes):
+            return None
+        data, problem = parse_message(text)
+        if problem is not None or not isinstance(data, dict):
+            return None
+        method = data.get("method")
+        if is_notification_message(data):
+            return "", False  # a notification (any method): never executed, never answered
+        if method in OPENENV_ONLY or not (
+                lane.mcp or method in ("initialize", "ping")
+                or (isinstance(method, str) and method.startswith("notifications/"))):
+            return None
+        malformed = check_request(data)
+        if malformed is not None:
+            return _compact(malformed), False
+        if method == "initialize":
+            lane.mcp = True
+        if method == "tools/call" and "id" in data and self.rpc_check is not None:
+            refusal, _ = self.rpc_check(data)
+            if refusal is not None:
+                return _compact(self._rpc_error(*refusal, data.get("id"))), False
+        server, sid = lane.server, lane.session_id
+        response = answer(host.env_name, lane.env, data,  # type: ignore[arg-type]
+                          lambda step: server.touch(sid, step) if server else None)
+        if response is NO_ANSWER:
+            return "", False
+        return _compact(response), True
+
     @staticmethod
     def _rpc_error(code: int, message: str, request_id: Any) -> dict[str, Any]:
         if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
@@ -342,10 +448,12 @@ class Guard:
         await send({"type": "http.response.body", "body": body})
 
     @staticmethod
-    async def _send_body(send: Send, status: int, body: bytes) -> None:
+    async def _send_body(send: Send, status: int, body: bytes,
+                         extra: dict[str, str] | None = None) -> None:
         """An ``application/json`` response with an already encoded body."""
         headers = [(b"content-type", b"application/json"),
                    (b"content-length", str(len(body)).encode())]
+        headers += [(k.encode(), v.encode()) for k, v in (extra or {}).items()]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
@@ -383,9 +491,14 @@ class Guard:
                 return
         closed = False
 
+        offered_mcp = rpc and "mcp" in scope.get("subprotocols", [])
+
         async def guarded_send(message: Message) -> None:
             if closed:  # after an idle close the app's own close is moot
                 return
+            if offered_mcp and message["type"] == "websocket.accept" \
+                    and not message.get("subprotocol"):
+                message = {**message, "subprotocol": "mcp"}  # the MCP SDK's WebSocket client
             text = message.get("text")
             if text is not None and self.on_error is not None:
                 self._count_reply(scope, text, rpc)
@@ -411,8 +524,23 @@ class Guard:
                     return {"type": "websocket.disconnect", "code": 1001}
                 if message["type"] != "websocket.receive":
                     return message
+                if rpc and self.mcp is not None:
+                    handled = self._mcp_frame(message.get("text"), path, lane)
+                    if handled is not None:
+                        reply_text, activity = handled
+                        if activity:  # a request answered (a notification or refusal is not)
+                            last = clock()
+                        if reply_text:
+                            try:
+                                await guarded_send({"type": "websocket.send",
+                                                    "text": reply_text})
+                            except OSError:
+                                return {"type": "websocket.disconnect", "code": 1006}
+                        continue
                 reply, data = self._checked_frame(message, rpc, lane.session_id or attached,
                                                    path)
+                if reply == "":
+                    continue  # a JSON-RPC notification in an ``mcp`` message: dropped
                 if reply is None:  # a well-formed message: activity
                     last = clock()
                     if fast and lane.env is not None:
@@ -459,7 +587,8 @@ class Guard:
 
     def _checked_frame(self, message: Message, rpc: bool, own: str | None = None,
                        path: str = "") -> tuple[str | None, Any]:
-        """``(error reply, None)`` for a refused frame, ``(None, parsed message)`` otherwise.
+        """``(error reply, None)`` for a refused frame, ``(None, parsed message)`` otherwise;
+        ``("", None)`` for a JSON-RPC notification inside an ``mcp`` message (dropped unread).
 
         ``own`` is the session of the connection (a JSON-RPC request may name no other)."""
         text = message.get("text")
@@ -488,6 +617,8 @@ class Guard:
                     return self._reply_frame(problem, rpc), None
             inner = data.get("data") if data.get("type") == "mcp" else None
             request = inner if isinstance(inner, dict) else None
+            if is_notification_message(request):
+                return "", None  # a notification: JSON-RPC says it gets no answer
         if request is not None and self.rpc_check is not None:
             refusal, changed = self.rpc_check(request)
             if refusal is None and self.sessions is not None:

@@ -187,6 +187,15 @@ class _McpTools:
 
 
 @cache
+def _mcp_tools(env_spec: EnvSpec) -> tuple[dict[str, Any], ...]:
+    """``env_spec``'s tools and ``start_episode`` in MCP's shape (``inputSchema``)."""
+    tools = [{"name": s.name, "description": s.description, "inputSchema": s.parameters}
+             for s in tool_specs(env_spec.load())]
+    start = {"name": START_TOOL, "description": _START_DESCRIPTION, "inputSchema": _START_SCHEMA}
+    return (*tools, start)
+
+
+@cache
 def _tool_names(env_spec: EnvSpec) -> frozenset[str]:
     """The names of ``env_spec``'s tools (the MCP tools besides ``start_episode``)."""
     return frozenset(s.name for s in tool_specs(env_spec.load()))
@@ -333,6 +342,11 @@ class LifelineOpenEnv(OEEnvironment[LifelineAction, LifelineObservation, Lifelin
         """The MCP tool ``name`` as a plain call (see :meth:`_McpTools.fast_tool`); what the
         fast lane (:class:`lifeline.serve.frames.LaneSession`) calls."""
         return self.mcp_server.fast_tool(name)
+
+    def mcp_tools(self) -> list[dict[str, Any]]:
+        """Every tool (each action, then ``start_episode``) as MCP lists it: ``name``,
+        ``description``, ``inputSchema`` (:mod:`lifeline.serve.mcp`)."""
+        return [dict(t) for t in _mcp_tools(self.env_spec)]
 
     # ----- helpers --------------------------------------------------------------------------
     def _semantic(self, action: LifelineAction) -> Action | int | _Rejected:

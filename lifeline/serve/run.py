@@ -33,6 +33,7 @@ from lifeline.serve.transport import (
     SERVER_LOOP,
     WRITE_BUFFER_HIGH,
     LaneWebSocketProtocol,
+    log_config,
 )
 from lifeline.serve.workers import run_workers
 
@@ -61,8 +62,8 @@ class TransportLimits:
     keep_alive: int = 5
     """Seconds an idle keep-alive connection is kept (uvicorn's ``timeout_keep_alive``)."""
     send_timeout: float = SEND_TIMEOUT
-    """Seconds a WebSocket send may wait for a client that does not read before the
-    connection is aborted and its session freed."""
+    """Seconds a send may wait for a client that does not read before the connection is
+    aborted: a WebSocket's session is then freed; an HTTP response is dropped."""
     write_buffer: int = WRITE_BUFFER_HIGH
     """Bytes of unsent WebSocket replies buffered per connection before sends wait."""
     shutdown_timeout: float = 5.0
@@ -72,6 +73,19 @@ class TransportLimits:
     """Concurrent connections + requests before new requests get HTTP 503 (uvicorn's
     ``limit_concurrency``); ``None``: the process's file-descriptor limit less a reserve of
     :data:`FD_RESERVE`, so the server answers 503 rather than running out of descriptors."""
+
+    def __post_init__(self) -> None:
+        for name in ("header_timeout", "send_timeout", "shutdown_timeout"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and 0 < value < float("inf")):
+                raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+        if self.keep_alive < 1:
+            raise ValueError(f"keep_alive must be at least 1 s, got {self.keep_alive}")
+        if self.write_buffer < 1024:
+            raise ValueError(f"write_buffer must be at least 1 KiB, got {self.write_buffer} bytes")
+        if self.max_connections is not None and self.max_connections < 1:
+            raise ValueError(f"max_connections must be at least 1 (or unset), got "
+                             f"{self.max_connections}")
 
     def concurrency(self) -> int:
         """The effective ``limit_concurrency``."""
@@ -113,7 +127,8 @@ def _protocols(limits: TransportLimits) -> tuple[Any, Any]:
         module, _, name = path.partition(":")
         return getattr(importlib.import_module(module), name)
 
-    http = type("LimitedHttpProtocol", (load(http),), {"header_timeout": limits.header_timeout})
+    http = type("LimitedHttpProtocol", (load(http),), {"header_timeout": limits.header_timeout,
+                                                       "send_timeout": limits.send_timeout})
     ws = type("LimitedWebSocketProtocol", (LaneWebSocketProtocol,),
               {"send_timeout": limits.send_timeout, "write_buffer_high": limits.write_buffer})
     return http, ws
@@ -123,7 +138,8 @@ def _uvicorn_options(max_message_bytes: int, log_level: str, ws_compression: boo
                      limits: TransportLimits | None = None) -> dict[str, Any]:
     limits = limits or TransportLimits()
     http, ws = _protocols(limits)
-    return {"log_level": log_level, "ws": ws, "lifespan": "on", "http": http,
+    return {"log_level": log_level, "log_config": log_config(), "ws": ws, "lifespan": "on",
+            "http": http,
             "ws_per_message_deflate": ws_compression,
             "ws_max_size": max(WS_CEILING, 4 * max_message_bytes),
             "timeout_keep_alive": limits.keep_alive,
@@ -153,7 +169,7 @@ def serve(envs: Sequence[str | EnvSpec] | None = None, host: str = "127.0.0.1",
           idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
           max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, log_level: str = "info",
           ws_compression: bool = False, workers: int = 1,
-          limits: TransportLimits | None = None) -> None:
+          limits: TransportLimits | None = None, watch: bool = False) -> None:
     """Serve ``envs`` until interrupted (blocking). See the module docstring for the limits;
     ``limits`` are the connections' (:class:`TransportLimits`).
 
@@ -167,7 +183,7 @@ def serve(envs: Sequence[str | EnvSpec] | None = None, host: str = "127.0.0.1",
         raise ValueError(f"workers must be at least 1, got {workers}")
     # Built here in every case: it validates the arguments before any process starts.
     app = build_app(envs, max_sessions=max_sessions, token=token, idle_timeout=idle_timeout,
-                    max_message_bytes=max_message_bytes)
+                    max_message_bytes=max_message_bytes, watch=watch)
     base = f"http://{host}:{port}"
     print(f"Lifeline {__version__} serving on {base} (bearer token {'required' if token else 'off'}"
           f", {max_sessions} sessions per env, idle timeout {idle_timeout or 'off'} s"
@@ -185,14 +201,16 @@ def serve(envs: Sequence[str | EnvSpec] | None = None, host: str = "127.0.0.1",
                          "(each worker process builds its own app)")
     refs = list(envs) if envs else None
     run_workers({"envs": refs, "max_sessions": max_sessions, "token": token,
-                 "idle_timeout": idle_timeout, "max_message_bytes": max_message_bytes},
+                 "idle_timeout": idle_timeout, "max_message_bytes": max_message_bytes,
+                 "watch": watch},
                 host=host, port=port, workers=workers,
                 **_uvicorn_options(max_message_bytes, log_level, ws_compression, limits))
 
 
 @contextmanager
 def background_server(app: Guard, host: str = "127.0.0.1",
-                      limits: TransportLimits | None = None) -> Iterator[str]:
+                      limits: TransportLimits | None = None,
+                      log_level: str = "warning") -> Iterator[str]:
     """Run ``app`` on a free port in a daemon thread; yield its base URL; always shut it down.
 
     Used by the tests, the benchmark and notebooks. The socket is bound before the thread
@@ -203,7 +221,7 @@ def background_server(app: Guard, host: str = "127.0.0.1",
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, 0))
     port = sock.getsockname()[1]
-    server = make_server(app, host, port, limits=limits)
+    server = make_server(app, host, port, log_level=log_level, limits=limits)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
                               name=f"lifeline-server-{port}")
     thread.start()

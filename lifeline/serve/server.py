@@ -50,6 +50,7 @@ from lifeline.core.registry import EnvSpec, all_specs
 from lifeline.serve.fastlane import LANE, call_tool
 from lifeline.serve.frames import WEBSOCKET
 from lifeline.serve.guard import Guard
+from lifeline.serve.mcp import McpEndpoint
 from lifeline.serve.metrics import CONTENT_TYPE_LATEST, ServerMetrics
 from lifeline.serve.openenv import (
     LifelineOpenEnv,
@@ -160,6 +161,24 @@ class LifelineEnvServer(HTTPEnvServer):
     def touch(self, session_id: str, step: bool = True) -> None:
         """Record a meaningful call of ``session_id`` (the idle clock restarts)."""
         self.sessions.touch(session_id, step)
+
+    # ----- the MCP protocol's view (lifeline.serve.mcp.McpHost) -----------------------------
+    async def open_http_session(self) -> tuple[str, LifelineOpenEnv]:
+        """Open a session as ``openenv/session/create`` does (MCP ``initialize`` over HTTP)."""
+        marker = WEBSOCKET.set(False)
+        try:
+            session_id, env = await self._create_session()
+        finally:
+            WEBSOCKET.reset(marker)
+        assert isinstance(env, LifelineOpenEnv)
+        return session_id, env
+
+    async def close_http_session(self, session_id: str) -> bool:
+        """Close the HTTP session ``session_id`` (MCP ``DELETE``); whether it was live."""
+        if self.http_session(session_id) is None:
+            return False
+        await self._destroy_session(session_id)
+        return True
 
     # ----- idle HTTP sessions ---------------------------------------------------------------
     async def reap_idle(self) -> None:
@@ -283,7 +302,7 @@ class SessionRules:
     def __init__(self, served: dict[str, ServedEnv]) -> None:
         self.served = served
 
-    def _server(self, path: str) -> LifelineEnvServer | None:
+    def server_of(self, path: str) -> LifelineEnvServer | None:
         env = self.served.get(path.strip("/").split("/", 1)[0])
         return env.server if env is not None else None
 
@@ -291,7 +310,7 @@ class SessionRules:
                     websocket: bool) -> tuple[int, str] | None:
         params = request.get("params")
         sid = params.get("session_id") if isinstance(params, dict) else None
-        server = self._server(path)
+        server = self.server_of(path)
         if not isinstance(sid, str) or server is None:
             return None
         if websocket:
@@ -309,7 +328,7 @@ class SessionRules:
         return None
 
     def attach(self, path: str, session_id: str) -> str | None:
-        server = self._server(path)
+        server = self.server_of(path)
         entry = server.sessions.get(session_id) if server is not None else None
         if entry is None:
             return None  # unknown: OpenEnv answers "Unknown session_id"
@@ -322,7 +341,7 @@ class SessionRules:
         return None
 
     def detach(self, path: str, session_id: str) -> None:
-        server = self._server(path)
+        server = self.server_of(path)
         entry = server.sessions.get(session_id) if server is not None else None
         if entry is not None and entry.attached:
             entry.attached = False
@@ -351,13 +370,15 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
               idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
               max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
               slots_file: str | os.PathLike[str] | None = None,
-              fast_lanes: bool = True) -> Guard:
+              fast_lanes: bool = True, watch: bool = False) -> Guard:
     """The ASGI application serving ``envs`` (default: every registered environment).
 
     ``slots_file`` names the ledger shared by the worker processes of one server (the session
     cap then holds in total); :func:`serve` sets it up for ``workers > 1``. ``fast_lanes``
     answers steps and MCP tool calls without OpenEnv's per-message layers
-    (:mod:`lifeline.serve.fastlane`; the same answers, off only to compare).
+    (:mod:`lifeline.serve.fastlane`; the same answers, off only to compare). ``watch`` lets
+    the live view (``/<env>/web``) list and read every running session through read-only watch
+    handles; ``False`` keeps every client's session unreadable by any other.
     """
     if max_sessions < 1:
         raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
@@ -438,12 +459,13 @@ def build_app(envs: Sequence[str | EnvSpec] | None = None, *,
 
     from lifeline.web import mount_web  # browser pages: /<env>/web and the HTML index at /
 
-    mount_web(root, served)
+    mount_web(root, served, watch)
+    rules = SessionRules(served)
     return Guard(root, token=token, max_message_bytes=max_message_bytes,
                  idle_timeout=idle_timeout, message_check=check_session_message,
                  rpc_check=check_rpc_request, on_error=on_error,
                  fast_rpc=fast_rpc if fast_lanes else None, lanes=fast_lanes,
-                 sessions=SessionRules(served))
+                 sessions=rules, mcp=McpEndpoint(rules.server_of))
 
 
 def served_envs(app: Guard) -> dict[str, ServedEnv]:

@@ -24,8 +24,11 @@ server's graceful shutdown):
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 from typing import Any
 
+from uvicorn.protocols.http.flow_control import FlowControl
 from uvicorn.protocols.http.h11_impl import H11Protocol as _H11Protocol
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -94,8 +97,34 @@ HEADER_TIMEOUT = 10.0
 keep-alive connection), to send a request's complete headers."""
 
 
+class _TimedFlowControl(FlowControl):
+    """uvicorn's HTTP flow control, with a deadline on a full write buffer.
+
+    uvicorn waits for a paused write buffer to drain for ever, so a client that sends requests
+    (pipelined, or one with a large answer) and never reads the responses kept its connection,
+    its request's task and the buffered responses. Here a wait longer than ``timeout`` aborts
+    the connection (the response is dropped, the app sees a disconnect).
+    """
+
+    def __init__(self, transport: asyncio.Transport, timeout: float, client: Any) -> None:
+        super().__init__(transport)
+        self.timeout, self.client = timeout, client
+
+    async def drain(self) -> None:
+        try:
+            async with asyncio.timeout(self.timeout):
+                await super().drain()
+        except TimeoutError:
+            logging.getLogger("uvicorn.error").info(
+                "HTTP client %s took no data for %g s: connection aborted", self.client,
+                self.timeout)
+            self._transport.abort()  # connection_lost marks the request disconnected
+            self.resume_writing()
+
+
 class _HeaderDeadline:
-    """A deadline for a request's headers, mixed into uvicorn's HTTP protocols.
+    """A deadline for a request's headers, and for a client to take its responses, mixed into
+    uvicorn's HTTP protocols.
 
     uvicorn has a keep-alive timeout but no header timeout: its keep-alive timer is armed only
     after a response and cancelled by any byte received, so a connection that never sends a
@@ -107,13 +136,18 @@ class _HeaderDeadline:
     """
 
     header_timeout: float = HEADER_TIMEOUT
+    send_timeout: float = SEND_TIMEOUT
+    """Seconds a response may wait for a client that does not read (:class:`_TimedFlowControl`)."""
     _deadline: asyncio.TimerHandle | None = None
     loop: asyncio.AbstractEventLoop
     transport: asyncio.Transport
     cycle: Any
+    flow: Any
+    client: Any
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)  # type: ignore[misc]
+        self.flow = _TimedFlowControl(transport, self.send_timeout, self.client)
         self._arm()
 
     def on_response_complete(self) -> None:
@@ -193,8 +227,6 @@ class ServerEventLoop(asyncio.SelectorEventLoop):
         if now - self._fd_logged_at < FD_LOG_INTERVAL:
             self._fd_suppressed += 1
             return
-        import logging
-
         exc = context.get("exception")
         logging.getLogger("uvicorn.error").warning(
             "cannot accept connections: %s (%d more such failures in the last %g s); new "
@@ -205,3 +237,48 @@ class ServerEventLoop(asyncio.SelectorEventLoop):
 
 SERVER_LOOP = f"{__name__}:ServerEventLoop"
 """What to give uvicorn as ``loop``."""
+
+
+_CAPABILITIES = (
+    (re.compile(r"(session_id=)[^&\s\"#]+"), r"\1<redacted>"),
+    (re.compile(r"(/web/api/session/)(web|watch)(:|%3A)[^/?\s\"]+", re.IGNORECASE),
+     r"\1\2\3<redacted>"),
+)
+"""Where a session's capability can stand in a logged request line: ``/ws?session_id=ID``
+(attaching to an HTTP MCP session) and the live view's ``/web/api/session/web:KEY`` (its own
+sessions' keys) or ``watch:HANDLE`` (read-only handles)."""
+
+
+def redact(text: str) -> str:
+    """``text`` with every session capability replaced by ``<redacted>``."""
+    for pattern, replacement in _CAPABILITIES:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+class CapabilityFilter(logging.Filter):
+    """Keeps session capabilities out of uvicorn's logs: the access log (``GET
+    /ed/web/api/session/web:KEY``) and the WebSocket lines of the error log (``"WebSocket
+    /ed/ws?session_id=ID" [accepted]``) get ``<redacted>`` in their place. Anyone who can read
+    the log could otherwise drive or watch those sessions."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and any(isinstance(a, str) for a in record.args):
+            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.msg, str) and not record.args:
+            record.msg = redact(record.msg)
+        return True
+
+
+def log_config() -> dict[str, Any]:
+    """uvicorn's logging configuration with :class:`CapabilityFilter` on both handlers (a
+    dict, so worker processes build the same)."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["filters"] = {"capabilities": {"()": f"{__name__}.CapabilityFilter"}}
+    for handler in config["handlers"].values():
+        handler["filters"] = ["capabilities"]
+    return config

@@ -69,8 +69,9 @@ def replay_app(paths: list[Path]) -> FastAPI:
     return app
 
 
-def mount_web(root: FastAPI, served: dict[str, Any]) -> None:
-    """Add the live pages to ``root`` (see :mod:`lifeline.web.live`)."""
+def mount_web(root: FastAPI, served: dict[str, Any], watch: bool = False) -> None:
+    """Add the live pages to ``root`` (see :mod:`lifeline.web.live`); ``watch`` publishes the
+    OpenEnv clients' sessions under read-only watch handles."""
     from lifeline.web.live import mount
 
-    mount(root, served)
+    mount(root, served, watch)

@@ -113,7 +113,7 @@ def _new_options(env: Any, body: dict[str, Any]) -> tuple[str | None, int | None
     return scenario, seed
 
 
-def _mount_env(name: str, env: Any) -> None:
+def _mount_env(name: str, env: Any, watch: bool = False) -> None:
     from fastapi import HTTPException, Request
     from fastapi.responses import HTMLResponse
 
@@ -145,7 +145,7 @@ def _mount_env(name: str, env: Any) -> None:
         out = [{"id": f"watch:{s.watch}", "source": "web", "scenario": s.core.scenario,
                 "seed": s.seed, "steps": s.state.steps, "done": bool(s.state.done)}
                for s in own.values()]
-        for handle, s in _watchable(env).items():
+        for handle, s in (_watchable(env) if watch else {}).items():
             out.append({"id": f"watch:{handle}", "source": "openenv",
                         "scenario": s._core.scenario, "seed": s._seed,
                         "steps": s._state.steps, "done": bool(s._state.done)})
@@ -176,7 +176,7 @@ def _mount_env(name: str, env: Any) -> None:
             for s in own.values():
                 if s.watch == key:
                     return s.core, s.state, s.seed, None, "web"
-            found = _watchable(env).get(key)
+            found = _watchable(env).get(key) if watch else None
             if found is not None:
                 return found._core, found._state, found._seed, None, "openenv"
         raise HTTPException(404, f"no session {session_id[:80]!r} (it may have ended; "
@@ -249,8 +249,11 @@ class HtmlIndex:
         await self.app(scope, receive, send)
 
 
-def mount(root: Any, served: dict[str, Any]) -> None:
-    """Add ``/<env>/web`` to every served environment and the HTML index at ``/``."""
+def mount(root: Any, served: dict[str, Any], watch: bool = False) -> None:
+    """Add ``/<env>/web`` to every served environment and the HTML index at ``/``.
+
+    ``watch`` publishes the OpenEnv clients' running sessions under read-only watch handles;
+    without it the page lists and reads only the sessions started from it."""
     for name, env in served.items():
-        _mount_env(name, env)
+        _mount_env(name, env, watch)
     root.add_middleware(HtmlIndex, served=served)

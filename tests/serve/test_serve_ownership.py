@@ -28,7 +28,7 @@ TOKEN = "s3cret"
 @pytest.fixture(params=[None, TOKEN], ids=["no-token", "token"])
 def served(request: pytest.FixtureRequest) -> Iterator[tuple[str, Any, dict[str, str]]]:
     token = request.param
-    app = build_app([COUNTER_SPEC], max_sessions=8, token=token)
+    app = build_app([COUNTER_SPEC], max_sessions=8, token=token, watch=True)
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     with background_server(app) as url:
         yield url, served_envs(app)["counter"].server, headers
@@ -161,3 +161,24 @@ def test_an_mcp_websocket_cannot_name_another_session(
             assert own["result"]["seed"] == 9
         assert victim in server.sessions
         assert _call(http, victim, "increment")["result"]["step"] == 1
+
+
+def test_no_watch_keeps_every_session_unreadable_by_others() -> None:
+    """``--no-watch``: the live view lists and reads only the sessions started from it; an
+    OpenEnv client's episode has no handle anywhere (and a guessed one reads nothing)."""
+    app = build_app([COUNTER_SPEC], watch=False)
+    server = served_envs(app)["counter"].server
+    with background_server(app) as url, RawWS(f"{url}/counter/ws") as a, \
+            httpx.Client(base_url=f"{url}/counter", timeout=10) as page:
+        a.reset(seed=1)
+        handle = server.sessions.entries()[0].watch  # what a watching server would publish
+        own = page.post("/web/api/new", json={"seed": 2}).json()
+        listed = page.get("/web/api/sessions").json()
+        assert [s["source"] for s in listed] == ["web"] and listed[0]["id"] == own["watch"]
+        assert page.get(f"/web/api/session/{own['watch']}").status_code == 200
+        assert page.get(f"/web/api/session/watch:{handle}").status_code == 404
+        assert a.step(index=0)["data"]["observation"]["step"] == 1
+    with background_server(build_app([COUNTER_SPEC], watch=True)) as url, \
+            RawWS(f"{url}/counter/ws") as a, httpx.Client(base_url=f"{url}/counter") as page:
+        a.reset(seed=1)  # --watch publishes it, read-only
+        assert [s["source"] for s in page.get("/web/api/sessions").json()] == ["openenv"]

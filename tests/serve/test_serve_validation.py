@@ -84,27 +84,29 @@ def test_a_tools_call_notification_is_not_played(url: str) -> None:
                                       "method": "openenv/session/create"}).json()["result"]
         sid = sid["session_id"]
 
-        def call(**extra: object) -> dict[str, object]:
+        def call(**extra: object) -> httpx.Response:
             request = {"jsonrpc": "2.0", "method": "tools/call", **extra,
                        "params": {"session_id": sid, "name": "increment", "arguments": {}}}
-            reply = http.post("/mcp", json=request)
-            assert reply.status_code == 200
-            answer: dict[str, object] = reply.json()
-            return answer
+            return http.post("/mcp", json=request)
 
         http.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
             "session_id": sid, "name": "start_episode", "arguments": {"seed": 1}}})
-        for extra in ({}, {"id": None}):
-            answer = call(**extra)
-            assert "notification" in answer["error"]["message"]  # type: ignore[index]
-        played = call(id=3)["result"]
-        assert played["step"] == 1  # type: ignore[index]  # the notifications played nothing
+        notification = call()  # no id: accepted (202), never answered, never played
+        assert notification.status_code == 202 and notification.content == b""
+        null_id = call(id=None)  # an id of null is no notification: refused with a reason
+        assert null_id.status_code == 200 and "notification" in null_id.json()["error"]["message"]
+        played = call(id=3).json()["result"]
+        assert played["step"] == 1  # the notification and the null id played nothing
     with RawWS(f"{url}/counter/ws") as ws:
         ws.reset(seed=1)
-        reply = ws.request({"type": "mcp", "data": {"jsonrpc": "2.0", "method": "tools/call",
-                                                     "params": {"name": "increment"}}})
-        assert "notification" in reply["data"]["error"]["message"]
-        assert ws.request({"type": "state"})["data"]["step_count"] == 0
+        ws.send({"type": "mcp", "data": {"jsonrpc": "2.0", "method": "tools/call",
+                                         "params": {"name": "increment"}}})  # no answer
+        assert ws.request({"type": "state"})["data"]["step_count"] == 0  # the next reply
+    with RawWS(f"{url}/counter/mcp") as mcp:
+        mcp.send({"jsonrpc": "2.0", "method": "tools/call",
+                  "params": {"name": "start_episode", "arguments": {"seed": 1}}})
+        listed = mcp.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert listed["id"] == 1 and listed["result"]["tools"]  # the first and only reply
 
 
 def test_bearer_and_basic_auth_as_documented() -> None:
@@ -118,7 +120,7 @@ def test_bearer_and_basic_auth_as_documented() -> None:
         assert "HTTP Basic" in refused.json()["detail"]
         for auth in ({"headers": {"Authorization": "Bearer s3cret"}},
                      {"auth": ("anyone", "s3cret")}):
-            assert http.get("/counter/web", **auth).status_code == 200  # type: ignore[arg-type]
+            assert http.get("/counter/web", **auth).status_code == 200
             assert http.get("/counter/web/api/info",
-                            **auth).status_code == 200  # type: ignore[arg-type]
+                            **auth).status_code == 200
         assert http.get("/counter/web", auth=("anyone", "wrong")).status_code == 401

@@ -22,8 +22,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lifeline.serve.guard import parse_message
+from lifeline.serve.mcp import is_notification_message
 from lifeline.serve.run import background_server
 from lifeline.serve.server import build_app
+from lifeline.serve.wire import check_session_message
 from tests.server_helpers import SERVED, RawWS
 
 NAMES = [s.name for s in SERVED]
@@ -95,6 +98,14 @@ def _state(ws: RawWS) -> dict[str, Any]:
     return data
 
 
+def _is_notification(frame: str) -> bool:
+    """A well-formed ``mcp`` message carrying a JSON-RPC notification (no ``id``)."""
+    data, problem = parse_message(frame)
+    if problem is not None or not isinstance(data, dict) or data.get("type") != "mcp":
+        return False
+    return check_session_message(data) is None and is_notification_message(data.get("data"))
+
+
 def _check_error(message: Any) -> None:
     assert isinstance(message, str) and len(message) >= 20, message
     assert message.strip() != "Invalid message", message
@@ -116,6 +127,10 @@ def test_ws_frames_never_end_the_session(url: str, name: str) -> None:
             except (ValueError, RecursionError):
                 pass
             before = _state(ws)
+            if _is_notification(frame):  # JSON-RPC: never answered, never executed
+                ws.send(frame)
+                assert _state(ws) == before, frame  # (an answer would arrive first)
+                return
             reply = ws.request(frame)
             kind = reply.get("type")
             if kind == "error":
@@ -145,6 +160,9 @@ def test_http_bodies_never_get_a_5xx(url: str) -> None:
             r = http.post(f"/{name}/{route}", content=body.encode("utf-8", "surrogatepass"),
                           headers={"content-type": "application/json"})
             assert r.status_code < 500, (route, body, r.text)
+            if route == "mcp" and r.status_code == 202:  # a notification: no answer
+                assert r.content == b"" and is_notification_message(json.loads(body)), body
+                return
             reply = r.json()
             if route == "mcp":
                 assert reply.get("jsonrpc") == "2.0", reply

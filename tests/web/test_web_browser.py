@@ -217,7 +217,7 @@ def test_live_page_play_by_hand_and_watch(browser: Any) -> None:
     from lifeline.serve.run import background_server
     from lifeline.serve.server import build_app
 
-    app = build_app(["ed", "dispatch", "lifeline.testing.counter:COUNTER_SPEC"])
+    app = build_app(["ed", "dispatch", "lifeline.testing.counter:COUNTER_SPEC"], watch=True)
     with background_server(app) as base:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         errors: list[str] = []
