@@ -36,7 +36,7 @@ try:  # compiled when numba is installed, plain Python otherwise (same results)
     from numba import njit as _njit
 
     def jit(fn: Any) -> Any:
-        return _njit(cache=True)(fn)
+        return _njit(cache=True, _nrt=False)(fn)
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover - depends on the installation
     def jit(fn: Any) -> Any:
@@ -50,8 +50,8 @@ WAITING, GENERAL, ICU, GONE = 0, 1, 2, 3
  S_HICUFREE, S_BACKLOG_W, S_BACKLOG_I, S_PATIENTS, S_TREATED, S_WARDADM, S_DEATHS, S_DDEATHS,
  S_CRITICAL, S_CDEATHS, S_LWBS, S_EARLY, S_DHARMS, S_RETURNS, S_WAITSUM, S_WAITS, S_GENT, S_ICUT,
  S_VENTT, S_TICKS, S_ESTOP, S_PROVWAIT, S_DETER, S_BUSYPHYS, S_PHYSTICKS, S_SCANTICKS,
- S_NPIDS) = range(37)
-N_S = 37
+ S_NPIDS, S_NPEND) = range(38)
+N_S = 38
 
 # ----- per-patient integers PT[e, pid, .] -------------------------------------------------------
 (F_ARR, F_ACU, F_TERR, F_COND, F_NICU, F_NVENT, F_TREAT, F_PATI, F_NWARD, F_BOARD, F_EVERC,
@@ -318,6 +318,7 @@ def outside_outcome(st, e, q, kp):
         lo, hi = kp.return_lo, kp.return_hi
         delay = math.ceil((lo + (hi - lo) * u_delay) * 60.0 / kp.tick_minutes)
         PT[e, q, F_RTICK] = st.S[e, S_TICK] + delay
+        st.S[e, S_NPEND] += 1
 
 
 @jit
@@ -557,7 +558,7 @@ def advance_tick(st, e, kp, beds, risk):
             nr += 1
     for j in range(nr):
         q = risk[j]
-        u = st.HZ[e, q, t]
+        u = st.HZ[e, t, q]
         factor = hazard_factor(PT, e, q, kp)
         if PT[e, q, F_ACU] == 1:
             if u < kp.death_hazard * factor:
@@ -609,7 +610,7 @@ def admit_arrivals(st, e, kp):
             st.WL[e, S[e, S_NWAIT]] = q
             S[e, S_NWAIT] += 1
     # due returns in (due tick, pid) order
-    while True:
+    while S[e, S_NPEND] > 0:
         best = -1
         for q in range(S[e, S_NPIDS]):
             r = PT[e, q, F_RTICK]
@@ -619,6 +620,7 @@ def admit_arrivals(st, e, kp):
             break
         q = best
         PT[e, q, F_RTICK] = -1
+        S[e, S_NPEND] -= 1
         PT[e, q, F_PROG] = 0
         PT[e, q, F_SEEN] = -1  # care.reset_visit
         PT[e, q, F_ASSESS] = 0
@@ -704,11 +706,12 @@ def apply_action(st, e, a, kp, beds, risk):
 # ================================ rules.action_mask ===============================================
 @jit
 def action_mask(st, e, kp, mask):
-    """rules.action_mask into ``mask[:]`` (same predicates as rules.validate)."""
+    """rules.action_mask into ``mask[e]`` (same predicates as rules.validate)."""
     S, PT = st.S, st.PT
     off = kp.offsets
-    mask[:] = False
-    mask[0] = True
+    for j in range(off[-1]):
+        mask[e, j] = False
+    mask[e, 0] = True
     free_g = False
     for b in range(kp.general_beds):
         free_g = free_g or st.GB[e, b] < 0
@@ -717,26 +720,28 @@ def action_mask(st, e, kp, mask):
         free_i = free_i or st.IB[e, b] < 0
     visible = min(S[e, S_NWAIT], kp.queue_slots)
     for j in range(visible):
-        mask[off[1] + j] = free_g
-        mask[off[2] + j] = free_i
+        mask[e, off[1] + j] = free_g
+        mask[e, off[2] + j] = free_i
     vent_free = S[e, S_VENT] < kp.ventilators
     doctor = physicians_free(st, e, kp) > 0
     first = st.IQ[e, 0] if S[e, S_NQ] > 0 else -1
     for b in range(kp.icu_beds):
         q = st.IB[e, b]
         if q >= 0:
-            mask[off[7] + b] = True
-            mask[off[5] + b] = free_g
-            mask[off[3] + b] = vent_free and not PT[e, q, F_VENTD]
-            mask[off[9] + b] = PT[e, q, F_SEEN] < 0 and (doctor or observed_acuity(PT, e, q) == 1)
-            mask[off[11] + b] = PT[e, q, F_IMGSTATE] == 1 and q != first
+            mask[e, off[7] + b] = True
+            mask[e, off[5] + b] = free_g
+            mask[e, off[3] + b] = vent_free and not PT[e, q, F_VENTD]
+            mask[e, off[9] + b] = PT[e, q, F_SEEN] < 0 and (
+                doctor or observed_acuity(PT, e, q) == 1)
+            mask[e, off[11] + b] = PT[e, q, F_IMGSTATE] == 1 and q != first
     for b in range(kp.general_beds):
         q = st.GB[e, b]
         if q >= 0:
-            mask[off[6] + b] = True
-            mask[off[4] + b] = free_i
-            mask[off[8] + b] = PT[e, q, F_SEEN] < 0 and (doctor or observed_acuity(PT, e, q) == 1)
-            mask[off[10] + b] = PT[e, q, F_IMGSTATE] == 1 and q != first
+            mask[e, off[6] + b] = True
+            mask[e, off[4] + b] = free_i
+            mask[e, off[8] + b] = PT[e, q, F_SEEN] < 0 and (
+                doctor or observed_acuity(PT, e, q) == 1)
+            mask[e, off[10] + b] = PT[e, q, F_IMGSTATE] == 1 and q != first
 
 
 # ================================ env.step ========================================================
@@ -752,13 +757,13 @@ def survival(st, e, kp):
 @jit
 def step_env(st, e, a, kp, mask, beds, risk):
     """``Environment.step`` of env ``e`` with encoded action ``a``: returns (reward, valid,
-    terminated, truncated). The episode must not be over."""
+    terminated, truncated). The episode must not be over, and ``mask[e]`` must be the env's
+    current :func:`action_mask` (validity is read from it)."""
     S, EV = st.S, st.EV
     for j in range(N_E):
         EV[e, j] = 0
     S[e, S_STEPS] += 1
-    action_mask(st, e, kp, mask)
-    valid = 0 <= a < kp.offsets[-1] and mask[a]
+    valid = 0 <= a < kp.offsets[-1] and mask[e, a]
     if valid:
         apply_action(st, e, a, kp, beds, risk)
     else:
@@ -799,28 +804,29 @@ def _pending(PT, e, q, tick):
 
 
 @jit
-def _bed_rows(st, e, ward, size, hpt, out):
+def _bed_rows(st, e, ward, size, loc, hpt, out):
     PT = st.PT
     tick = st.S[e, S_TICK]
     for b in range(size):
         q = ward[e, b]
         if q < 0:
-            out[b, :] = 0.0
+            for c in range(9):
+                out[e, b, c] = 0.0
             continue
-        out[b, 0] = observed_acuity(PT, e, q)
-        out[b, 1] = PT[e, q, F_COND] + 1
-        out[b, 2] = min(PT[e, q, F_TIB] * hpt, 72.0)
+        out[e, b, 0] = observed_acuity(PT, e, q)
+        out[e, b, 1] = PT[e, q, F_COND] + 1
+        out[e, b, 2] = min(PT[e, q, F_TIB] * hpt, 72.0)
         is_ready = ready(PT, e, q)
-        out[b, 3] = is_ready
-        out[b, 4] = PT[e, q, F_VENTD] != 0
-        out[b, 5] = treatment_done(PT, e, q) and not is_ready
-        out[b, 6] = PT[e, q, F_SEEN] >= 0
-        out[b, 7] = _pending(PT, e, q, tick)
-        pos = 0
-        for k in range(st.S[e, S_NQ]):
-            if st.IQ[e, k] == q:
-                pos = k + 1
-        out[b, 8] = pos
+        out[e, b, 3] = is_ready
+        out[e, b, 4] = PT[e, q, F_VENTD] != 0
+        out[e, b, 5] = treatment_done(PT, e, q) and not is_ready
+        out[e, b, 6] = PT[e, q, F_SEEN] >= 0
+        out[e, b, 7] = _pending(PT, e, q, tick)
+        out[e, b, 8] = 0.0
+    for k in range(st.S[e, S_NQ]):  # imaging queue positions
+        q = st.IQ[e, k]
+        if PT[e, q, F_LOC] == loc:
+            out[e, PT[e, q, F_BED], 8] = k + 1
 
 
 @jit
@@ -829,28 +835,30 @@ def observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff)
     S, PT = st.S, st.PT
     hpt = kp.tick_minutes / 60.0
     tick = S[e, S_TICK]
-    _bed_rows(st, e, st.GB, kp.general_beds, hpt, o_gen)
-    _bed_rows(st, e, st.IB, kp.icu_beds, hpt, o_icu)
-    o_vent[0] = kp.ventilators - S[e, S_VENT]
-    o_vent[1] = S[e, S_VENT]
-    o_queue[:, :] = 0.0
+    _bed_rows(st, e, st.GB, kp.general_beds, GENERAL, hpt, o_gen)
+    _bed_rows(st, e, st.IB, kp.icu_beds, ICU, hpt, o_icu)
+    o_vent[e, 0] = kp.ventilators - S[e, S_VENT]
+    o_vent[e, 1] = S[e, S_VENT]
+    for j in range(kp.queue_slots):
+        for c in range(3):
+            o_queue[e, j, c] = 0.0
     for j in range(min(S[e, S_NWAIT], kp.queue_slots)):
         q = st.WL[e, j]
-        o_queue[j, 0] = observed_acuity(PT, e, q)
-        o_queue[j, 1] = PT[e, q, F_COND] + 1
-        o_queue[j, 2] = min((tick - PT[e, q, F_ARR]) * hpt, 72.0)
-    o_time[0] = (tick * hpt) % 24.0
-    o_time[1] = tick / kp.horizon
-    o_totals[0] = S[e, S_NWAIT]
-    o_totals[1] = S[e, S_TREATED]
-    o_totals[2] = S[e, S_DEATHS]
-    o_totals[3] = S[e, S_LWBS]
-    o_staff[0] = kp.physicians[hour_of(tick, kp)]
-    o_staff[1] = physicians_free(st, e, kp)
-    o_staff[2] = kp.scanners - S[e, S_NSCAN]
-    o_staff[3] = S[e, S_NQ]
-    o_staff[4] = S[e, S_WARDFREE]
-    o_staff[5] = S[e, S_HICUFREE]
+        o_queue[e, j, 0] = observed_acuity(PT, e, q)
+        o_queue[e, j, 1] = PT[e, q, F_COND] + 1
+        o_queue[e, j, 2] = min((tick - PT[e, q, F_ARR]) * hpt, 72.0)
+    o_time[e, 0] = (tick * hpt) % 24.0
+    o_time[e, 1] = tick / kp.horizon
+    o_totals[e, 0] = S[e, S_NWAIT]
+    o_totals[e, 1] = S[e, S_TREATED]
+    o_totals[e, 2] = S[e, S_DEATHS]
+    o_totals[e, 3] = S[e, S_LWBS]
+    o_staff[e, 0] = kp.physicians[hour_of(tick, kp)]
+    o_staff[e, 1] = physicians_free(st, e, kp)
+    o_staff[e, 2] = kp.scanners - S[e, S_NSCAN]
+    o_staff[e, 3] = S[e, S_NQ]
+    o_staff[e, 4] = S[e, S_WARDFREE]
+    o_staff[e, 5] = S[e, S_HICUFREE]
 
 
 # ================================ packing a reset scalar state ====================================
@@ -868,12 +876,12 @@ def allocate(num_envs: int, kp: KParams, pids: int, returns: int) -> KState:
     """Zeroed arrays for ``num_envs`` envs of up to ``pids`` patients."""
     n, h = num_envs, kp.horizon
     return KState(
-        S=np.zeros((n, N_S), dtype=np.int64), PT=np.zeros((n, pids, N_F), dtype=np.int64),
-        GB=np.full((n, kp.general_beds), -1, dtype=np.int64),
-        IB=np.full((n, kp.icu_beds), -1, dtype=np.int64),
-        WL=np.full((n, pids), -1, dtype=np.int64), IQ=np.full((n, pids), -1, dtype=np.int64),
-        SC=np.full((n, max(kp.scanners, 1)), -1, dtype=np.int64),
-        HZ=np.zeros((n, pids, h)), PD=np.zeros((n, pids, 5)),
+        S=np.zeros((n, N_S), dtype=np.int64), PT=np.zeros((n, pids, N_F), dtype=np.int32),
+        GB=np.full((n, kp.general_beds), -1, dtype=np.int32),
+        IB=np.full((n, kp.icu_beds), -1, dtype=np.int32),
+        WL=np.full((n, pids), -1, dtype=np.int32), IQ=np.full((n, pids), -1, dtype=np.int32),
+        SC=np.full((n, max(kp.scanners, 1)), -1, dtype=np.int32),
+        HZ=np.zeros((n, h, pids)), PD=np.zeros((n, pids, 5)),
         RD=np.zeros((n, pids, returns, 3)), SCHED=np.zeros((n, h + 1), dtype=np.int64),
         FLOW=np.zeros((n, h, 4), dtype=np.int64), EV=np.zeros((n, N_E), dtype=np.int64),
         RET=np.zeros(n))
@@ -933,11 +941,36 @@ def pack(st: KState, e: int, state: EDState) -> None:
     st.SC[e] = -1
     st.GB[e] = [-1 if p is None else p.pid for p in state.general]
     st.IB[e] = [-1 if p is None else p.pid for p in state.icu]
-    st.HZ[e] = state.hazard_draws
-    st.PD[e] = state.patient_draws
-    st.RD[e] = state.return_draws
+    if pids > st.PT.shape[1]:
+        raise ValueError(f"{pids} patients do not fit the capacity {st.PT.shape[1]}")
+    st.HZ[e, :, :pids] = state.hazard_draws.T
+    st.PD[e, :pids] = state.patient_draws
+    st.RD[e, :pids] = state.return_draws
     starts = np.cumsum([0] + [len(t) for t in state.schedule])
     st.SCHED[e] = starts
     st.FLOW[e] = state.inpatient_flow
     st.EV[e] = 0
     st.RET[e] = 0.0
+
+
+# ================================ N environments ==================================================
+@jit
+def step_all(st, kp, actions, skip, reward, valid, terminated, truncated, info, mask, o_gen,
+             o_icu, o_vent, o_queue, o_time, o_totals, o_staff, beds, risk):
+    """Step every env ``e`` with ``skip[e] == False``, then observe it and compute its mask:
+    ``reward[e]`` ... ``truncated[e]``, ``info[e]`` = (ticks, deaths, treated, early stopped)."""
+    for e in range(actions.shape[0]):
+        if skip[e]:
+            continue
+        r, ok, term, trunc = step_env(st, e, actions[e], kp, mask, beds, risk)
+        reward[e] = r
+        valid[e] = ok
+        terminated[e] = term
+        truncated[e] = trunc
+        info[e, 0] = st.EV[e, E_TICKS]
+        info[e, 1] = st.EV[e, E_DEATHS]
+        info[e, 2] = st.EV[e, E_TREATED]
+        info[e, 3] = st.S[e, S_ESTOP] >= 0 and st.S[e, S_ESTOP] < kp.horizon and \
+            kp.early_stop_deaths > 0 and st.S[e, S_DEATHS] >= kp.early_stop_deaths
+        observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff)
+        action_mask(st, e, kp, mask)

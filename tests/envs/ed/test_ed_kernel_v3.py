@@ -31,17 +31,17 @@ def lockstep(scenario: str, seed: int, agent_name: str, invalid_every: int = 0) 
     agent = make_agent(agent_name, "ed")
     agent.reset(env, seed)
     spec = env.observation_spec()
-    obs = {k: np.zeros(spec[k].shape, np.float32) for k in K.OBS_KEYS}
-    mask = np.zeros(env.num_actions, dtype=np.bool_)
+    obs = {k: np.zeros((1, *spec[k].shape), np.float32) for k in K.OBS_KEYS}
+    mask = np.zeros((1, env.num_actions), dtype=np.bool_)
     beds, risk = K.scratch(kp, pids)
     rng = np.random.default_rng(seed)
     steps = 0
     while not s.done:
         K.action_mask(st, 0, kp, mask)
-        np.testing.assert_array_equal(mask, env.action_mask(s), err_msg=f"mask, step {steps}")
+        np.testing.assert_array_equal(mask[0], env.action_mask(s), err_msg=f"mask, step {steps}")
         K.observe(st, 0, kp, *obs.values())
         for key, value in env.observe(s).items():
-            np.testing.assert_array_equal(obs[key], value, err_msg=f"{key}, step {steps}")
+            np.testing.assert_array_equal(obs[key][0], value, err_msg=f"{key}, step {steps}")
         action = agent.act(env, s)
         a = action if isinstance(action, int) else env.encode(action)  # type: ignore[arg-type]
         if invalid_every and steps % invalid_every == 3:
