@@ -33,10 +33,12 @@ from lifeline.envs.ed.types import EDState, Patient
 try:  # compiled when numba is installed, plain Python otherwise (same results)
     if os.environ.get("LIFELINE_NO_NUMBA"):
         raise ImportError("LIFELINE_NO_NUMBA is set")
-    from numba import njit as _njit
+    import numba
 
     def jit(fn: Any) -> Any:
-        return _njit(cache=True, _nrt=False)(fn)
+        # the step never allocates: no reference counting (``_nrt=False``, as batch_kernel)
+        njit: Any = numba.njit
+        return njit(cache=True, _nrt=False)(fn)
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover - depends on the installation
     def jit(fn: Any) -> Any:
@@ -931,6 +933,7 @@ def pack(st: KState, e: int, state: EDState) -> None:
     S = st.S[e]
     S[:] = 0
     S[S_TICK], S[S_VENT], S[S_NPIDS] = state.tick, state.ventilators_in_use, pids
+    S[S_ESTOP] = -1
     S[S_WARDFREE], S[S_HICUFREE] = state.ward_free, state.hospital_icu_free
     S[S_BACKLOG_W], S[S_BACKLOG_I] = state.elective_backlog
     S[S_PATIENTS], S[S_CRITICAL] = c.patients, c.critical
@@ -955,6 +958,13 @@ def pack(st: KState, e: int, state: EDState) -> None:
 
 # ================================ N environments ==================================================
 @jit
+def refresh(st, e, kp, mask, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff):
+    """Observe env ``e`` and compute its mask (after :func:`pack`)."""
+    observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff)
+    action_mask(st, e, kp, mask)
+
+
+@jit
 def step_all(st, kp, actions, skip, reward, valid, terminated, truncated, info, mask, o_gen,
              o_icu, o_vent, o_queue, o_time, o_totals, o_staff, beds, risk):
     """Step every env ``e`` with ``skip[e] == False``, then observe it and compute its mask:
@@ -970,7 +980,6 @@ def step_all(st, kp, actions, skip, reward, valid, terminated, truncated, info, 
         info[e, 0] = st.EV[e, E_TICKS]
         info[e, 1] = st.EV[e, E_DEATHS]
         info[e, 2] = st.EV[e, E_TREATED]
-        info[e, 3] = st.S[e, S_ESTOP] >= 0 and st.S[e, S_ESTOP] < kp.horizon and \
-            kp.early_stop_deaths > 0 and st.S[e, S_DEATHS] >= kp.early_stop_deaths
+        info[e, 3] = st.S[e, S_ESTOP] >= 0
         observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff)
         action_mask(st, e, kp, mask)

@@ -14,7 +14,9 @@ import pytest
 
 from lifeline.agents import make_agent
 from lifeline.envs.ed import kernel_v3 as K
+from lifeline.envs.ed import reward
 from lifeline.envs.ed.baselines import EXPLOITS
+from lifeline.envs.ed.batch_v3 import grade_state
 from lifeline.envs.ed.env import EDEnv, return_bound
 from lifeline.envs.ed.params import SCENARIOS
 
@@ -59,6 +61,9 @@ def lockstep(scenario: str, seed: int, agent_name: str, invalid_every: int = 0) 
                               (K.S_INVALID, s.invalid_actions)):
         assert st.S[0, column] == expected
     assert st.RET[0] == s.episode_return
+    mine, theirs = reward.grade(grade_state(st, 0, env.params), env.params), env.grade(s)
+    assert (mine.score, mine.components, mine.metrics) == (theirs.score, theirs.components,
+                                                           theirs.metrics)
     return steps
 
 
@@ -83,3 +88,41 @@ def test_plain_python_fallback_matches_too() -> None:
                          check=False, cwd=os.getcwd())
     assert out.returncode == 0, out.stderr[-2000:]
     assert int(out.stdout.split()[-1]) > 100
+
+
+@pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
+def test_make_vec_batch_env_equals_the_loop_of_scalar_envs(mode: str) -> None:
+    """``gymnasium.make_vec("lifeline/ED-v3")`` (the kernel) and Gymnasium's SyncVectorEnv of
+    scalar v3 envs: the same observations, masks (also in ``infos``), rewards and flags through
+    episode ends and auto-resets."""
+    import gymnasium as gym
+
+    from lifeline.envs.ed.batch import EDVectorEnv
+
+    n, autoreset = 3, gym.vector.AutoresetMode(mode)
+    batch = gym.make_vec("lifeline/ED-v3", num_envs=n, vectorization_mode="vector_entry_point",
+                         scenario="night_shift", autoreset_mode=autoreset)
+    loop = gym.make_vec("lifeline/ED-v3", num_envs=n, vectorization_mode="sync",
+                        vector_kwargs={"autoreset_mode": autoreset}, scenario="night_shift")
+    assert isinstance(batch.unwrapped, EDVectorEnv)
+    assert batch.single_observation_space == loop.single_observation_space
+    ob, info = batch.reset(seed=5)
+    ol, _ = loop.reset(seed=5)
+    np.testing.assert_array_equal(info["action_mask"], ob["action_mask"].astype(bool))
+    rng = np.random.default_rng(0)
+    ends = 0
+    for step in range(800):
+        for key in ol:
+            np.testing.assert_array_equal(ob[key], ol[key], err_msg=f"{key} at step {step}")
+        legal = ob["action_mask"].astype(bool)
+        acts = np.array([rng.choice(np.flatnonzero(row)) for row in legal])
+        ob, rb, tb, ub, info = batch.step(acts)
+        ol, rl, tl, ul, _ = loop.step(acts)
+        np.testing.assert_array_equal(rb, rl)
+        np.testing.assert_array_equal(tb, tl)
+        np.testing.assert_array_equal(ub, ul)
+        np.testing.assert_array_equal(info["action_mask"], ob["action_mask"].astype(bool))
+        ends += int((tb | ub).sum())
+    assert ends >= n  # every env went through at least one episode end
+    batch.close()
+    loop.close()
