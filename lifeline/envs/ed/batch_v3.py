@@ -70,6 +70,7 @@ class EDBatchV3:
         new.PT[:, :c] = old.PT
         new.WL[:, :c] = old.WL
         new.IQ[:, :c] = old.IQ
+        new.PR[:, :c] = old.PR
         new.HZ[:, :, :c] = old.HZ
         new.PD[:, :c] = old.PD
         new.RD[:, :c] = old.RD
@@ -85,7 +86,7 @@ class EDBatchV3:
         pids = int(state.hazard_draws.shape[0])
         if pids > self.capacity:
             self._grow(max(pids, int(self.capacity * 1.25)))
-        K.pack(self.st, i, state)
+        K.pack(self.st, i, state, self.kp)
         self.seeds[i] = seed
         o = self.obs
         K.refresh(self.st, i, self.kp, self.mask, o["general_beds"], o["icu_beds"],

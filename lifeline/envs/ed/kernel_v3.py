@@ -8,14 +8,16 @@ State of environment ``e`` (``KState``): ``S[e, S_*]`` the clock and counters, `
 F_*]`` one row of integers per patient, ``GB`` / ``IB`` the pid in each general / ICU bed (-1
 empty), ``WL`` the waiting room's pids in its sorted order (``S_NWAIT`` of them), ``IQ`` the
 imaging queue (``S_NQ``), ``SC`` the scanners' pids (``S_NSCAN``) with ``F_SCANLEFT`` their
-ticks left; pending returns are per patient (``F_RTICK >= 0``, due in (tick, pid) order). The
-random numbers are the scalar env's own pre-drawn arrays (``hazard_draws`` as ``HZ[e, pid,
-t]``, ``patient_draws`` ``PD``, ``return_draws`` ``RD``), so the same seed and actions give the
+ticks left; ``PR`` the pids with a pending return (due at ``F_RTICK``, served in (tick, pid)
+order). The random numbers are the scalar env's own pre-drawn arrays (``hazard_draws`` as their ranks
+among the thresholds they are compared with, ``HZ[e, t, pid]``, exact and 8x smaller;
+``patient_draws`` ``PD``, ``return_draws`` ``RD``), so the same seed and actions give the
 same trajectory as :class:`lifeline.envs.ed.env.EDEnv` (``tests/envs/ed/test_ed_kernel_v3.py``
 checks every step). The patient stream itself comes from ``generator.py`` (:func:`pack`).
 
-Status: this module is the v3 step; ``EDEnv`` does not call it yet and the batch env
-(``batch.py``) is still ED-v2's kernel (see the README).
+It serves the batch env (:mod:`lifeline.envs.ed.batch_v3`, what ``gymnasium.make_vec(
+"lifeline/ED-v3")`` builds). Status (issue 27): the scalar ``EDEnv`` does not call it yet, so the
+v3 step exists twice (``dynamics.py``/``care.py`` and here), kept equal by the parity tests.
 """
 
 from __future__ import annotations
@@ -110,6 +112,8 @@ class KParams(NamedTuple):
     assess: np.ndarray
     offsets: np.ndarray
     """First index of each kind in ``KINDS`` order, then the total."""
+    thresholds: np.ndarray
+    """Every value a hazard draw is ever compared with (sorted, distinct; 0 included)."""
 
 
 def kparams(params: EDParams) -> KParams:
@@ -135,7 +139,28 @@ def kparams(params: EDParams) -> KParams:
         np.asarray(params.condition_hazard, f8), np.asarray(params.condition_vent_prob, f8),
         np.asarray(params.condition_los, f8),
         np.asarray(params.physicians_by_hour, dtype=np.int64),
-        np.asarray(params.assess_ticks, dtype=np.int64), offsets)
+        np.asarray(params.assess_ticks, dtype=np.int64), offsets, hazard_thresholds(params))
+
+
+def hazard_thresholds(params: EDParams) -> np.ndarray:
+    """Every threshold ``advance_tick`` compares a hazard draw with: (death, worsening by ESI)
+    x every :func:`hazard_factor` before the condition x every condition profile, computed with
+    the same float operations, plus 0 (treatment complete)."""
+    bases = (params.death_hazard_untreated, *params.worsen_hazard)
+    care = (params.no_vent_factor, params.treated_factor, params.under_care_factor)
+    factors = (1.0, *care, *(max(f, params.unseen_factor) for f in care))
+    values = {0.0}
+    for f in factors:
+        for ch in params.condition_hazard:
+            factor = f * ch
+            values.update(base * factor for base in bases)
+    return np.array(sorted(values), dtype=np.float64)
+
+
+def hazard_ranks(draws: np.ndarray, kp: KParams) -> np.ndarray:
+    """``rank(u) = #{k: thresholds[k] <= u}``: ``u < thresholds[j]`` iff ``rank(u) <= j``, so
+    the kernel compares small integers and stays exact."""
+    return np.searchsorted(kp.thresholds, draws, side="right")
 
 
 class KState(NamedTuple):
@@ -148,7 +173,11 @@ class KState(NamedTuple):
     WL: np.ndarray
     IQ: np.ndarray
     SC: np.ndarray
+    PR: np.ndarray
+    """Pids with a pending return (``S_NPEND`` of them, any order)."""
     HZ: np.ndarray
+    """``HZ[e, t, pid]``: the rank of ``EDState.hazard_draws[pid, t]`` among
+    ``KParams.thresholds`` (see :func:`hazard_ranks`)."""
     PD: np.ndarray
     RD: np.ndarray
     SCHED: np.ndarray
@@ -320,6 +349,7 @@ def outside_outcome(st, e, q, kp):
         lo, hi = kp.return_lo, kp.return_hi
         delay = math.ceil((lo + (hi - lo) * u_delay) * 60.0 / kp.tick_minutes)
         PT[e, q, F_RTICK] = st.S[e, S_TICK] + delay
+        st.PR[e, st.S[e, S_NPEND]] = q
         st.S[e, S_NPEND] += 1
 
 
@@ -519,6 +549,19 @@ def assign_inpatient_beds(st, e, kp, beds):
 
 
 @jit
+def _threshold_index(th, value):
+    """Index of ``value`` in the sorted ``th`` (it is one of them: ``hazard_thresholds``)."""
+    lo, hi = 0, th.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if th[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@jit
 def advance_tick(st, e, kp, beds, risk):
     """dynamics.advance_tick: care progresses, hazards strike, LWBS, inpatient beds, arrivals.
 
@@ -560,12 +603,12 @@ def advance_tick(st, e, kp, beds, risk):
             nr += 1
     for j in range(nr):
         q = risk[j]
-        u = st.HZ[e, t, q]
+        rank = st.HZ[e, t, q]
         factor = hazard_factor(PT, e, q, kp)
         if PT[e, q, F_ACU] == 1:
-            if u < kp.death_hazard * factor:
+            if rank <= _threshold_index(kp.thresholds, kp.death_hazard * factor):
                 _die(st, e, q, kp)
-        elif u < kp.worsen[PT[e, q, F_ACU] - 1] * factor:
+        elif rank <= _threshold_index(kp.thresholds, kp.worsen[PT[e, q, F_ACU] - 1] * factor):
             _worsen(st, e, q, kp)
             S[e, S_DETER] += 1
             EV[e, E_DETER] += 1
@@ -614,15 +657,17 @@ def admit_arrivals(st, e, kp):
     # due returns in (due tick, pid) order
     while S[e, S_NPEND] > 0:
         best = -1
-        for q in range(S[e, S_NPIDS]):
+        for k in range(S[e, S_NPEND]):
+            q = st.PR[e, k]
             r = PT[e, q, F_RTICK]
-            if 0 <= r <= t and (best < 0 or r < PT[e, best, F_RTICK]):
+            if r <= t and (best < 0 or r < PT[e, best, F_RTICK] or (
+                    r == PT[e, best, F_RTICK] and q < best)):
                 best = q
         if best < 0:
             break
         q = best
         PT[e, q, F_RTICK] = -1
-        S[e, S_NPEND] -= 1
+        S[e, S_NPEND] = _remove(st.PR, e, S[e, S_NPEND], q)
         PT[e, q, F_PROG] = 0
         PT[e, q, F_SEEN] = -1  # care.reset_visit
         PT[e, q, F_ASSESS] = 0
@@ -883,7 +928,8 @@ def allocate(num_envs: int, kp: KParams, pids: int, returns: int) -> KState:
         IB=np.full((n, kp.icu_beds), -1, dtype=np.int32),
         WL=np.full((n, pids), -1, dtype=np.int32), IQ=np.full((n, pids), -1, dtype=np.int32),
         SC=np.full((n, max(kp.scanners, 1)), -1, dtype=np.int32),
-        HZ=np.zeros((n, h, pids)), PD=np.zeros((n, pids, 5)),
+        PR=np.full((n, pids), -1, dtype=np.int32),
+        HZ=np.zeros((n, h, pids), dtype=np.uint8 if len(kp.thresholds) < 256 else np.uint16), PD=np.zeros((n, pids, 5)),
         RD=np.zeros((n, pids, returns, 3)), SCHED=np.zeros((n, h + 1), dtype=np.int64),
         FLOW=np.zeros((n, h, 4), dtype=np.int64), EV=np.zeros((n, N_E), dtype=np.int64),
         RET=np.zeros(n))
@@ -914,7 +960,7 @@ def _row(p: Patient) -> list[int]:
     return row
 
 
-def pack(st: KState, e: int, state: EDState) -> None:
+def pack(st: KState, e: int, state: EDState, kp: KParams) -> None:
     """Copy a freshly reset scalar ``EDState`` (tick 0, nothing scanned, no returns pending)
     into env ``e`` of ``st``."""
     if state.tick != 0 or state.scanning or state.imaging_queue or state.returns:
@@ -942,11 +988,13 @@ def pack(st: KState, e: int, state: EDState) -> None:
     st.WL[e, :len(state.waiting)] = [p.pid for p in state.waiting]
     st.IQ[e] = -1
     st.SC[e] = -1
+    st.PR[e] = -1
     st.GB[e] = [-1 if p is None else p.pid for p in state.general]
     st.IB[e] = [-1 if p is None else p.pid for p in state.icu]
     if pids > st.PT.shape[1]:
         raise ValueError(f"{pids} patients do not fit the capacity {st.PT.shape[1]}")
-    st.HZ[e, :, :pids] = state.hazard_draws.T
+    st.HZ[e, :, :pids] = hazard_ranks(state.hazard_draws.T, kp)
+    st.HZ[e, :, pids:] = 0
     st.PD[e, :pids] = state.patient_draws
     st.RD[e, :pids] = state.return_draws
     starts = np.cumsum([0] + [len(t) for t in state.schedule])

@@ -29,7 +29,7 @@ def lockstep(scenario: str, seed: int, agent_name: str, invalid_every: int = 0) 
     s = env.reset(seed)
     pids = s.hazard_draws.shape[0]
     st = K.allocate(1, kp, pids, return_bound(env.params))
-    K.pack(st, 0, s)
+    K.pack(st, 0, s, kp)
     agent = make_agent(agent_name, "ed")
     agent.reset(env, seed)
     spec = env.observation_spec()
