@@ -9,8 +9,8 @@ F_*]`` one row of integers per patient, ``GB`` / ``IB`` the pid in each general 
 empty), ``WL`` the waiting room's pids in its sorted order (``S_NWAIT`` of them), ``IQ`` the
 imaging queue (``S_NQ``), ``SC`` the scanners' pids (``S_NSCAN``) with ``F_SCANLEFT`` their
 ticks left; ``PR`` the pids with a pending return (due at ``F_RTICK``, served in (tick, pid)
-order). The random numbers are the scalar env's own pre-drawn arrays (``hazard_draws`` as their ranks
-among the thresholds they are compared with, ``HZ[e, t, pid]``, exact and 8x smaller;
+order). The random numbers are the scalar env's own pre-drawn arrays (``hazard_draws`` as
+their ranks among the thresholds they are compared with, ``HZ[e, t, pid]``, exact and 8x smaller;
 ``patient_draws`` ``PD``, ``return_draws`` ``RD``), so the same seed and actions give the
 same trajectory as :class:`lifeline.envs.ed.env.EDEnv` (``tests/envs/ed/test_ed_kernel_v3.py``
 checks every step). The patient stream itself comes from ``generator.py`` (:func:`pack`).
@@ -114,6 +114,8 @@ class KParams(NamedTuple):
     """First index of each kind in ``KINDS`` order, then the total."""
     thresholds: np.ndarray
     """Every value a hazard draw is ever compared with (sorted, distinct; 0 included)."""
+    threshold_index: np.ndarray
+    """:func:`threshold_table`: [base, hazard class, condition] -> index in ``thresholds``."""
 
 
 def kparams(params: EDParams) -> KParams:
@@ -122,6 +124,7 @@ def kparams(params: EDParams) -> KParams:
         raise ValueError("kernel_v3 implements ED-v3 (version 3 params)")
     q, g, i = params.queue_slots, params.general_beds, params.icu_beds
     sizes = [1, q, q, i, g, i, g, i, g, i, g, i]
+    thresholds = hazard_thresholds(params)
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(sizes)
     f8 = np.float64
@@ -139,22 +142,44 @@ def kparams(params: EDParams) -> KParams:
         np.asarray(params.condition_hazard, f8), np.asarray(params.condition_vent_prob, f8),
         np.asarray(params.condition_los, f8),
         np.asarray(params.physicians_by_hour, dtype=np.int64),
-        np.asarray(params.assess_ticks, dtype=np.int64), offsets, hazard_thresholds(params))
+        np.asarray(params.assess_ticks, dtype=np.int64), offsets, thresholds,
+        threshold_table(params, thresholds))
+
+
+def hazard_factors(params: EDParams) -> tuple[float, ...]:
+    """The factor of each :func:`hazard_class` (before the condition profile), as
+    ``dynamics.hazard_factor`` computes it: waiting; no ventilator, correct care, under-care in
+    a bed a physician has seen; the same three in a bed without one (at least ``unseen``)."""
+    care = (params.no_vent_factor, params.treated_factor, params.under_care_factor)
+    return (1.0, *care, *(max(f, params.unseen_factor) for f in care))
 
 
 def hazard_thresholds(params: EDParams) -> np.ndarray:
     """Every threshold ``advance_tick`` compares a hazard draw with: (death, worsening by ESI)
-    x every :func:`hazard_factor` before the condition x every condition profile, computed with
-    the same float operations, plus 0 (treatment complete)."""
+    x every :func:`hazard_factors` x every condition profile, computed with the same float
+    operations as ``dynamics.advance_tick``, plus 0 (sorted, distinct)."""
     bases = (params.death_hazard_untreated, *params.worsen_hazard)
-    care = (params.no_vent_factor, params.treated_factor, params.under_care_factor)
-    factors = (1.0, *care, *(max(f, params.unseen_factor) for f in care))
     values = {0.0}
-    for f in factors:
+    for f in hazard_factors(params):
         for ch in params.condition_hazard:
             factor = f * ch
             values.update(base * factor for base in bases)
     return np.array(sorted(values), dtype=np.float64)
+
+
+def threshold_table(params: EDParams, thresholds: np.ndarray) -> np.ndarray:
+    """``[base, class, condition]`` -> index in ``thresholds`` of ``base * (factor x profile)``
+    (base 0 = death, 1..5 = worsening of ESI 1..5)."""
+    bases = (params.death_hazard_untreated, *params.worsen_hazard)
+    factors = hazard_factors(params)
+    table = np.zeros((len(bases), len(factors), len(params.condition_hazard)), dtype=np.int64)
+    for i, base in enumerate(bases):
+        for c, f in enumerate(factors):
+            for k, ch in enumerate(params.condition_hazard):
+                j = int(np.searchsorted(thresholds, base * (f * ch)))
+                assert thresholds[j] == base * (f * ch)
+                table[i, c, k] = j
+    return table
 
 
 def hazard_ranks(draws: np.ndarray, kp: KParams) -> np.ndarray:
@@ -371,20 +396,20 @@ def _discharge(st, e, q, kp):
 
 
 @jit
-def hazard_factor(PT, e, q, kp):
+def hazard_class(PT, e, q):
+    """Which of :func:`hazard_factors` applies (``dynamics.hazard_factor`` without the condition
+    profile); -1 once treatment is complete (no hazard)."""
     if PT[e, q, F_LOC] == WAITING:
-        factor = 1.0
-    elif treatment_done(PT, e, q):
-        return 0.0
-    elif PT[e, q, F_NVENT] and not PT[e, q, F_VENTD]:
-        factor = kp.no_vent_factor
+        return 0
+    if treatment_done(PT, e, q):
+        return -1
+    if PT[e, q, F_NVENT] and not PT[e, q, F_VENTD]:
+        c = 1
     elif correct_care(PT, e, q):
-        factor = kp.treated_factor
+        c = 2
     else:
-        factor = kp.under_care_factor
-    if PT[e, q, F_LOC] != WAITING and PT[e, q, F_SEEN] < 0:
-        factor = max(factor, kp.unseen_factor)
-    return factor * kp.condition_hazard[PT[e, q, F_COND]]
+        c = 3
+    return c + 3 if PT[e, q, F_SEEN] < 0 else c
 
 
 @jit
@@ -549,19 +574,6 @@ def assign_inpatient_beds(st, e, kp, beds):
 
 
 @jit
-def _threshold_index(th, value):
-    """Index of ``value`` in the sorted ``th`` (it is one of them: ``hazard_thresholds``)."""
-    lo, hi = 0, th.shape[0]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if th[mid] < value:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@jit
 def advance_tick(st, e, kp, beds, risk):
     """dynamics.advance_tick: care progresses, hazards strike, LWBS, inpatient beds, arrivals.
 
@@ -603,12 +615,16 @@ def advance_tick(st, e, kp, beds, risk):
             nr += 1
     for j in range(nr):
         q = risk[j]
-        rank = st.HZ[e, t, q]
-        factor = hazard_factor(PT, e, q, kp)
-        if PT[e, q, F_ACU] == 1:
-            if rank <= _threshold_index(kp.thresholds, kp.death_hazard * factor):
+        c = hazard_class(PT, e, q)
+        if c < 0:
+            continue
+        rank = st.HZ[e, t, q]  # u < threshold  iff  rank(u) <= its index
+        acuity = PT[e, q, F_ACU]
+        j = kp.threshold_index[0 if acuity == 1 else acuity, c, PT[e, q, F_COND]]
+        if acuity == 1:
+            if rank <= j:
                 _die(st, e, q, kp)
-        elif rank <= _threshold_index(kp.thresholds, kp.worsen[PT[e, q, F_ACU] - 1] * factor):
+        elif rank <= j:
             _worsen(st, e, q, kp)
             S[e, S_DETER] += 1
             EV[e, E_DETER] += 1
@@ -929,7 +945,8 @@ def allocate(num_envs: int, kp: KParams, pids: int, returns: int) -> KState:
         WL=np.full((n, pids), -1, dtype=np.int32), IQ=np.full((n, pids), -1, dtype=np.int32),
         SC=np.full((n, max(kp.scanners, 1)), -1, dtype=np.int32),
         PR=np.full((n, pids), -1, dtype=np.int32),
-        HZ=np.zeros((n, h, pids), dtype=np.uint8 if len(kp.thresholds) < 256 else np.uint16), PD=np.zeros((n, pids, 5)),
+        HZ=np.zeros((n, h, pids), dtype=np.uint8 if len(kp.thresholds) < 256 else np.uint16),
+        PD=np.zeros((n, pids, 5)),
         RD=np.zeros((n, pids, returns, 3)), SCHED=np.zeros((n, h + 1), dtype=np.int64),
         FLOW=np.zeros((n, h, 4), dtype=np.int64), EV=np.zeros((n, N_E), dtype=np.int64),
         RET=np.zeros(n))
