@@ -57,7 +57,7 @@ def Batch(n: int, scenario: str) -> Any:
     return EDBatchV3(n, scenario) if VERSION["version"] >= 3 else EDBatch(n, scenario)
 
 
-def _v2_gym(scenario: str) -> gym.Env:  # type: ignore[type-arg]
+def _v2_gym(scenario: str) -> gym.Env:
     """The scalar ED (of ``VERSION``) as a Gymnasium env (what SyncVectorEnv loops over)."""
     return LifelineGymEnv("ed", core=EDEnv(scenario))
 
