@@ -54,8 +54,8 @@ WAITING, GENERAL, ICU, GONE = 0, 1, 2, 3
  S_HICUFREE, S_BACKLOG_W, S_BACKLOG_I, S_PATIENTS, S_TREATED, S_WARDADM, S_DEATHS, S_DDEATHS,
  S_CRITICAL, S_CDEATHS, S_LWBS, S_EARLY, S_DHARMS, S_RETURNS, S_WAITSUM, S_WAITS, S_GENT, S_ICUT,
  S_VENTT, S_TICKS, S_ESTOP, S_PROVWAIT, S_DETER, S_BUSYPHYS, S_PHYSTICKS, S_SCANTICKS,
- S_NPIDS, S_NPEND) = range(38)
-N_S = 38
+ S_NPIDS, S_NPEND, S_BUSY) = range(39)
+N_S = 39
 
 # ----- per-patient integers PT[e, pid, .] -------------------------------------------------------
 (F_ARR, F_ACU, F_TERR, F_COND, F_NICU, F_NVENT, F_TREAT, F_PATI, F_NWARD, F_BOARD, F_EVERC,
@@ -247,16 +247,9 @@ def hour_of(tick, kp):
 
 @jit
 def physicians_free(st, e, kp):
-    busy = 0
-    for b in range(kp.general_beds):
-        q = st.GB[e, b]
-        if q >= 0 and st.PT[e, q, F_ASSESS] > 0:
-            busy += 1
-    for b in range(kp.icu_beds):
-        q = st.IB[e, b]
-        if q >= 0 and st.PT[e, q, F_ASSESS] > 0:
-            busy += 1
-    return max(0, kp.physicians[hour_of(st.S[e, S_TICK], kp)] - busy)
+    """care.physicians_free: on duty minus those in an assessment (``S_BUSY`` counts the
+    patients with ``F_ASSESS > 0``), never negative."""
+    return max(0, kp.physicians[hour_of(st.S[e, S_TICK], kp)] - st.S[e, S_BUSY])
 
 
 # ================================ list helpers ====================================================
@@ -338,6 +331,8 @@ def _leave(st, e, q):
     elif PT[e, q, F_IMGSTATE] == 2:
         st.S[e, S_NSCAN] = _remove(st.SC, e, st.S[e, S_NSCAN], q)
     PT[e, q, F_IMGSTATE] = 0
+    if PT[e, q, F_ASSESS] > 0:
+        st.S[e, S_BUSY] -= 1
     PT[e, q, F_ASSESS] = 0
     if PT[e, q, F_AWAIT] and PT[e, q, F_BEDASSIGN] >= 0:
         if PT[e, q, F_NICU]:
@@ -473,6 +468,7 @@ def advance_assessments(st, e, beds, nb):
         PT[e, q, F_ASSESS] -= 1
         st.S[e, S_BUSYPHYS] += 1
         if PT[e, q, F_ASSESS] == 0:
+            st.S[e, S_BUSY] -= 1
             if PT[e, q, F_LABS]:
                 PT[e, q, F_LABRES] = end + PT[e, q, F_LABT]
             if PT[e, q, F_IMG]:
@@ -755,6 +751,8 @@ def apply_action(st, e, a, kp, beds, risk):
         q = st.GB[e, arg] if kind == 8 else st.IB[e, arg]
         PT[e, q, F_SEEN] = S[e, S_TICK]
         PT[e, q, F_ASSESS] = kp.assess[PT[e, q, F_ACU] - 1]
+        if PT[e, q, F_ASSESS] > 0:
+            S[e, S_BUSY] += 1
         S[e, S_PROVWAIT] += S[e, S_TICK] - PT[e, q, F_ARR]
     else:
         q = st.GB[e, arg] if kind == 10 else st.IB[e, arg]
@@ -997,6 +995,7 @@ def pack(st: KState, e: int, state: EDState, kp: KParams) -> None:
     S[:] = 0
     S[S_TICK], S[S_VENT], S[S_NPIDS] = state.tick, state.ventilators_in_use, pids
     S[S_ESTOP] = -1
+    S[S_BUSY] = state.physicians_busy
     S[S_WARDFREE], S[S_HICUFREE] = state.ward_free, state.hospital_icu_free
     S[S_BACKLOG_W], S[S_BACKLOG_I] = state.elective_backlog
     S[S_PATIENTS], S[S_CRITICAL] = c.patients, c.critical
