@@ -1,6 +1,11 @@
 """Batch ED vs scalar ED, side by side in one run (JSON on stdout).
 
     python bench/batch.py [--scenario surge] [--sizes 1,64,1024,4096] [--seconds 2] [--rounds 3]
+                          [--version 3]
+
+``--version 3`` measures ED-v3 (the array kernel ``kernel_v3`` through ``batch_v3.EDBatchV3``,
+and the scalar v3 ``EDEnv``); ``--version 2`` (the default, what ``results/ed/batch_bench.json``
+and the README's table hold) the ED-v2 kernel and ``EDv2Env``.
 
 Measures CPU time (``time.process_time``: the machine is shared, wall time is not the env's),
 random legal actions chosen outside the timed region, ``rounds`` interleaved rounds, medians:
@@ -35,12 +40,25 @@ import numpy as np
 import lifeline
 from lifeline.core.registry import spec
 from lifeline.envs.ed.batch import EDBatch, EDVectorEnv
-from lifeline.envs.ed.env import EDv2Env as EDEnv  # the kernel is ED-v2: like with like
+from lifeline.envs.ed.batch_v3 import EDBatchV3
+from lifeline.envs.ed.env import EDEnv as EDv3Env
+from lifeline.envs.ed.env import EDv2Env
 from lifeline.faces.gymnasium import LifelineGymEnv
 
+VERSION = {"version": 2}
+"""The ED version measured (``--version``); like with like: batch and scalar of one version."""
 
-def _v2_gym(scenario: str) -> gym.Env:  # type: ignore[type-arg]
-    """The scalar ED-v2 as a Gymnasium env (what SyncVectorEnv loops over)."""
+
+def EDEnv(scenario: str) -> Any:
+    return EDv3Env(scenario) if VERSION["version"] >= 3 else EDv2Env(scenario)
+
+
+def Batch(n: int, scenario: str) -> Any:
+    return EDBatchV3(n, scenario) if VERSION["version"] >= 3 else EDBatch(n, scenario)
+
+
+def _v2_gym(scenario: str) -> gym.Env:
+    """The scalar ED (of ``VERSION``) as a Gymnasium env (what SyncVectorEnv loops over)."""
     return LifelineGymEnv("ed", core=EDEnv(scenario))
 
 
@@ -79,7 +97,7 @@ def time_scalar(scenario: str, seconds: float, observe: bool) -> dict[str, float
 
 
 def time_batch(scenario: str, n: int, seconds: float, episode_steps: float) -> dict[str, float]:
-    batch = EDBatch(n, scenario)
+    batch = Batch(n, scenario)
     t0 = time.process_time()
     for i in range(n):
         batch.reset_env(i, i)
@@ -131,12 +149,16 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0,
                         help="CPU seconds per measurement")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--version", type=int, default=2, choices=(2, 3))
     parser.add_argument("--no-vector", action="store_true",
                         help="skip the Gymnasium vector-env comparison")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    gym_id = spec("ed").gym_id
-    EDBatch(1, args.scenario).reset_env(0, 0)  # compile (or load the cached kernel) first
+    VERSION["version"] = args.version
+    gym_id = spec("ed").gym_id if args.version >= 3 else "lifeline/ED-v2"
+    warm = Batch(1, args.scenario)  # compile (or load the cached kernel) first
+    warm.reset_env(0, 0)
+    warm.step(np.zeros(1, dtype=np.int64))
     raw: dict[str, list[Any]] = {}
 
     def add(key: str, value: Any) -> None:
@@ -149,8 +171,8 @@ def main() -> None:
         for n in sizes:
             add(f"batch_{n}", time_batch(args.scenario, n, args.seconds, episode_steps))
             if not args.no_vector:
-                add(f"vector_{n}", time_vector(partial(EDVectorEnv, n, args.scenario), n,
-                                               args.seconds))
+                add(f"vector_{n}", time_vector(partial(EDVectorEnv, n, args.scenario,
+                                                       version=args.version), n, args.seconds))
                 add(f"loop_{n}", time_vector(
                     partial(gym.vector.SyncVectorEnv,
                             [partial(_v2_gym, args.scenario) for _ in range(n)]),

@@ -17,11 +17,7 @@ LADDER = ("noop", "random", "heuristic", "bound")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("scenario", [
-    pytest.param(sc, marks=pytest.mark.xfail(strict=True, reason=(
-        "known gap (issue 27): on ED-v3 night_shift noop and random CIs overlap by 0.0009 on "
-        "the 30 held-out seeds"))) if sc == "night_shift" else sc
-    for sc in lifeline.spec("ed").scenarios])
+@pytest.mark.parametrize("scenario", list(lifeline.spec("ed").scenarios))
 def test_ed_ladder_ordered_with_separated_cis(scenario: str) -> None:
     results = evaluate("ed", LADDER, [scenario], episodes=30)
     rows = {r["agent"]: r for r in results["summary"]}

@@ -24,7 +24,8 @@ TINY = FastPPOConfig(num_envs=8, num_steps=16, epochs=1, minibatches=2, hidden=1
                      dagger_rounds=1, dagger_episodes=1, dagger_epochs=1, bc_coef=0.1)
 
 ED_V3_GAP = ("known gap (issues 27/31): the pointer featurizer and the clone labels read ED-v3 "
-             "observations (the staff vector, new action kinds); the batch kernel is ED-v2 only")
+             "observations (the staff vector, new action kinds) while the fast PPO still trains "
+             "on ED-v2's kernel (batch_kernel.py; ED-v3's kernel_v3.py exists, PPO not moved)")
 
 
 def test_tiny_run_writes_a_curve_and_a_model(tmp_path: Path) -> None:

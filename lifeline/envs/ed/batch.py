@@ -1,10 +1,10 @@
-"""The batch ED (**ED-v2 only**): N environments held as arrays, stepped together by a kernel.
+"""The batch ED: N environments held as arrays, stepped together by a kernel.
 
-The kernel implements ED-v2's dynamics (``EDParams.version == 2``, :class:`EDv2Env`); ED-v3's
-clinicians, diagnostics and inpatient units are not in it, and ``EDBatch`` refuses v3 params.
-``gymnasium.make_vec("lifeline/ED-v3", ...)`` therefore builds Gymnasium's loop of scalar v3
-envs (with a warning); ``make_vec("lifeline/ED-v3", version=2, ...)`` builds this batch env of
-ED-v2 (what ``lifeline.train.fastppo`` trains on). Everything below describes v2.
+:class:`EDBatch` and ``batch_kernel`` implement ED-v2 (``EDParams.version == 2``,
+:class:`EDv2Env`; what ``lifeline.train.fastppo`` trains on). ED-v3 has its own array kernel,
+``kernel_v3`` (:class:`lifeline.envs.ed.batch_v3.EDBatchV3`); :class:`EDVectorEnv` is the
+Gymnasium face of either (``version``), and ``gymnasium.make_vec("lifeline/ED-v3", ...)``
+builds it over ED-v3 (``version=2``: over ED-v2). The rest of this docstring describes v2.
 
 :class:`EDBatch` is the array engine (reset one env from its seed, step all envs with one call
 into ``batch_kernel.step_all``, grade an env); :class:`EDVectorEnv` is its Gymnasium
@@ -354,7 +354,7 @@ class EDVectorEnv(gym.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.nda
     def __init__(self, num_envs: int = 1, scenario: str | None = None,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  copy: bool = True, params: EDParams | None = None,
-                 episode_seeds: Iterator[int] | None = None) -> None:
+                 episode_seeds: Iterator[int] | None = None, version: int = 2) -> None:
         from lifeline.envs.ed.env import EDv2Env
         from lifeline.faces.gymnasium import observation_space
 
@@ -362,8 +362,17 @@ class EDVectorEnv(gym.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.nda
         if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
             raise ValueError(f"autoreset_mode {mode} is not supported (NEXT_STEP or SAME_STEP)")
         scenario = scenario or next(iter(SCENARIOS))
-        self.batch = EDBatch(num_envs, scenario, params=params)
-        self.core = EDv2Env(scenario, params=self.batch.params)
+        if params is not None:
+            version = params.version
+        self.batch: Any
+        if version >= 3:  # ED-v3: lifeline.envs.ed.kernel_v3 (batch_v3.EDBatchV3)
+            from lifeline.envs.ed.batch_v3 import EDBatchV3
+
+            self.batch = EDBatchV3(num_envs, scenario, params=params)
+            self.core: Any = self.batch.core
+        else:
+            self.batch = EDBatch(num_envs, scenario, params=params)
+            self.core = EDv2Env(scenario, params=self.batch.params)
         self.num_envs = num_envs
         self.metadata = {"autoreset_mode": mode}
         self.copy = copy
@@ -473,6 +482,8 @@ class EDVectorEnv(gym.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.nda
             self._autoreset = np.zeros(n, dtype=np.bool_)
         else:
             self._autoreset = terminated | truncated
+        infos["action_mask"] = b.mask.copy()  # the masks of the returned observations
+        infos["_action_mask"] = np.ones(n, dtype=np.bool_)
         return self._obs(), reward, terminated, truncated, infos
 
     def _end_infos(self, infos: dict[str, Any], ended: np.ndarray) -> None:
@@ -502,20 +513,17 @@ def make_vector_env(num_envs: int = 1, lifeline_env: str = "ed", scenario: str |
                     autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                     copy: bool = True, version: int = 3,
                     **unknown: Any) -> gym.vector.VectorEnv[Any, Any, Any]:
-    """ed's ``vector_entry_point``. ED-v3 (``version=3``, the default) has no batch kernel:
-    ``gym.make_vec("lifeline/ED-v3", num_envs=N)`` is Gymnasium's loop of scalar v3 envs
-    (:func:`lifeline.faces.gymnasium.make_vector_env`), with a warning saying so.
-    ``version=2`` is an :class:`EDVectorEnv`: the batch kernel of ED-v2 (needs numba; it is an
-    error without it, or with ``batch=False``, ``asynchronous=True`` or a ``render_mode``, as
-    no scalar ED-v2 loop is registered)."""
+    """ed's ``vector_entry_point``. ``gym.make_vec("lifeline/ED-v3", num_envs=N)`` is an
+    :class:`EDVectorEnv` over the ED-v3 array kernel (``kernel_v3``; plain Python without
+    numba); ``batch=False``, ``asynchronous=True`` or a ``render_mode`` give Gymnasium's loop of
+    scalar v3 envs (:func:`lifeline.faces.gymnasium.make_vector_env`). ``version=2`` is an
+    :class:`EDVectorEnv` over the ED-v2 batch kernel (needs numba; it is an error without it,
+    or with ``batch=False``, ``asynchronous=True`` or a ``render_mode``, as no scalar ED-v2
+    loop is registered)."""
     from lifeline.faces import gymnasium as adapter
 
     if version not in (2, 3):
-        raise ValueError(f"version must be 2 (the batch kernel) or 3 (scalar envs), got {version}")
-    if version == 3 and batch and not asynchronous and render_mode is None:
-        gym.logger.warn("the ED batch kernel implements ED-v2 only: ED-v3 runs as Gymnasium's "
-                        "loop of scalar envs (pass version=2 for the batch env of ED-v2)")
-        batch = False
+        raise ValueError(f"version must be 2 (the v2 batch kernel) or 3, got {version}")
     if not batch or asynchronous or render_mode is not None:
         if version == 2:
             raise ValueError("version=2 is only available as the batch env (numba, no "
@@ -529,5 +537,7 @@ def make_vector_env(num_envs: int = 1, lifeline_env: str = "ed", scenario: str |
             f"lifeline/ED: unexpected keyword argument(s) {', '.join(sorted(unknown))}; "
             f"accepted: num_envs, scenario, render_mode, asynchronous, batch, autoreset_mode, "
             f"copy")
-    require_numba()  # version 2 only reaches here; without numba there is no v2 vector env
-    return EDVectorEnv(num_envs, scenario, autoreset_mode=autoreset_mode, copy=copy)
+    if version == 2:
+        require_numba()  # without numba there is no v2 vector env
+    return EDVectorEnv(num_envs, scenario, autoreset_mode=autoreset_mode, copy=copy,
+                       version=version)

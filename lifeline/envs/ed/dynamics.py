@@ -53,6 +53,8 @@ class StepEvents:
     """Sum over early discharges of severity = 6 - true ESI (ESI 1 -> 5 ... ESI 5 -> 1)."""
     discharge_harms: int = 0
     """Early discharges after which the patient will come back worse."""
+    deteriorations: int = 0
+    """v3: patients whose true ESI worsened one level in the ED (waiting, unseen or under care)."""
     waiting_critical_ticks: int = 0
     """Patient-ticks spent waiting at true ESI 1-2."""
     waiting_other_ticks: int = 0
@@ -294,6 +296,9 @@ def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
                     _die(state, params, p, events)
             elif u < params.worsen_hazard[p.true_acuity - 1] * factor:
                 _worsen(state, params, p)
+                if v3:  # the same harm as a return one level worse (reward.RETURN_HARM)
+                    state.counters.deteriorations += 1
+                    events.deteriorations += 1
     for p in list(state.waiting):
         if (v3 or p.true_acuity >= 4) and state.tick - p.arrival_tick >= p.patience_ticks:
             state.waiting.remove(p)

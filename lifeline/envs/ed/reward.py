@@ -8,7 +8,8 @@ hoarding beds).
 
 Grader (version 1, survival first; in v3 ``wait`` is door-to-provider: the wait for a
 physician, in the waiting room or in a bed). With ``N`` distinct patients,
-``harm = deaths + RETURN_HARM x discharge_harms`` and ``flow`` in [0, 1]::
+``harm = deaths + RETURN_HARM x (discharge_harms + deteriorations)`` (deteriorations: v3
+only) and ``flow`` in [0, 1]::
 
     survival = 1 - min(harm / N, 1)
     flow     = 0.4 wait + 0.3 completion + 0.2 (1 - lwbs_rate) + 0.1 (1 - invalid_rate)
@@ -41,14 +42,17 @@ def step_reward(events: StepEvents) -> float:
     """Dense reward of one step from its event tally."""
     return (5.0 * events.treated + 5.0 * events.treated_critical - 15.0 * events.deaths
             - 0.5 * events.waiting_critical_ticks - 0.1 * events.waiting_other_ticks
-            - 3.0 * events.early_discharge_severity - 15.0 * RETURN_HARM * events.discharge_harms
+            - 3.0 * events.early_discharge_severity
+            - 15.0 * RETURN_HARM * (events.discharge_harms + events.deteriorations)
             - 2.0 * events.lwbs)
 
 
 def harm(state: EDState) -> float:
-    """Deaths plus ``RETURN_HARM`` per early discharge that sends the patient back worse."""
+    """Deaths plus ``RETURN_HARM`` per early discharge that sends the patient back worse and (v3)
+    per deterioration in the ED: a patient who worsens one ESI level while left waiting has
+    come to the same harm as one who comes back one level worse."""
     c = state.counters
-    return c.deaths + RETURN_HARM * c.discharge_harms
+    return c.deaths + RETURN_HARM * (c.discharge_harms + c.deteriorations)
 
 
 def survival(state: EDState) -> float:
@@ -125,6 +129,7 @@ def grade(state: EDState, params: EDParams) -> Grade:
     if v3:
         log = state.log
         metrics["door_to_provider_h"] = provider_h
+        metrics["deteriorations"] = float(c.deteriorations)
         metrics["physician_utilisation"] = (log.busy_physician_ticks / log.physician_ticks
                                             if log.physician_ticks else 0.0)
         metrics["boarders_at_end"] = float(sum(

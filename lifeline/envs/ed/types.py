@@ -149,6 +149,10 @@ class EDCounters:
     the return is decided, so returns still pending at the end of the shift count too)."""
     returns: int = 0
     """Returns that arrived during the shift."""
+    deteriorations: int = 0
+    """v3: times a patient's true ESI worsened one level in the ED (waiting room, bed unseen or
+    under care; a return's worsening is counted in ``discharge_harms`` instead). Harm of the
+    policy, weighted like a return one level worse (``reward.RETURN_HARM``); always 0 in v2."""
     wait_ticks_closed: int = 0
     """Sum of waits (ticks) of visits whose wait has ended (admitted, left, died waiting)."""
     waits_closed: int = 0

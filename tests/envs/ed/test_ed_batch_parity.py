@@ -247,17 +247,20 @@ def test_large_batch_prefetch_path_same_as_small_batch() -> None:
     assert all(small.done(j) for j in range(m))
 
 
-def test_the_batch_env_is_ed_v2_only_and_says_so() -> None:
-    """ED-v3's mechanics are not in the kernel: EDBatch refuses v3 params, make_vec of the v3 id
-    warns and gives the loop of scalar v3 envs, and version=2 gives the v2 batch env."""
+def test_the_v2_kernel_refuses_v3_and_make_vec_gives_each_version_its_batch_env() -> None:
+    """EDBatch (the v2 kernel) refuses v3 params; make_vec of the v3 id gives the batch env over
+    the v3 array kernel (no warning), version=2 the v2 batch env."""
+    import warnings
+
     from lifeline.envs.ed.env import EDEnv as EDv3Env
     from lifeline.envs.ed.params import SCENARIOS as SCENARIOS_V3
 
     with pytest.raises(ValueError, match="ED-v2 only"):
         EDBatch(1, "surge", params=SCENARIOS_V3["surge"])
-    with pytest.warns(UserWarning, match="ED-v2 only"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         venv = gym.make_vec(GYM_ID, num_envs=2, vectorization_mode="vector_entry_point")
-    assert isinstance(venv, gym.vector.SyncVectorEnv)
+    assert isinstance(venv.unwrapped, EDVectorEnv) and venv.unwrapped.core.version == 3
     assert venv.single_action_space == gym.spaces.Discrete(EDv3Env("normal_day").num_actions)
     venv.close()
     v2 = gym.make_vec(GYM_ID, num_envs=2, vectorization_mode="vector_entry_point", version=2)

@@ -1,6 +1,7 @@
 """ED-v3's grader exchange rates (README, "Grader"): a death outweighs the whole flow range, the
 wait is door-to-*provider* (a bed without a physician is still waiting), one hour of average
 door-to-provider is 0.08 of the flow term, leaving unseen is charged like an early discharge,
+a deterioration in the ED is harm like a return one level worse,
 and no baseline or exploit that causes more deaths ranks above the heuristic on a few paired
 seeds (the full suite is ``bench/ed_mechanics.py``)."""
 
@@ -12,7 +13,7 @@ import pytest
 from lifeline.agents import make_agent
 from lifeline.core.env import Environment
 from lifeline.envs.ed import reward
-from lifeline.envs.ed.env import EDEnv
+from lifeline.envs.ed.env import EDEnv, EDv2Env
 from lifeline.envs.ed.params import SCENARIOS
 from lifeline.envs.ed.types import AdmitGeneral, SeeGeneral, Wait
 from tests.envs.ed.test_ed_v3_clinicians_workup import arrive, patient, quiet
@@ -68,6 +69,27 @@ def test_leaving_unseen_is_charged_like_an_early_discharge() -> None:
         env.step(s, Wait())
     g = env.grade(s)
     assert g.metrics["lwbs"] == 1 and g.metrics["deaths"] == 1 and g.metrics["harm"] == 1.0
+
+
+def test_a_deterioration_in_the_ed_is_harm_like_a_return_worse() -> None:
+    """A patient left waiting who worsens one ESI level costs RETURN_HARM (0.1 death) and the
+    dense reward's -1.5, as a return one level worse does; ED-v2 never counts it."""
+    env, s = quiet(worsen_hazard=SCENARIOS["normal_day"].worsen_hazard)
+    arrive(env, s, patient(0, esi=3))
+    before = env.grade(s).metrics["harm"]
+    s.hazard_draws[0, s.tick] = 0.0  # worsens this tick (ESI 3: 1 % per tick)
+    ts = env.step(s, Wait())
+    g = env.grade(s)
+    assert s.waiting[0].true_acuity == 2 and g.metrics["deteriorations"] == 1
+    assert g.metrics["harm"] - before == pytest.approx(reward.RETURN_HARM)
+    assert g.metrics["deaths"] == 0
+    assert ts.reward == pytest.approx(-15.0 * reward.RETURN_HARM - 0.5)  # + a tick as ESI 2
+    v2 = EDv2Env("normal_day")
+    s2 = v2.reset(0)
+    s2.hazard_draws[:] = 0.0  # everyone who can worsen does
+    while not s2.done:
+        v2.step(s2, Wait())
+    assert s2.counters.deteriorations == 0 and "deteriorations" not in v2.grade(s2).metrics
 
 
 @pytest.mark.parametrize("scenario", ["surge", "icu_boarding"])

@@ -14,13 +14,13 @@ from tests.envs.ed.ed_digest import trajectory_digest
 
 GOLDEN = {
     ("heuristic", "surge", 11):
-        "da7d4c322b85bf87485b785cb735056fc16675d6427b69c09424821d03599b55",
+        "b77d58f9492ca9a815055b385893cceb93ba1abd8c2acdad893e7adaff5c4fac",
     ("random", "mass_casualty", 5):
-        "b3f1fb4a5ca7836f587aaf32fc88cb2ac81c57b5a0e8d19f5fb159cf73af3821",
+        "f7ba002da0b7f43deaaf94a38fe7481dae2bc68c1906bb25c5719ca6baeb2f72",
     ("discharge_boarders", "icu_boarding", 3):
-        "b9b1bd313631b6f32b020c82a99ae7edebd5bb7969a14165b7a7677b877a06c9",
+        "9fb6afc7129583624f9f5c0cee3abaa2e50e0fe6f66d1c269c67f386a1f73344",
     ("invalid_instead_of_wait", "night_shift", 2):
-        "898b8b819d9e13fab57ec8d08158494a0eec9e468af64ab11e22ebc8422f1632",
+        "fd58b3567829f67d2f3117eededaa355fa3da5aaeb2297092f5adeb3cac83b76",
 }
 
 

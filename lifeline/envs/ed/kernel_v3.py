@@ -1,0 +1,1049 @@
+# mypy: disable-error-code="no-untyped-def"
+"""ED-v3's dynamics over arrays (issue 27 item 3, first step): one function per mechanic of
+``dynamics.py`` / ``care.py`` / ``rules.action_mask`` / ``observation.observe``, written over
+plain integer and float arrays so that numba can compile them (and so that, without numba, they
+run as the plain Python below).
+
+State of environment ``e`` (``KState``): ``S[e, S_*]`` the clock and counters, ``PT[e, pid,
+F_*]`` one row of integers per patient, ``GB`` / ``IB`` the pid in each general / ICU bed (-1
+empty), ``WL`` the waiting room's pids in its sorted order (``S_NWAIT`` of them), ``IQ`` the
+imaging queue (``S_NQ``), ``SC`` the scanners' pids (``S_NSCAN``) with ``F_SCANLEFT`` their
+ticks left; ``PR`` the pids with a pending return (due at ``F_RTICK``, served in (tick, pid)
+order). The random numbers are the scalar env's own pre-drawn arrays (``hazard_draws`` as
+their ranks among the thresholds they are compared with, ``HZ[e, t, pid]``, exact and 8x smaller;
+``patient_draws`` ``PD``, ``return_draws`` ``RD``), so the same seed and actions give the
+same trajectory as :class:`lifeline.envs.ed.env.EDEnv` (``tests/envs/ed/test_ed_kernel_v3.py``
+checks every step). The patient stream itself comes from ``generator.py`` (:func:`pack`).
+
+It serves the batch env (:mod:`lifeline.envs.ed.batch_v3`, what ``gymnasium.make_vec(
+"lifeline/ED-v3")`` builds). Status (issue 27): the scalar ``EDEnv`` does not call it yet, so the
+v3 step exists twice (``dynamics.py``/``care.py`` and here), kept equal by the parity tests.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from lifeline.envs.ed.params import EDParams
+from lifeline.envs.ed.reward import RETURN_HARM
+from lifeline.envs.ed.types import EDState, Patient
+
+try:  # compiled when numba is installed, plain Python otherwise (same results)
+    if os.environ.get("LIFELINE_NO_NUMBA"):
+        raise ImportError("LIFELINE_NO_NUMBA is set")
+    import numba
+
+    def jit(fn: Any) -> Any:
+        # the step never allocates: no reference counting (``_nrt=False``, as batch_kernel)
+        njit: Any = numba.njit
+        return njit(cache=True, _nrt=False)(fn)
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - depends on the installation
+    def jit(fn: Any) -> Any:
+        return fn
+    HAVE_NUMBA = False
+
+WAITING, GENERAL, ICU, GONE = 0, 1, 2, 3
+
+# ----- per-environment integers S[e, .] ---------------------------------------------------------
+(S_TICK, S_ACT, S_VENT, S_NWAIT, S_NQ, S_NSCAN, S_STEPS, S_INVALID, S_DONE, S_WARDFREE,
+ S_HICUFREE, S_BACKLOG_W, S_BACKLOG_I, S_PATIENTS, S_TREATED, S_WARDADM, S_DEATHS, S_DDEATHS,
+ S_CRITICAL, S_CDEATHS, S_LWBS, S_EARLY, S_DHARMS, S_RETURNS, S_WAITSUM, S_WAITS, S_GENT, S_ICUT,
+ S_VENTT, S_TICKS, S_ESTOP, S_PROVWAIT, S_DETER, S_BUSYPHYS, S_PHYSTICKS, S_SCANTICKS,
+ S_NPIDS, S_NPEND, S_BUSY) = range(39)
+N_S = 39
+
+# ----- per-patient integers PT[e, pid, .] -------------------------------------------------------
+(F_ARR, F_ACU, F_TERR, F_COND, F_NICU, F_NVENT, F_TREAT, F_PATI, F_NWARD, F_BOARD, F_EVERC,
+ F_CRITA, F_ADMA, F_LOC, F_BED, F_ADMT, F_PROG, F_VENTD, F_TIB, F_RETD, F_RCOUNT, F_WORKUP,
+ F_AWAIT, F_SEEN, F_ASSESS, F_LABS, F_IMG, F_LABT, F_READT, F_LABRES, F_IMGRES, F_IMGSTATE,
+ F_DECISION, F_BEDASSIGN, F_ESI0, F_SCANLEFT, F_RTICK) = range(37)
+N_F = 37
+
+# ----- events of one step (dynamics.StepEvents) --------------------------------------------------
+(E_TREATED, E_TCRIT, E_DEATHS, E_LWBS, E_SEVERITY, E_DHARMS, E_WCRIT, E_WOTHER, E_TICKS,
+ E_DETER) = range(10)
+N_E = 10
+
+# ----- action kinds, in the encoding's order (rules.Layout) --------------------------------------
+KINDS = ("wait", "admit_general", "admit_icu", "ventilate", "transfer_to_icu", "step_down",
+         "discharge_general", "discharge_icu", "see_general", "see_icu", "expedite_general",
+         "expedite_icu")
+
+
+class KParams(NamedTuple):
+    """The ``EDParams`` fields the step reads, as numba-typable scalars and arrays."""
+
+    general_beds: int
+    icu_beds: int
+    ventilators: int
+    queue_slots: int
+    horizon: int
+    k: int
+    triage_ticks: int
+    early_stop_deaths: int
+    scanners: int
+    scan_ticks: int
+    turnaround: int
+    two_hours: int
+    ward_capacity: int
+    hospital_icu_capacity: int
+    tick_minutes: float
+    death_hazard: float
+    no_vent_factor: float
+    treated_factor: float
+    under_care_factor: float
+    unseen_factor: float
+    return_prob: float
+    return_lo: float
+    return_hi: float
+    icu_stabilise_hours: float
+    return_harm: float
+    worsen: np.ndarray
+    outside_death: np.ndarray
+    condition_hazard: np.ndarray
+    condition_vent: np.ndarray
+    condition_los: np.ndarray
+    physicians: np.ndarray
+    assess: np.ndarray
+    offsets: np.ndarray
+    """First index of each kind in ``KINDS`` order, then the total."""
+    thresholds: np.ndarray
+    """Every value a hazard draw is ever compared with (sorted, distinct; 0 included)."""
+    threshold_index: np.ndarray
+    """:func:`threshold_table`: [base, hazard class, condition] -> index in ``thresholds``."""
+
+
+def kparams(params: EDParams) -> KParams:
+    """``params`` as the kernel reads them (v3 only)."""
+    if params.version < 3:
+        raise ValueError("kernel_v3 implements ED-v3 (version 3 params)")
+    q, g, i = params.queue_slots, params.general_beds, params.icu_beds
+    sizes = [1, q, q, i, g, i, g, i, g, i, g, i]
+    thresholds = hazard_thresholds(params)
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(sizes)
+    f8 = np.float64
+    return KParams(
+        g, i, params.ventilators, q, params.horizon_ticks, params.actions_per_tick,
+        params.triage_ticks, params.early_stop_deaths, params.scanners, params.scan_ticks,
+        round(params.bed_turnaround_minutes / params.tick_minutes),
+        round(120.0 / params.tick_minutes), params.ward_capacity, params.hospital_icu_capacity,
+        float(params.tick_minutes), float(params.death_hazard_untreated),
+        float(params.no_vent_factor), float(params.treated_factor),
+        float(params.under_care_factor), float(params.unseen_factor), float(params.return_prob),
+        float(params.return_delay_hours[0]), float(params.return_delay_hours[1]),
+        float(params.icu_stabilise_hours), float(RETURN_HARM),
+        np.asarray(params.worsen_hazard, dtype=f8), np.asarray(params.outside_death_prob, f8),
+        np.asarray(params.condition_hazard, f8), np.asarray(params.condition_vent_prob, f8),
+        np.asarray(params.condition_los, f8),
+        np.asarray(params.physicians_by_hour, dtype=np.int64),
+        np.asarray(params.assess_ticks, dtype=np.int64), offsets, thresholds,
+        threshold_table(params, thresholds))
+
+
+def hazard_factors(params: EDParams) -> tuple[float, ...]:
+    """The factor of each :func:`hazard_class` (before the condition profile), as
+    ``dynamics.hazard_factor`` computes it: waiting; no ventilator, correct care, under-care in
+    a bed a physician has seen; the same three in a bed without one (at least ``unseen``)."""
+    care = (params.no_vent_factor, params.treated_factor, params.under_care_factor)
+    return (1.0, *care, *(max(f, params.unseen_factor) for f in care))
+
+
+def hazard_thresholds(params: EDParams) -> np.ndarray:
+    """Every threshold ``advance_tick`` compares a hazard draw with: (death, worsening by ESI)
+    x every :func:`hazard_factors` x every condition profile, computed with the same float
+    operations as ``dynamics.advance_tick``, plus 0 (sorted, distinct)."""
+    bases = (params.death_hazard_untreated, *params.worsen_hazard)
+    values = {0.0}
+    for f in hazard_factors(params):
+        for ch in params.condition_hazard:
+            factor = f * ch
+            values.update(base * factor for base in bases)
+    return np.array(sorted(values), dtype=np.float64)
+
+
+def threshold_table(params: EDParams, thresholds: np.ndarray) -> np.ndarray:
+    """``[base, class, condition]`` -> index in ``thresholds`` of ``base * (factor x profile)``
+    (base 0 = death, 1..5 = worsening of ESI 1..5)."""
+    bases = (params.death_hazard_untreated, *params.worsen_hazard)
+    factors = hazard_factors(params)
+    table = np.zeros((len(bases), len(factors), len(params.condition_hazard)), dtype=np.int64)
+    for i, base in enumerate(bases):
+        for c, f in enumerate(factors):
+            for k, ch in enumerate(params.condition_hazard):
+                j = int(np.searchsorted(thresholds, base * (f * ch)))
+                assert thresholds[j] == base * (f * ch)
+                table[i, c, k] = j
+    return table
+
+
+def hazard_ranks(draws: np.ndarray, kp: KParams) -> np.ndarray:
+    """``rank(u) = #{k: thresholds[k] <= u}``: ``u < thresholds[j]`` iff ``rank(u) <= j``, so
+    the kernel compares small integers and stays exact."""
+    return np.searchsorted(kp.thresholds, draws, side="right")
+
+
+class KState(NamedTuple):
+    """Arrays of N environments (see the module docstring)."""
+
+    S: np.ndarray
+    PT: np.ndarray
+    GB: np.ndarray
+    IB: np.ndarray
+    WL: np.ndarray
+    IQ: np.ndarray
+    SC: np.ndarray
+    PR: np.ndarray
+    """Pids with a pending return (``S_NPEND`` of them, any order)."""
+    HZ: np.ndarray
+    """``HZ[e, t, pid]``: the rank of ``EDState.hazard_draws[pid, t]`` among
+    ``KParams.thresholds`` (see :func:`hazard_ranks`)."""
+    PD: np.ndarray
+    RD: np.ndarray
+    SCHED: np.ndarray
+    """``SCHED[e, t]``: first pid arriving at tick t (``SCHED[e, t + 1]`` ends it)."""
+    FLOW: np.ndarray
+    EV: np.ndarray
+    """``EV[e, E_*]``: the events of the last step."""
+    RET: np.ndarray
+    """``RET[e]``: float episode return."""
+
+
+# ================================ patient predicates =============================================
+@jit
+def observed_acuity(PT, e, q):
+    level = PT[e, q, F_ACU] + PT[e, q, F_TERR]
+    return 1 if level < 1 else 5 if level > 5 else level
+
+
+@jit
+def treatment_done(PT, e, q):
+    return PT[e, q, F_PROG] >= PT[e, q, F_TREAT]
+
+
+@jit
+def ready(PT, e, q):
+    return (PT[e, q, F_PROG] >= PT[e, q, F_TREAT] + PT[e, q, F_BOARD]
+            and PT[e, q, F_AWAIT] == 0)
+
+
+@jit
+def correct_care(PT, e, q):
+    loc = PT[e, q, F_LOC]
+    if loc == ICU:
+        return PT[e, q, F_VENTD] != 0 or PT[e, q, F_NVENT] == 0
+    return loc == GENERAL and PT[e, q, F_NICU] == 0
+
+
+@jit
+def hour_of(tick, kp):
+    return int(tick * kp.tick_minutes // 60) % 24
+
+
+@jit
+def physicians_free(st, e, kp):
+    """care.physicians_free: on duty minus those in an assessment (``S_BUSY`` counts the
+    patients with ``F_ASSESS > 0``), never negative."""
+    return max(0, kp.physicians[hour_of(st.S[e, S_TICK], kp)] - st.S[e, S_BUSY])
+
+
+# ================================ list helpers ====================================================
+@jit
+def _remove(arr, e, n, q):
+    """Remove pid ``q`` from the ordered list ``arr[e, :n]``; return the new length."""
+    j = 0
+    while j < n and arr[e, j] != q:
+        j += 1
+    if j == n:
+        return n
+    for k in range(j, n - 1):
+        arr[e, k] = arr[e, k + 1]
+    arr[e, n - 1] = -1
+    return n - 1
+
+
+@jit
+def _before(PT, e, a, b):
+    """Waiting-room order (dynamics.sort_key): observed ESI, arrival tick, pid."""
+    oa, ob = observed_acuity(PT, e, a), observed_acuity(PT, e, b)
+    if oa != ob:
+        return oa < ob
+    if PT[e, a, F_ARR] != PT[e, b, F_ARR]:
+        return PT[e, a, F_ARR] < PT[e, b, F_ARR]
+    return a < b
+
+
+@jit
+def _sort_waiting(st, e):
+    n = st.S[e, S_NWAIT]
+    for i in range(1, n):
+        x = st.WL[e, i]
+        j = i - 1
+        while j >= 0 and _before(st.PT, e, x, st.WL[e, j]):
+            st.WL[e, j + 1] = st.WL[e, j]
+            j -= 1
+        st.WL[e, j + 1] = x
+
+
+# ================================ dynamics.py =====================================================
+@jit
+def _place(st, e, q, location, kp):
+    ward = st.GB if location == GENERAL else st.IB
+    size = kp.general_beds if location == GENERAL else kp.icu_beds
+    for b in range(size):
+        if ward[e, b] < 0:
+            ward[e, b] = q
+            st.PT[e, q, F_LOC] = location
+            st.PT[e, q, F_BED] = b
+            return
+
+
+@jit
+def _vacate(st, e, q):
+    if st.PT[e, q, F_LOC] == GENERAL:
+        st.GB[e, st.PT[e, q, F_BED]] = -1
+    else:
+        st.IB[e, st.PT[e, q, F_BED]] = -1
+    if st.PT[e, q, F_VENTD]:
+        st.PT[e, q, F_VENTD] = 0
+        st.S[e, S_VENT] -= 1
+    st.PT[e, q, F_LOC] = GONE
+    st.PT[e, q, F_BED] = -1
+
+
+@jit
+def _close_wait(st, e, q, end):
+    st.S[e, S_WAITSUM] += end - st.PT[e, q, F_ARR]
+    st.S[e, S_WAITS] += 1
+
+
+@jit
+def _leave(st, e, q):
+    """care.leave (with dynamics._leave_v3's door-to-provider close done by the caller)."""
+    PT = st.PT
+    if PT[e, q, F_IMGSTATE] == 1:
+        st.S[e, S_NQ] = _remove(st.IQ, e, st.S[e, S_NQ], q)
+    elif PT[e, q, F_IMGSTATE] == 2:
+        st.S[e, S_NSCAN] = _remove(st.SC, e, st.S[e, S_NSCAN], q)
+    PT[e, q, F_IMGSTATE] = 0
+    if PT[e, q, F_ASSESS] > 0:
+        st.S[e, S_BUSY] -= 1
+    PT[e, q, F_ASSESS] = 0
+    if PT[e, q, F_AWAIT] and PT[e, q, F_BEDASSIGN] >= 0:
+        if PT[e, q, F_NICU]:
+            st.S[e, S_HICUFREE] += 1
+        else:
+            st.S[e, S_WARDFREE] += 1
+        PT[e, q, F_BEDASSIGN] = -1
+
+
+@jit
+def _leave_v3(st, e, q, end):
+    if st.PT[e, q, F_SEEN] < 0:
+        st.S[e, S_PROVWAIT] += end - st.PT[e, q, F_ARR]
+    _leave(st, e, q)
+
+
+@jit
+def outside_outcome(st, e, q, kp):
+    PT = st.PT
+    rc = PT[e, q, F_RCOUNT]
+    if rc:
+        u_death, u_return, u_delay = st.RD[e, q, rc - 1, 0], st.RD[e, q, rc - 1, 1], \
+            st.RD[e, q, rc - 1, 2]
+    else:
+        u_death, u_return, u_delay = st.PD[e, q, 2], st.PD[e, q, 3], st.PD[e, q, 4]
+    if u_death < kp.outside_death[PT[e, q, F_ACU] - 1]:
+        st.S[e, S_DEATHS] += 1
+        st.S[e, S_DDEATHS] += 1
+        st.S[e, S_CDEATHS] += PT[e, q, F_CRITA]
+        st.EV[e, E_DEATHS] += 1
+    elif u_return < kp.return_prob:
+        st.S[e, S_DHARMS] += 1
+        st.EV[e, E_DHARMS] += 1
+        lo, hi = kp.return_lo, kp.return_hi
+        delay = math.ceil((lo + (hi - lo) * u_delay) * 60.0 / kp.tick_minutes)
+        PT[e, q, F_RTICK] = st.S[e, S_TICK] + delay
+        st.PR[e, st.S[e, S_NPEND]] = q
+        st.S[e, S_NPEND] += 1
+
+
+@jit
+def _discharge(st, e, q, kp):
+    PT = st.PT
+    _leave_v3(st, e, q, st.S[e, S_TICK])
+    is_ready = ready(PT, e, q)
+    _vacate(st, e, q)
+    if is_ready:
+        st.S[e, S_TREATED] += 1
+        st.S[e, S_WARDADM] += PT[e, q, F_NWARD]
+        st.EV[e, E_TREATED] += 1
+        st.EV[e, E_TCRIT] += PT[e, q, F_EVERC]
+        return
+    st.S[e, S_EARLY] += 1
+    st.EV[e, E_SEVERITY] += 6 - PT[e, q, F_ACU]
+    outside_outcome(st, e, q, kp)
+
+
+@jit
+def hazard_class(PT, e, q):
+    """Which of :func:`hazard_factors` applies (``dynamics.hazard_factor`` without the condition
+    profile); -1 once treatment is complete (no hazard)."""
+    if PT[e, q, F_LOC] == WAITING:
+        return 0
+    if treatment_done(PT, e, q):
+        return -1
+    if PT[e, q, F_NVENT] and not PT[e, q, F_VENTD]:
+        c = 1
+    elif correct_care(PT, e, q):
+        c = 2
+    else:
+        c = 3
+    return c + 3 if PT[e, q, F_SEEN] < 0 else c
+
+
+@jit
+def _worsen(st, e, q, kp):
+    PT = st.PT
+    PT[e, q, F_ACU] -= 1
+    if PT[e, q, F_ACU] <= 2:
+        PT[e, q, F_EVERC] = 1
+    if PT[e, q, F_ACU] == 1 and not PT[e, q, F_NICU]:
+        u_vent, u_hours = st.PD[e, q, 0], st.PD[e, q, 1]
+        PT[e, q, F_NICU] = 1
+        PT[e, q, F_NWARD] = 0
+        PT[e, q, F_BOARD] = 0
+        PT[e, q, F_NVENT] = 1 if u_vent < kp.condition_vent[PT[e, q, F_COND]] else 0
+        PT[e, q, F_AWAIT] = 1
+        extra_hours = (kp.icu_stabilise_hours * kp.condition_los[PT[e, q, F_COND]]
+                       * (0.5 + 0.5 * u_hours))
+        PT[e, q, F_TREAT] = PT[e, q, F_PROG] + round(extra_hours * 60.0 / kp.tick_minutes)
+    else:
+        PT[e, q, F_TREAT] += kp.two_hours
+
+
+@jit
+def _die(st, e, q, kp):
+    st.S[e, S_DEATHS] += 1
+    st.S[e, S_CDEATHS] += st.PT[e, q, F_CRITA]
+    st.EV[e, E_DEATHS] += 1
+    end = st.S[e, S_TICK] + 1
+    _leave_v3(st, e, q, end)
+    if st.PT[e, q, F_LOC] == WAITING:
+        st.S[e, S_NWAIT] = _remove(st.WL, e, st.S[e, S_NWAIT], q)
+        _close_wait(st, e, q, end)
+        st.PT[e, q, F_LOC] = GONE
+    else:
+        _vacate(st, e, q)
+
+
+@jit
+def _in_beds(st, e, kp, out):
+    """Occupants of the general beds, then the ICU beds, into ``out``; their count."""
+    n = 0
+    for b in range(kp.general_beds):
+        if st.GB[e, b] >= 0:
+            out[n] = st.GB[e, b]
+            n += 1
+    for b in range(kp.icu_beds):
+        if st.IB[e, b] >= 0:
+            out[n] = st.IB[e, b]
+            n += 1
+    return n
+
+
+@jit
+def advance_assessments(st, e, beds, nb):
+    PT = st.PT
+    end = st.S[e, S_TICK] + 1
+    for j in range(nb):
+        q = beds[j]
+        if PT[e, q, F_ASSESS] <= 0:
+            continue
+        PT[e, q, F_ASSESS] -= 1
+        st.S[e, S_BUSYPHYS] += 1
+        if PT[e, q, F_ASSESS] == 0:
+            st.S[e, S_BUSY] -= 1
+            if PT[e, q, F_LABS]:
+                PT[e, q, F_LABRES] = end + PT[e, q, F_LABT]
+            if PT[e, q, F_IMG]:
+                PT[e, q, F_IMGSTATE] = 1
+                st.IQ[e, st.S[e, S_NQ]] = q
+                st.S[e, S_NQ] += 1
+
+
+@jit
+def advance_scanners(st, e, kp):
+    PT = st.PT
+    end = st.S[e, S_TICK] + 1
+    n = st.S[e, S_NSCAN]
+    kept = 0
+    for j in range(n):
+        q = st.SC[e, j]
+        PT[e, q, F_SCANLEFT] -= 1
+        st.S[e, S_SCANTICKS] += 1
+        if PT[e, q, F_SCANLEFT] <= 0:
+            PT[e, q, F_IMGSTATE] = 3
+            PT[e, q, F_IMGRES] = end + PT[e, q, F_READT]
+        else:
+            st.SC[e, kept] = q
+            kept += 1
+    for j in range(kept, n):
+        st.SC[e, j] = -1
+    st.S[e, S_NSCAN] = kept
+    while st.S[e, S_NQ] > 0 and st.S[e, S_NSCAN] < kp.scanners:
+        q = st.IQ[e, 0]
+        st.S[e, S_NQ] = _remove(st.IQ, e, st.S[e, S_NQ], q)
+        PT[e, q, F_IMGSTATE] = 2
+        PT[e, q, F_SCANLEFT] = PT[e, q, F_IMG] * kp.scan_ticks
+        st.SC[e, st.S[e, S_NSCAN]] = q
+        st.S[e, S_NSCAN] += 1
+
+
+@jit
+def update_workups(st, e, beds, nb):
+    PT = st.PT
+    end = st.S[e, S_TICK] + 1
+    for j in range(nb):
+        q = beds[j]
+        if PT[e, q, F_WORKUP] or PT[e, q, F_SEEN] < 0 or PT[e, q, F_ASSESS] > 0:
+            continue
+        labs_back = PT[e, q, F_LABS] == 0 or 0 <= PT[e, q, F_LABRES] <= end
+        imaging_back = PT[e, q, F_IMG] == 0 or (PT[e, q, F_IMGSTATE] == 3
+                                                and PT[e, q, F_IMGRES] <= end)
+        if labs_back and imaging_back:
+            PT[e, q, F_WORKUP] = 1
+
+
+@jit
+def assign_inpatient_beds(st, e, kp, beds):
+    S, PT = st.S, st.PT
+    t = S[e, S_TICK]
+    if t < st.FLOW.shape[1]:
+        S[e, S_WARDFREE] = min(kp.ward_capacity, S[e, S_WARDFREE] + st.FLOW[e, t, 0])
+        S[e, S_HICUFREE] = min(kp.hospital_icu_capacity, S[e, S_HICUFREE] + st.FLOW[e, t, 2])
+        S[e, S_BACKLOG_W] += st.FLOW[e, t, 1]
+        S[e, S_BACKLOG_I] += st.FLOW[e, t, 3]
+    take = min(S[e, S_WARDFREE], S[e, S_BACKLOG_W])
+    S[e, S_BACKLOG_W] -= take
+    S[e, S_WARDFREE] -= take
+    take = min(S[e, S_HICUFREE], S[e, S_BACKLOG_I])
+    S[e, S_BACKLOG_I] -= take
+    S[e, S_HICUFREE] -= take
+    nb = _in_beds(st, e, kp, beds)
+    turnaround = kp.turnaround
+    for j in range(nb):
+        q = beds[j]
+        if PT[e, q, F_AWAIT] and 0 <= PT[e, q, F_BEDASSIGN] <= t - turnaround:
+            PT[e, q, F_AWAIT] = 0
+    # boarders in (decision tick, pid) order: a selection over the beds (few of them)
+    m = 0
+    for j in range(nb):
+        q = beds[j]
+        if PT[e, q, F_AWAIT] and PT[e, q, F_DECISION] >= 0 and PT[e, q, F_BEDASSIGN] < 0:
+            beds[m] = q
+            m += 1
+    for i in range(1, m):
+        x = beds[i]
+        k = i - 1
+        while k >= 0 and (PT[e, beds[k], F_DECISION] > PT[e, x, F_DECISION] or (
+                PT[e, beds[k], F_DECISION] == PT[e, x, F_DECISION] and beds[k] > x)):
+            beds[k + 1] = beds[k]
+            k -= 1
+        beds[k + 1] = x
+    for j in range(m):
+        q = beds[j]
+        if PT[e, q, F_NICU]:
+            if S[e, S_HICUFREE] > 0:
+                S[e, S_HICUFREE] -= 1
+                PT[e, q, F_BEDASSIGN] = t
+        elif S[e, S_WARDFREE] > 0:
+            S[e, S_WARDFREE] -= 1
+            PT[e, q, F_BEDASSIGN] = t
+        if turnaround <= 0 and PT[e, q, F_BEDASSIGN] == t:
+            PT[e, q, F_AWAIT] = 0
+
+
+@jit
+def advance_tick(st, e, kp, beds, risk):
+    """dynamics.advance_tick: care progresses, hazards strike, LWBS, inpatient beds, arrivals.
+
+    ``beds`` and ``risk`` are scratch arrays of at least G + I and patients entries."""
+    S, PT, EV = st.S, st.PT, st.EV
+    EV[e, E_TICKS] += 1
+    S[e, S_ACT] = 0
+    t = S[e, S_TICK]
+    nb = _in_beds(st, e, kp, beds)
+    n_icu = 0
+    for b in range(kp.icu_beds):
+        n_icu += st.IB[e, b] >= 0
+    S[e, S_TICKS] += 1
+    S[e, S_GENT] += nb - n_icu
+    S[e, S_ICUT] += n_icu
+    S[e, S_VENTT] += S[e, S_VENT]
+    S[e, S_PHYSTICKS] += kp.physicians[hour_of(t, kp)]
+    advance_assessments(st, e, beds, nb)
+    advance_scanners(st, e, kp)
+    for j in range(nb):
+        q = beds[j]
+        PT[e, q, F_TIB] += 1
+        PT[e, q, F_TERR] = 0
+        if not ready(PT, e, q) and PT[e, q, F_WORKUP] and correct_care(PT, e, q):
+            PT[e, q, F_PROG] += 1
+    update_workups(st, e, beds, nb)
+    for j in range(nb):  # care.note_decisions
+        q = beds[j]
+        if PT[e, q, F_DECISION] < 0 and PT[e, q, F_WORKUP] and treatment_done(PT, e, q):
+            PT[e, q, F_DECISION] = t + 1
+    # hazards: the waiting room (in order), then the beds' patients still under treatment
+    nr = 0
+    for j in range(S[e, S_NWAIT]):
+        risk[nr] = st.WL[e, j]
+        nr += 1
+    for j in range(nb):
+        if not treatment_done(PT, e, beds[j]):
+            risk[nr] = beds[j]
+            nr += 1
+    for j in range(nr):
+        q = risk[j]
+        c = hazard_class(PT, e, q)
+        if c < 0:
+            continue
+        rank = st.HZ[e, t, q]  # u < threshold  iff  rank(u) <= its index
+        acuity = PT[e, q, F_ACU]
+        j = kp.threshold_index[0 if acuity == 1 else acuity, c, PT[e, q, F_COND]]
+        if acuity == 1:
+            if rank <= j:
+                _die(st, e, q, kp)
+        elif rank <= j:
+            _worsen(st, e, q, kp)
+            S[e, S_DETER] += 1
+            EV[e, E_DETER] += 1
+    # leaving without being seen (any ESI; ESI 1 has an effectively endless patience)
+    j = 0
+    while j < S[e, S_NWAIT]:
+        q = st.WL[e, j]
+        if t - PT[e, q, F_ARR] >= PT[e, q, F_PATI]:
+            S[e, S_NWAIT] = _remove(st.WL, e, S[e, S_NWAIT], q)
+            _close_wait(st, e, q, t + 1)
+            _leave_v3(st, e, q, t + 1)
+            PT[e, q, F_LOC] = GONE
+            S[e, S_LWBS] += 1
+            EV[e, E_LWBS] += 1
+            outside_outcome(st, e, q, kp)
+        else:
+            j += 1
+    assign_inpatient_beds(st, e, kp, risk)
+    crit = 0
+    unseen = 0
+    for j in range(S[e, S_NWAIT]):
+        unseen += 1
+        crit += PT[e, st.WL[e, j], F_ACU] <= 2
+    for j in range(nb):
+        q = beds[j]
+        if PT[e, q, F_LOC] != GONE and PT[e, q, F_SEEN] < 0:
+            unseen += 1
+            crit += PT[e, q, F_ACU] <= 2
+    EV[e, E_WCRIT] += crit
+    EV[e, E_WOTHER] += unseen - crit
+    S[e, S_TICK] = t + 1
+    admit_arrivals(st, e, kp)
+
+
+@jit
+def admit_arrivals(st, e, kp):
+    S, PT = st.S, st.PT
+    t = S[e, S_TICK]
+    arrived = t - kp.triage_ticks
+    if 0 <= arrived < st.SCHED.shape[1] - 1:
+        for q in range(st.SCHED[e, arrived], st.SCHED[e, arrived + 1]):
+            S[e, S_PATIENTS] += 1
+            S[e, S_CRITICAL] += PT[e, q, F_CRITA]
+            st.WL[e, S[e, S_NWAIT]] = q
+            S[e, S_NWAIT] += 1
+    # due returns in (due tick, pid) order
+    while S[e, S_NPEND] > 0:
+        best = -1
+        for k in range(S[e, S_NPEND]):
+            q = st.PR[e, k]
+            r = PT[e, q, F_RTICK]
+            if r <= t and (best < 0 or r < PT[e, best, F_RTICK] or (
+                    r == PT[e, best, F_RTICK] and q < best)):
+                best = q
+        if best < 0:
+            break
+        q = best
+        PT[e, q, F_RTICK] = -1
+        S[e, S_NPEND] = _remove(st.PR, e, S[e, S_NPEND], q)
+        PT[e, q, F_PROG] = 0
+        PT[e, q, F_SEEN] = -1  # care.reset_visit
+        PT[e, q, F_ASSESS] = 0
+        PT[e, q, F_WORKUP] = 0
+        PT[e, q, F_LABRES] = -1
+        PT[e, q, F_IMGRES] = -1
+        PT[e, q, F_IMGSTATE] = 0
+        PT[e, q, F_DECISION] = -1
+        PT[e, q, F_BEDASSIGN] = -1
+        PT[e, q, F_AWAIT] = 1 if PT[e, q, F_NWARD] or PT[e, q, F_NICU] else 0
+        if PT[e, q, F_ACU] > 1:
+            _worsen(st, e, q, kp)
+        PT[e, q, F_LOC] = WAITING
+        PT[e, q, F_BED] = -1
+        PT[e, q, F_ADMT] = -1
+        PT[e, q, F_ARR] = t
+        PT[e, q, F_PROG] = 0
+        PT[e, q, F_TIB] = 0
+        PT[e, q, F_RETD] = 1
+        PT[e, q, F_RCOUNT] += 1
+        S[e, S_RETURNS] += 1
+        st.WL[e, S[e, S_NWAIT]] = q
+        S[e, S_NWAIT] += 1
+    _sort_waiting(st, e)
+
+
+@jit
+def use_slot(st, e, kp, beds, risk):
+    st.S[e, S_ACT] += 1
+    if st.S[e, S_ACT] >= kp.k:
+        advance_tick(st, e, kp, beds, risk)
+
+
+@jit
+def _kind_of(a, kp):
+    k = 0
+    while a >= kp.offsets[k + 1]:
+        k += 1
+    return k, a - kp.offsets[k]
+
+
+@jit
+def apply_action(st, e, a, kp, beds, risk):
+    """dynamics.apply_action for a valid encoded action ``a``."""
+    S, PT = st.S, st.PT
+    kind, arg = _kind_of(a, kp)
+    if kind == 0:
+        advance_tick(st, e, kp, beds, risk)
+        return
+    if kind == 1 or kind == 2:
+        q = st.WL[e, arg]
+        S[e, S_NWAIT] = _remove(st.WL, e, S[e, S_NWAIT], q)
+        _close_wait(st, e, q, S[e, S_TICK])
+        PT[e, q, F_ADMT] = S[e, S_TICK]
+        PT[e, q, F_ADMA] = observed_acuity(PT, e, q)
+        _place(st, e, q, GENERAL if kind == 1 else ICU, kp)
+    elif kind == 3:
+        q = st.IB[e, arg]
+        PT[e, q, F_VENTD] = 1
+        S[e, S_VENT] += 1
+    elif kind == 4 or kind == 5:
+        q = st.GB[e, arg] if kind == 4 else st.IB[e, arg]
+        _vacate(st, e, q)
+        _place(st, e, q, ICU if kind == 4 else GENERAL, kp)
+    elif kind == 6 or kind == 7:
+        q = st.GB[e, arg] if kind == 6 else st.IB[e, arg]
+        _discharge(st, e, q, kp)
+    elif kind == 8 or kind == 9:
+        q = st.GB[e, arg] if kind == 8 else st.IB[e, arg]
+        PT[e, q, F_SEEN] = S[e, S_TICK]
+        PT[e, q, F_ASSESS] = kp.assess[PT[e, q, F_ACU] - 1]
+        if PT[e, q, F_ASSESS] > 0:
+            S[e, S_BUSY] += 1
+        S[e, S_PROVWAIT] += S[e, S_TICK] - PT[e, q, F_ARR]
+    else:
+        q = st.GB[e, arg] if kind == 10 else st.IB[e, arg]
+        n = S[e, S_NQ]
+        _remove(st.IQ, e, n, q)
+        for k in range(n - 1, 0, -1):
+            st.IQ[e, k] = st.IQ[e, k - 1]
+        st.IQ[e, 0] = q
+    use_slot(st, e, kp, beds, risk)
+
+
+# ================================ rules.action_mask ===============================================
+@jit
+def action_mask(st, e, kp, mask):
+    """rules.action_mask into ``mask[e]`` (same predicates as rules.validate)."""
+    S, PT = st.S, st.PT
+    off = kp.offsets
+    for j in range(off[-1]):
+        mask[e, j] = False
+    mask[e, 0] = True
+    free_g = False
+    for b in range(kp.general_beds):
+        free_g = free_g or st.GB[e, b] < 0
+    free_i = False
+    for b in range(kp.icu_beds):
+        free_i = free_i or st.IB[e, b] < 0
+    visible = min(S[e, S_NWAIT], kp.queue_slots)
+    for j in range(visible):
+        mask[e, off[1] + j] = free_g
+        mask[e, off[2] + j] = free_i
+    vent_free = S[e, S_VENT] < kp.ventilators
+    doctor = physicians_free(st, e, kp) > 0
+    first = st.IQ[e, 0] if S[e, S_NQ] > 0 else -1
+    for b in range(kp.icu_beds):
+        q = st.IB[e, b]
+        if q >= 0:
+            mask[e, off[7] + b] = True
+            mask[e, off[5] + b] = free_g
+            mask[e, off[3] + b] = vent_free and not PT[e, q, F_VENTD]
+            mask[e, off[9] + b] = PT[e, q, F_SEEN] < 0 and (
+                doctor or observed_acuity(PT, e, q) == 1)
+            mask[e, off[11] + b] = PT[e, q, F_IMGSTATE] == 1 and q != first
+    for b in range(kp.general_beds):
+        q = st.GB[e, b]
+        if q >= 0:
+            mask[e, off[6] + b] = True
+            mask[e, off[4] + b] = free_i
+            mask[e, off[8] + b] = PT[e, q, F_SEEN] < 0 and (
+                doctor or observed_acuity(PT, e, q) == 1)
+            mask[e, off[10] + b] = PT[e, q, F_IMGSTATE] == 1 and q != first
+
+
+# ================================ env.step ========================================================
+@jit
+def survival(st, e, kp):
+    n = st.S[e, S_PATIENTS]
+    if n == 0:
+        return 1.0
+    harm = st.S[e, S_DEATHS] + kp.return_harm * (st.S[e, S_DHARMS] + st.S[e, S_DETER])
+    return 1.0 - min(harm / n, 1.0)
+
+
+@jit
+def step_env(st, e, a, kp, mask, beds, risk):
+    """``Environment.step`` of env ``e`` with encoded action ``a``: returns (reward, valid,
+    terminated, truncated). The episode must not be over, and ``mask[e]`` must be the env's
+    current :func:`action_mask` (validity is read from it)."""
+    S, EV = st.S, st.EV
+    for j in range(N_E):
+        EV[e, j] = 0
+    S[e, S_STEPS] += 1
+    valid = 0 <= a < kp.offsets[-1] and mask[e, a]
+    if valid:
+        apply_action(st, e, a, kp, beds, risk)
+    else:
+        S[e, S_INVALID] += 1
+        use_slot(st, e, kp, beds, risk)
+    if kp.early_stop_deaths and S[e, S_DEATHS] >= kp.early_stop_deaths \
+            and S[e, S_TICK] < kp.horizon:
+        S[e, S_ESTOP] = S[e, S_TICK]
+        while S[e, S_TICK] < kp.horizon:
+            advance_tick(st, e, kp, beds, risk)
+    r = (5.0 * EV[e, E_TREATED] + 5.0 * EV[e, E_TCRIT] - 15.0 * EV[e, E_DEATHS]
+         - 0.5 * EV[e, E_WCRIT] - 0.1 * EV[e, E_WOTHER]
+         - 3.0 * EV[e, E_SEVERITY]
+         - 15.0 * kp.return_harm * (EV[e, E_DHARMS] + EV[e, E_DETER])
+         - 2.0 * EV[e, E_LWBS])
+    terminated = S[e, S_TICK] >= kp.horizon
+    if terminated:
+        r += 20.0 * survival(st, e, kp)
+    st.RET[e] += r
+    if not valid:
+        r += -1.0
+    truncated = not terminated and S[e, S_STEPS] >= 2 * kp.horizon * kp.k
+    if terminated or truncated:
+        S[e, S_DONE] = 1
+    return r, valid, terminated, truncated
+
+
+# ================================ observation.observe =============================================
+@jit
+def _pending(PT, e, q, tick):
+    if PT[e, q, F_SEEN] < 0 or PT[e, q, F_ASSESS] > 0:
+        return 0
+    labs = 1 if PT[e, q, F_LABS] and not (0 <= PT[e, q, F_LABRES] <= tick) else 0
+    img = PT[e, q, F_IMG]
+    imaging = img if img and not (PT[e, q, F_IMGSTATE] == 3 and PT[e, q, F_IMGRES] <= tick) \
+        else 0
+    return labs + imaging
+
+
+@jit
+def _bed_rows(st, e, ward, size, loc, hpt, out):
+    PT = st.PT
+    tick = st.S[e, S_TICK]
+    for b in range(size):
+        q = ward[e, b]
+        if q < 0:
+            for c in range(9):
+                out[e, b, c] = 0.0
+            continue
+        out[e, b, 0] = observed_acuity(PT, e, q)
+        out[e, b, 1] = PT[e, q, F_COND] + 1
+        out[e, b, 2] = min(PT[e, q, F_TIB] * hpt, 72.0)
+        is_ready = ready(PT, e, q)
+        out[e, b, 3] = is_ready
+        out[e, b, 4] = PT[e, q, F_VENTD] != 0
+        out[e, b, 5] = treatment_done(PT, e, q) and not is_ready
+        out[e, b, 6] = PT[e, q, F_SEEN] >= 0
+        out[e, b, 7] = _pending(PT, e, q, tick)
+        out[e, b, 8] = 0.0
+    for k in range(st.S[e, S_NQ]):  # imaging queue positions
+        q = st.IQ[e, k]
+        if PT[e, q, F_LOC] == loc:
+            out[e, PT[e, q, F_BED], 8] = k + 1
+
+
+@jit
+def observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff):
+    """observation.observe of env ``e`` into the given float32 arrays."""
+    S, PT = st.S, st.PT
+    hpt = kp.tick_minutes / 60.0
+    tick = S[e, S_TICK]
+    _bed_rows(st, e, st.GB, kp.general_beds, GENERAL, hpt, o_gen)
+    _bed_rows(st, e, st.IB, kp.icu_beds, ICU, hpt, o_icu)
+    o_vent[e, 0] = kp.ventilators - S[e, S_VENT]
+    o_vent[e, 1] = S[e, S_VENT]
+    for j in range(kp.queue_slots):
+        for c in range(3):
+            o_queue[e, j, c] = 0.0
+    for j in range(min(S[e, S_NWAIT], kp.queue_slots)):
+        q = st.WL[e, j]
+        o_queue[e, j, 0] = observed_acuity(PT, e, q)
+        o_queue[e, j, 1] = PT[e, q, F_COND] + 1
+        o_queue[e, j, 2] = min((tick - PT[e, q, F_ARR]) * hpt, 72.0)
+    o_time[e, 0] = (tick * hpt) % 24.0
+    o_time[e, 1] = tick / kp.horizon
+    o_totals[e, 0] = S[e, S_NWAIT]
+    o_totals[e, 1] = S[e, S_TREATED]
+    o_totals[e, 2] = S[e, S_DEATHS]
+    o_totals[e, 3] = S[e, S_LWBS]
+    o_staff[e, 0] = kp.physicians[hour_of(tick, kp)]
+    o_staff[e, 1] = physicians_free(st, e, kp)
+    o_staff[e, 2] = kp.scanners - S[e, S_NSCAN]
+    o_staff[e, 3] = S[e, S_NQ]
+    o_staff[e, 4] = S[e, S_WARDFREE]
+    o_staff[e, 5] = S[e, S_HICUFREE]
+
+
+# ================================ packing a reset scalar state ====================================
+OBS_KEYS = ("general_beds", "icu_beds", "ventilators", "queue", "time", "totals", "staff")
+"""The order of :func:`observe`'s output arrays."""
+
+
+def scratch(kp: KParams, pids: int) -> tuple[np.ndarray, np.ndarray]:
+    """The two scratch arrays a step needs (bed occupants; patients at risk)."""
+    beds = np.zeros(kp.general_beds + kp.icu_beds, dtype=np.int64)
+    return beds, np.zeros(pids + kp.general_beds + kp.icu_beds, dtype=np.int64)
+
+
+def allocate(num_envs: int, kp: KParams, pids: int, returns: int) -> KState:
+    """Zeroed arrays for ``num_envs`` envs of up to ``pids`` patients."""
+    n, h = num_envs, kp.horizon
+    return KState(
+        S=np.zeros((n, N_S), dtype=np.int64), PT=np.zeros((n, pids, N_F), dtype=np.int32),
+        GB=np.full((n, kp.general_beds), -1, dtype=np.int32),
+        IB=np.full((n, kp.icu_beds), -1, dtype=np.int32),
+        WL=np.full((n, pids), -1, dtype=np.int32), IQ=np.full((n, pids), -1, dtype=np.int32),
+        SC=np.full((n, max(kp.scanners, 1)), -1, dtype=np.int32),
+        PR=np.full((n, pids), -1, dtype=np.int32),
+        HZ=np.zeros((n, h, pids), dtype=np.uint8 if len(kp.thresholds) < 256 else np.uint16),
+        PD=np.zeros((n, pids, 5)),
+        RD=np.zeros((n, pids, returns, 3)), SCHED=np.zeros((n, h + 1), dtype=np.int64),
+        FLOW=np.zeros((n, h, 4), dtype=np.int64), EV=np.zeros((n, N_E), dtype=np.int64),
+        RET=np.zeros(n))
+
+
+def _row(p: Patient) -> list[int]:
+    row = [0] * N_F
+    row[F_ARR], row[F_ACU], row[F_TERR], row[F_COND] = (p.arrival_tick, p.true_acuity,
+                                                        p.triage_error, p.condition)
+    row[F_NICU], row[F_NVENT], row[F_TREAT], row[F_PATI] = (int(p.needs_icu), int(p.needs_vent),
+                                                            p.treatment_ticks, p.patience_ticks)
+    row[F_NWARD], row[F_BOARD], row[F_EVERC] = int(p.needs_ward), p.board_ticks, \
+        int(p.ever_critical)
+    row[F_CRITA], row[F_ADMA], row[F_LOC], row[F_BED] = (int(p.critical_at_arrival),
+                                                         p.admitted_acuity, p.location, p.bed)
+    row[F_ADMT], row[F_PROG], row[F_VENTD], row[F_TIB] = (p.admitted_tick, p.progress_ticks,
+                                                          int(p.ventilated), p.ticks_in_bed)
+    row[F_RETD], row[F_RCOUNT], row[F_WORKUP] = int(p.returned), p.return_count, \
+        int(p.workup_done)
+    row[F_AWAIT], row[F_SEEN], row[F_ASSESS] = int(p.awaiting_bed), p.seen_tick, p.assess_left
+    row[F_LABS], row[F_IMG], row[F_LABT], row[F_READT] = (p.labs, p.imaging, p.lab_ticks,
+                                                          p.read_ticks)
+    row[F_LABRES], row[F_IMGRES], row[F_IMGSTATE] = (p.lab_result_tick, p.imaging_result_tick,
+                                                     p.imaging_state)
+    row[F_DECISION], row[F_BEDASSIGN], row[F_ESI0] = (p.decision_tick, p.bed_assigned_tick,
+                                                      p.esi_at_arrival)
+    row[F_SCANLEFT], row[F_RTICK] = 0, -1
+    return row
+
+
+def pack(st: KState, e: int, state: EDState, kp: KParams) -> None:
+    """Copy a freshly reset scalar ``EDState`` (tick 0, nothing scanned, no returns pending)
+    into env ``e`` of ``st``."""
+    if state.tick != 0 or state.scanning or state.imaging_queue or state.returns:
+        raise ValueError("pack() takes a state straight from EDEnv.reset")
+    patients = [p for tick in state.schedule for p in tick]
+    patients += [p for p in state.icu if p is not None]
+    pids = state.hazard_draws.shape[0]
+    by_pid: list[Patient | None] = [None] * pids
+    for p in patients:
+        by_pid[p.pid] = p
+    st.PT[e] = 0
+    for q, known in enumerate(by_pid):
+        if known is not None:
+            st.PT[e, q] = _row(known)
+    c = state.counters
+    S = st.S[e]
+    S[:] = 0
+    S[S_TICK], S[S_VENT], S[S_NPIDS] = state.tick, state.ventilators_in_use, pids
+    S[S_ESTOP] = -1
+    S[S_BUSY] = state.physicians_busy
+    S[S_WARDFREE], S[S_HICUFREE] = state.ward_free, state.hospital_icu_free
+    S[S_BACKLOG_W], S[S_BACKLOG_I] = state.elective_backlog
+    S[S_PATIENTS], S[S_CRITICAL] = c.patients, c.critical
+    S[S_NWAIT] = len(state.waiting)
+    st.WL[e] = -1
+    st.WL[e, :len(state.waiting)] = [p.pid for p in state.waiting]
+    st.IQ[e] = -1
+    st.SC[e] = -1
+    st.PR[e] = -1
+    st.GB[e] = [-1 if p is None else p.pid for p in state.general]
+    st.IB[e] = [-1 if p is None else p.pid for p in state.icu]
+    if pids > st.PT.shape[1]:
+        raise ValueError(f"{pids} patients do not fit the capacity {st.PT.shape[1]}")
+    st.HZ[e, :, :pids] = hazard_ranks(state.hazard_draws.T, kp)
+    st.HZ[e, :, pids:] = 0
+    st.PD[e, :pids] = state.patient_draws
+    st.RD[e, :pids] = state.return_draws
+    starts = np.cumsum([0] + [len(t) for t in state.schedule])
+    st.SCHED[e] = starts
+    st.FLOW[e] = state.inpatient_flow
+    st.EV[e] = 0
+    st.RET[e] = 0.0
+
+
+# ================================ N environments ==================================================
+@jit
+def refresh(st, e, kp, mask, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff):
+    """Observe env ``e`` and compute its mask (after :func:`pack`)."""
+    observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff)
+    action_mask(st, e, kp, mask)
+
+
+@jit
+def step_all(st, kp, actions, skip, reward, valid, terminated, truncated, info, mask, o_gen,
+             o_icu, o_vent, o_queue, o_time, o_totals, o_staff, beds, risk):
+    """Step every env ``e`` with ``skip[e] == False``, then observe it and compute its mask:
+    ``reward[e]`` ... ``truncated[e]``, ``info[e]`` = (ticks, deaths, treated, early stopped)."""
+    for e in range(actions.shape[0]):
+        if skip[e]:
+            continue
+        r, ok, term, trunc = step_env(st, e, actions[e], kp, mask, beds, risk)
+        reward[e] = r
+        valid[e] = ok
+        terminated[e] = term
+        truncated[e] = trunc
+        info[e, 0] = st.EV[e, E_TICKS]
+        info[e, 1] = st.EV[e, E_DEATHS]
+        info[e, 2] = st.EV[e, E_TREATED]
+        info[e, 3] = st.S[e, S_ESTOP] >= 0
+        observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff)
+        action_mask(st, e, kp, mask)
