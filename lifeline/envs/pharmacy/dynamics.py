@@ -276,6 +276,11 @@ def _stat(state: PharmacyState, params: PharmacyParams, day: int, s: int, units:
     """A STAT shipment of ``units`` (whole units, capped by the day's ``room`` and what the
     available budget pays) from the regional blood supplier, arriving the same day."""
     price = float(COST[s]) * params.stat_mult
+    r = day // params.days_per_round
+    if not any(po.sku == s and po.status in ("open", "received")
+               and po.order_day // params.days_per_round >= r - 1 for po in state.pos):
+        return []  # the supplier ships STAT against a standing order: a PO of the SKU placed
+        # this round or the last one
     qty = min(float(np.ceil(units - 1e-9)), float(np.floor(room[s])),
               float(np.floor((rules.available_budget(state) - params.stat_fee) / price)))
     if qty < 1:
@@ -289,7 +294,7 @@ def _stat(state: PharmacyState, params: PharmacyParams, day: int, s: int, units:
     c.stat_sku[s] += qty
     c.stat_shipments += 1
     state.serial += 1
-    r = min(day // params.days_per_round, state.delivered_life.shape[0] - 1)
+    r = min(r, state.delivered_life.shape[0] - 1)
     life = SKUS[s].shelf_life_days
     frac = float(state.delivered_life[r, 2, s]) if params.shelf_life_on_delivery else 1.0
     expiry = day + max(1, round(life * frac)) if life else 1_000_000
