@@ -168,8 +168,8 @@ class Probe:
 
 
 def _projected_expiry(state: Any, params: Any) -> np.ndarray:
-    """Units on hand at the end (central + wards + crossmatch holds) that would expire before use at the expected
-    network rate, per SKU (first-expiry-first-out)."""
+    """Units on hand at the end (central + wards + crossmatch holds) that would expire before
+    use at the expected network rate, per SKU (first-expiry-first-out)."""
     from lifeline.envs.pharmacy.generator import expected_daily
 
     end = min(state.round, params.rounds) * params.days_per_round
