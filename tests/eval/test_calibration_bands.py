@@ -26,7 +26,7 @@ IN_BAND: dict[str, tuple[int, tuple[str, ...]]] = {
     "dispatch": (30, ("resp_median", "resp_p90", "scene_median", "transport_median",
                       "handover_median", "uhu_pct_light", "offload_le_30_pct")),
     "codered": (100, ("d2b_median", "d2b_le90", "inhosp_cardiac")),
-    "pharmacy": (10, ("outdate_plt", "fill_all", "rbc_days")),
+    "pharmacy": (10, ("outdate_plt", "fill_crit", "fill_all", "rbc_days")),
     "evgrid": (2, ("wp_energy", "wp_plugged", "wp_charging", "wp_peak3h", "fast_minutes",
                    "fast_kwh", "peak_ratio", "hot_spot_max")),
 }

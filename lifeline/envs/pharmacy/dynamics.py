@@ -163,6 +163,7 @@ def advance_round(state: PharmacyState, params: PharmacyParams) -> str:
     recorded = np.zeros((N_WARDS, N_SKUS))
     for day in range(r * dpr, (r + 1) * dpr):
         _receive(state, params, day)
+        _release_holds(state, day)
         _expire(state, day)
         recorded += _consume(state, params, day)
     _receive(state, params, (r + 1) * dpr)
@@ -251,14 +252,112 @@ def _expire(state: PharmacyState, day: int) -> None:
         c.waste_cost += units * float(COST[s])
 
 
+def _release_holds(state: PharmacyState, day: int) -> None:
+    """Crossmatched red cells: a lot part that expires while held is waste; one whose hold is
+    over goes back to central stock (older than it left)."""
+    c = state.counters
+    keep: list[tuple[int, Lot]] = []
+    for release, lot in state.holds:
+        if lot.expiry <= day:
+            c.waste_units += lot.qty
+            c.waste_sku[lot.sku] += lot.qty
+            c.waste_cost += lot.qty * float(COST[lot.sku])
+            c.held_expired += lot.qty
+        elif release <= day:
+            inventory.insert(state.central[lot.sku], lot)
+            c.held_returned += lot.qty
+        else:
+            keep.append((release, lot))
+    state.holds = keep
+
+
+def _stat(state: PharmacyState, params: PharmacyParams, day: int, s: int, units: float,
+          room: np.ndarray) -> list[Lot]:
+    """A STAT shipment of ``units`` (whole units, capped by the day's ``room`` and what the
+    available budget pays) from the regional blood supplier, arriving the same day."""
+    price = float(COST[s]) * params.stat_mult
+    r = day // params.days_per_round
+    if not any(po.sku == s and po.status in ("open", "received")
+               and po.order_day // params.days_per_round >= r - 1 for po in state.pos):
+        return []  # the supplier ships STAT against a standing order: a PO of the SKU placed
+        # this round or the last one
+    qty = min(float(np.ceil(units - 1e-9)), float(np.floor(room[s])),
+              float(np.floor((rules.available_budget(state) - params.stat_fee) / price)))
+    if qty < 1:
+        return []
+    room[s] -= qty
+    cost = qty * price + params.stat_fee
+    c = state.counters
+    c.spent += cost
+    c.premium += cost - qty * float(COST[s])
+    c.stat_cost += cost
+    c.stat_sku[s] += qty
+    c.stat_shipments += 1
+    state.serial += 1
+    r = min(r, state.delivered_life.shape[0] - 1)
+    life = SKUS[s].shelf_life_days
+    frac = float(state.delivered_life[r, 2, s]) if params.shelf_life_on_delivery else 1.0
+    expiry = day + max(1, round(life * frac)) if life else 1_000_000
+    return [Lot(f"STAT-{state.serial}", s, qty, expiry)]
+
+
+def _serve_blood(state: PharmacyState, params: PharmacyParams, day: int, w: int, s: int,
+                 d: float, room: np.ndarray) -> float:
+    """An ICU/ER blood need of ``d`` units: the ward's fridge, then (``emergency_issue``) the
+    blood bank's same-day issue, then (``stat_delivery``) a STAT shipment. Red cells are
+    crossmatched first: ``crossmatch_ratio`` x ``d`` units are reserved (FEFO), ``d`` are
+    transfused, the rest is held and released to central after ``crossmatch_hold_days``."""
+    c = state.counters
+    want = d * params.crossmatch_ratio if s == 0 else d
+    parts = inventory.take(state.wards[w][s], want)
+    got = sum(p.qty for p in parts)
+    if params.emergency_issue and got < want - 1e-9:
+        extra = inventory.take(state.central[s], want - got)
+        for part in extra:
+            c.emergency_sku[s] += part.qty
+            for ev in state.events:
+                if part.lot_id in ev.lots and ev.announce_round <= state.round:
+                    ev.unsafe_units += part.qty
+        parts += extra
+        got += sum(p.qty for p in extra)
+    if params.stat_delivery and got < d - 1e-9:
+        parts += _stat(state, params, day, s, d - got, room)
+    parts.sort(key=lambda p: (p.expiry, p.lot_id))
+    done = 0.0
+    for part in parts:
+        x = min(part.qty, d - done)
+        done += x
+        rest = part.qty - x
+        if rest <= 1e-9:
+            continue
+        left = Lot(part.lot_id, s, rest, part.expiry)
+        if s == 0 and params.crossmatch_ratio > 1.0:
+            state.holds.append((day + params.crossmatch_hold_days, left))
+        else:  # the odd unit of a STAT shipment stays in the ward's fridge
+            inventory.insert(state.wards[w][s], left)
+    if s == 0:
+        c.crossmatched += min(got, want) if params.crossmatch_ratio > 1.0 else 0.0
+    return done
+
+
+BLOOD_SKUS = (0, 1, 2)
+"""RBC, platelets, plasma: served through the blood bank (crossmatch, emergency issue, STAT)."""
+
+
 def _consume(state: PharmacyState, params: PharmacyParams, day: int) -> np.ndarray:
-    """Wards use their stock FEFO against the day's true demand; record service and shortfall."""
+    """Wards use their stock FEFO against the day's true demand (ICU/ER blood through
+    :func:`_serve_blood`); record service and shortfall."""
     demand = state.daily[day]
     used = np.zeros((N_WARDS, N_SKUS))
+    room = params.stat_cap_days * expected_daily(params).sum(axis=0)
     for w in range(N_WARDS):
         for s in range(N_SKUS):
             d = float(demand[w, s])
-            if d > 0:
+            if d <= 0:
+                continue
+            if w < 2 and s in BLOOD_SKUS:
+                used[w, s] = _serve_blood(state, params, day, w, s, d, room)
+            else:
                 used[w, s] = sum(p.qty for p in inventory.take(state.wards[w][s], d))
     c = state.counters
     c.need_w += float((demand * WEIGHT).sum())

@@ -179,6 +179,30 @@ class PharmacyParams:
     terminal_days: float = 4.0
     """Stock on hand at the end is credited at standard cost up to this many days of expected
     demand per SKU (network), less what would expire before use (see reward.py); 0 = off."""
+    emergency_issue: bool = True
+    """v2 (round 2): the blood bank is the central pharmacy: when a ward's fridge cannot serve an
+    ICU/ER patient's blood (RBC, platelets, plasma), central issues the units the same day
+    (off: central stock reaches a ward only through the round's plan)."""
+    stat_delivery: bool = True
+    """v2 (round 2): when central has no blood left either, the blood bank places a STAT order
+    with the regional blood supplier (shipped within the hour, United Blood Services' terms):
+    the missing units arrive the same day at ``stat_mult`` x the standard price plus
+    ``stat_fee`` per shipment, while the available budget covers it (off: unmet)."""
+    stat_mult: float = 2.0
+    """Price multiplier of a STAT unit (assumed; FASTMED's routine next-day premium is 1.8)."""
+    stat_fee: float = 300.0
+    """$ per STAT shipment (courier; assumed)."""
+    stat_cap_days: float = 2.0
+    """Largest STAT shipment per SKU per day, days of the SKU's expected network demand (the
+    supplier's own stock is finite; assumed)."""
+    crossmatch_ratio: float = 1.7
+    """v2 (round 2): red cells crossmatched per unit transfused (C:T ratio; 1.3-2.15 in three
+    hospitals, Clin Lab Haematol 1983;5:379; <= 2 recommended). A ward's red-cell patient
+    reserves this many units (first-expiry-first-out) on the day of need; the units not
+    transfused stay held for ``crossmatch_hold_days`` and then go back to central, older.
+    1.0 = off (no holds)."""
+    crossmatch_hold_days: int = 2
+    """Days an untransfused crossmatched unit stays reserved before it is released."""
     approval_per_supplier_round: bool = True
     """Finance judges the spend per supplier per round (v2): a PO needs approval when it takes
     the round's spend with its supplier above ``approval_threshold`` (off: per PO, v1)."""

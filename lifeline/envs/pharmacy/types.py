@@ -129,6 +129,19 @@ class Counters:
     clean_approvals: int = 0
     bad_justifications: int = 0
     large_pos: int = 0
+    emergency_sku: np.ndarray = field(default_factory=lambda: np.zeros(10))
+    """v2 round 2: blood units central issued the same day to a ward that ran out, per SKU."""
+    stat_sku: np.ndarray = field(default_factory=lambda: np.zeros(10))
+    """v2 round 2: blood units delivered STAT by the regional supplier, per SKU."""
+    stat_shipments: int = 0
+    stat_cost: float = 0.0
+    """$ charged for STAT shipments (also in ``spent``; the markup and fees in ``premium``)."""
+    crossmatched: float = 0.0
+    """Red-cell units crossmatched (reserved for a patient)."""
+    held_returned: float = 0.0
+    """Crossmatched red cells released untransfused back to central."""
+    held_expired: float = 0.0
+    """Crossmatched red cells that expired while held (also in the waste)."""
 
 
 @dataclass
@@ -204,6 +217,8 @@ class PharmacyState(CoreState):
     reserved: float = 0.0
     """$ reserved by held and approved POs (charged when placed, released if cancelled)."""
     counters: Counters = field(default_factory=Counters)
+    holds: list[tuple[int, Lot]] = field(default_factory=list)
+    """v2 round 2: crossmatched red cells held for a patient: (release day, lot part)."""
     systems: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """Enterprise systems used (ERP, WMS, supplier portal, finance, messaging)."""
     overview_calls: np.ndarray = field(default_factory=lambda: np.zeros(0))

@@ -394,7 +394,9 @@ def test_grader_by_hand(env: PharmacyEnv) -> None:
 def test_no_component_pays_doing_nothing_or_tool_spam(env: PharmacyEnv) -> None:
     for name in ("noop", "tool_spam", "paper_trail"):
         g = env.grade(_play(env, name, SEED))
-        assert g.score < 0.1, name
+        # round 2: the blood bank issues its initial stock to patients the same day, so doing
+        # nothing serves that stock (patient_safety about 0.25 on `medium`) and nothing more
+        assert g.score < 0.3, name
         gate = g.components["patient_safety"]
         for k in ("waste_control", "cost_control", "event_response"):
             assert g.components[k] <= gate + 1e-9, (name, k)

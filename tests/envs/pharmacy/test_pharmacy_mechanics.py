@@ -12,7 +12,7 @@ from lifeline.agents import make_agent
 from lifeline.envs.pharmacy import dynamics, inventory
 from lifeline.envs.pharmacy.env import PharmacyEnv
 from lifeline.envs.pharmacy.generator import expected_daily
-from lifeline.envs.pharmacy.params import SCENARIOS, SUPPLIERS, PharmacyParams
+from lifeline.envs.pharmacy.params import SCENARIOS, SKU_NAMES, SKUS, SUPPLIERS, PharmacyParams
 from lifeline.envs.pharmacy.types import (
     AdvanceRound,
     Lot,
@@ -251,7 +251,7 @@ def test_reference_returns_ward_surplus_when_central_cannot_fill(on: bool) -> No
     """base_stock returns a ward's surplus (beyond 1.1 x its evidence estimate) to central when
     central cannot fill the plan, and the other ward is then served: with transfers off the
     same round leaves more critical need unmet."""
-    env = _env(transfers=on)
+    env = _env(transfers=on, stat_delivery=False)  # STAT would serve ICU at a premium
     agent = make_agent("base_stock", "pharmacy")
     agent.reset(env, 8)
     state = env.reset(8)
@@ -264,7 +264,7 @@ def test_reference_returns_ward_surplus_when_central_cannot_fill(on: bool) -> No
     assert (state.counters.transfers > 0) == on
     unmet = state.counters.unmet_critical
     if on:
-        off = _env(transfers=False)
+        off = _env(transfers=False, stat_delivery=False)
         agent.reset(off, 8)
         other = off.reset(8)
         other.central[0].clear()
@@ -274,3 +274,62 @@ def test_reference_returns_ward_surplus_when_central_cannot_fill(on: bool) -> No
         while other.round == 0:
             off.step(other, agent.act(off, other))
         assert unmet < other.counters.unmet_critical - 1.0
+
+
+# ----- round 2: the blood bank (crossmatch holds, same-day emergency issue, STAT) -------------
+def _blood_round(env: PharmacyEnv, sku: int, order: bool) -> PharmacyState:
+    """Round 0 with the ICU and ER fridges empty of ``sku`` and no plan; optionally one PO of
+    the SKU (a standing order) placed first."""
+    state = env.reset(8)
+    for w in (0, 1):
+        state.wards[w][sku].clear()
+    if order:
+        env.step(state, SubmitPo("MEDLINE", SKU_NAMES[sku], "CENTRAL", 1))
+    env.step(state, AdvanceRound())
+    return state
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_emergency_issue_serves_from_the_blood_bank(on: bool) -> None:
+    """A ward that ran out is served the same day from central stock; off: unmet."""
+    state = _blood_round(_env(emergency_issue=on, stat_delivery=False), 2, False)
+    assert (state.counters.emergency_sku[2] > 0) == on
+    assert (state.counters.unmet_critical < 1.0) == on
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_stat_delivery_serves_at_a_premium_against_a_standing_order(on: bool) -> None:
+    """Central and fridges empty of platelets: with a platelet PO this round the supplier ships
+    STAT at stat_mult x the price + the fee; without a PO, or with STAT off, nothing comes."""
+    env = _env(stat_delivery=on)
+    results = []
+    for order in (True, False):
+        state = env.reset(8)
+        state.central[1].clear()
+        for w in (0, 1):
+            state.wards[w][1].clear()
+        if order:
+            env.step(state, SubmitPo("MEDLINE", "BLOOD-PLT", "CENTRAL", 1))
+        env.step(state, AdvanceRound())
+        results.append(state.counters)
+    with_po, without = results
+    assert (with_po.stat_sku[1] > 0) == on and without.stat_sku[1] == 0
+    if on:
+        assert with_po.unmet_critical < without.unmet_critical - 1.0
+        price = env.params.stat_mult * SKUS[1].unit_cost
+        assert with_po.stat_cost == pytest.approx(with_po.stat_sku[1] * price
+                                                  + with_po.stat_shipments * env.params.stat_fee)
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_crossmatch_holds_age_red_cells(on: bool) -> None:
+    """Crossmatched red cells are held and come back older: under the reference, holds make
+    red cells outdate (training seeds 0-3 of `medium`); off (ratio 1), nothing is held."""
+    env = _env(crossmatch_ratio=1.7 if on else 1.0)
+    states = [_play(env, "base_stock", seed) for seed in range(4)]
+    returned = sum(s.counters.held_returned for s in states)
+    wasted = sum(float(s.counters.waste_sku[0]) for s in states)
+    assert (returned > 0) == on
+    off = [_play(_env(crossmatch_ratio=1.0), "base_stock", seed) for seed in range(4)]
+    if on:
+        assert wasted > sum(float(s.counters.waste_sku[0]) for s in off) + 5.0
