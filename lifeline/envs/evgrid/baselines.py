@@ -449,7 +449,9 @@ class MPCAgent(GreedyAgent):
       penalty for load above 95 % of the rating, which shifts sessions where the transformer
       never gets warm);
     * walk-ups are routed with the grader's price of a critical kWh (harm on top of energy),
-      except where nearly every walk-up is critical (``critical_share_max``).
+      except where nearly every walk-up is critical (``critical_share_max``);
+    * a wider margin from the hot-spot limit (5 K, a 15-min routing penalty) where protection
+      would act (v3.1).
     """
 
     name = "mpc"
@@ -458,6 +460,16 @@ class MPCAgent(GreedyAgent):
     overload_value = 0.0
     """The headroom penalty is replaced by the thermal price: above the rating a zone is only
     harmed once its hot-spot passes 98 °C, which the lookahead prices exactly."""
+    hot_margin_k = 5.0
+    """Curtail a zone, and price routing there, once its hot-spot is within 5 K of the limit
+    (``greedy``: 3 K). v3.1 (derating no longer derates the base load): protection binds on
+    ``heatwave_peak``, ``transformer_derate`` and ``whitefield_night``, and one protective
+    curtailment costs more than every drive it saves. Tuned on training seeds 0-39 / 0-29
+    with ``stress_min`` below: mpc − greedy on ``heatwave_peak`` +0.0017 [−0.0035, +0.0047] →
+    +0.0124 [+0.0017, +0.0248], ``transformer_derate`` +0.0053 → +0.0099, ``whitefield_night``
+    +0.0003 → +0.0068; within 1e-4 on the eight others (their zones never get within 5 K)."""
+    stress_min = 15.0
+    """Penalty, minutes, for routing to a zone near its hot-spot limit (``greedy``: 5)."""
     critical_harm_min = 2.5
     """Extra minutes per kWh a critical walk-up (weight > 1) would leave without: harm on top of
     its energy (the grader: 2/Σw·need against w·0.5/Σw·need); ``greedy`` values it as energy
