@@ -145,9 +145,10 @@ class Context:
         self.st_zone = np.asarray(STATION_ZONE, np.int64)
         self.st_type = np.array([("slow", "fast", "ultra").index(s[4]) for s in STATIONS])
         self.names = [s[1] for s in STATIONS]
-        self.net_cap = np.asarray(p.zone_cap_kw) * np.asarray(p.cap_scale)
-        """(Z,) v2's zone 'limit', kW: the network the non-EV base-load curve is drawn against."""
-        self.zone_cap = self.net_cap / p.network_share
+        self.net_cap = np.asarray(p.zone_cap_kw, dtype=float)
+        """(Z,) v2's zone 'limit', kW: the network the non-EV base-load curve is drawn against
+        (v3.1: not derated — ``cap_scale`` derates the transformer, not its households' load)."""
+        self.zone_cap = self.net_cap * np.asarray(p.cap_scale) / p.network_share
         """(Z,) transformer rating of each zone, kW (v3): per-unit load K = total load / this."""
         self.st_out_kw = np.array([OUTSIDE_SESSION_KW[s[4]] for s in STATIONS])
         """(S,) kW an outside EV draws from an occupied slot at each station."""

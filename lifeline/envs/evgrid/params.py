@@ -140,7 +140,9 @@ class EVGridParams:
     base_scale: float = 1.0
     """Multiplier of the base (non-EV) load curve (heatwave: air conditioning)."""
     cap_scale: tuple[float, ...] = (1.0, 1.0, 1.0, 1.0, 1.0)
-    """Multiplier of each zone's limit (a derated transformer)."""
+    """Multiplier of each zone's transformer rating (a derated transformer). v3 second
+    follow-up: it no longer scales the base load drawn against the network (``zone_cap_kw``):
+    a derated transformer serves the same households."""
     trip_min: float = 60.0
     """Minutes a tripped feeder stays off (its stations deliver nothing)."""
     shift_factor: float = 0.5
@@ -248,7 +250,8 @@ SCENARIOS: dict[str, EVGridParams] = {
     "festival_surge": EVGridParams(start_hour=16.0, walkups_per_hour=26.0,
                                    persona_mix=(0.22, 0.13, 0.1, 0.5, 0.05),
                                    demand_spike=(17.0, 22.0, 1.9), **SHORT),  # type: ignore[arg-type]
-    # The east (Whitefield) transformer runs at 55% of its limit all day.
+    # The east (Whitefield) transformer is derated to 85% of its rating all day (v3; v2: 55%
+    # of a limit); its households' base load is the same as on baseline.
     "transformer_derate": EVGridParams(cap_scale=(1.0, 0.85, 1.0, 1.0, 1.0)),
     # Three stations (two ultra) are down for maintenance 08:00-14:00 (announced). 06:00-14:00.
     "station_outage": EVGridParams(start_hour=6.0, walkups_per_hour=28.0,
@@ -310,7 +313,8 @@ SCENARIO_DESCRIPTIONS: dict[str, str] = {
     'heatwave_peak': ('14:00-22:00 in a heatwave (25-37 °C): base load +6%, transformers '
                       'derated 5%.'),
     'festival_surge': 'Festival evening 16:00-24:00: walk-up demand x1.9.',
-    'transformer_derate': 'The east (Whitefield) transformer runs at 55% of its limit all day.',
+    'transformer_derate': ('The east (Whitefield) transformer is derated to 85% of its rating '
+                           'all day.'),
     'station_outage': '06:00-14:00; three stations (two ultra) down 08:00-14:00, announced.',
     'tariff_shock': 'Evening peak price x1.9 and solar discount x0.55.',
     'monsoon_storm': '12:00-20:00: solar at 30%, roads 1.4x slower, random feeder faults.',

@@ -114,3 +114,20 @@ def test_hot_spot_above_the_trip_limit_trips_the_zone() -> None:
     assert s.trips == 1 and s.trip_until[2] > s.t
     env.step(s, Hold())
     assert s.last_load[2] == 0.0 and s.unserved_kwh > 0.0
+
+
+def test_a_derated_transformer_serves_the_same_households() -> None:
+    """``cap_scale`` derates the transformer rating, not the base load drawn against the network
+    (v3 second follow-up: it scaled both, so derating left the per-unit base loading unchanged
+    and protection never acted on ``heatwave_peak``, even under uncontrolled charging)."""
+    from lifeline.eval.episode import Task, run_episode
+
+    base, derate = EVGridEnv("baseline").ctx, EVGridEnv("transformer_derate").ctx
+    assert np.allclose(derate.base_mean, base.base_mean)
+    assert np.isclose(derate.zone_cap[1], 0.85 * base.zone_cap[1])
+    assert np.allclose(np.delete(derate.zone_cap, 1), np.delete(base.zone_cap, 1))
+    # the heatwave pushes a transformer past its hot-spot limit under uncontrolled charging
+    # (training seed 9: 120.6 °C, 185 kWh of outside EVs' charging cut; before: 116 °C, none)
+    r = run_episode(Task("evgrid", "heatwave_peak", "nearest", 9))
+    assert r["metrics"]["peak_hotspot_c"] > scenario_params("heatwave_peak").hotspot_limit_c
+    assert r["metrics"]["unserved_kwh"] > 50.0
