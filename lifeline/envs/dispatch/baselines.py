@@ -185,7 +185,7 @@ class DMEXCLPAgent(ClosestIdleAgent):
     """If > 0 (v4.1): the threshold is this many units' fair share of the demand
     (``threshold_units`` / units in service) instead of ``threshold``, so it scales with the
     fleet. v4's fixed 0.05 of the city's demand (≈ 0.6 / 11 on the 20-node city) was out of reach
-    of most single moves on the metro city, where one unit covers about 1/50 of the demand:
+    of most single moves on the metro city, where one of 30 units has 1/30 of the demand:
     training seeds 0-19 of ``metro_advanced``, dmexclp − closest_idle +0.014 ± 0.012 with 0.05,
     +0.027 ± 0.016 with 0.6 units' share (0.3: +0.045, but −0.009 on ``warmup``)."""
     min_busy = 0.0

@@ -54,7 +54,7 @@ def _moves(env: DispatchEnv, seed: int, agent: DMEXCLPAgent) -> int:
 
 def test_fleet_scaled_threshold_lets_move_up_fire_on_the_metro_city() -> None:
     """v4.1: a fixed 0.05 of the city's demand is out of reach of most single moves on the
-    metro city (one unit covers ~1/50 of it); the threshold in units' fair shares is not."""
+    metro city (30 units: a fair share is 1/30); the threshold in units' fair shares is not."""
     env = DispatchMetroEnv("metro_advanced")
     scaled, fixed = DMEXCLPAgent(), DMEXCLPAgent()
     fixed.threshold_units = 0.0  # v4: the fixed share ``threshold`` (0.05)
