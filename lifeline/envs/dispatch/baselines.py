@@ -187,7 +187,8 @@ class DMEXCLPAgent(ClosestIdleAgent):
     fleet. v4's fixed 0.05 of the city's demand (≈ 0.6 / 11 on the 20-node city) was out of reach
     of most single moves on the metro city, where one of 30 units has 1/30 of the demand:
     training seeds 0-19 of ``metro_advanced``, dmexclp − closest_idle +0.014 ± 0.012 with 0.05,
-    +0.027 ± 0.016 with 0.6 units' share (0.3: +0.045, but −0.009 on ``warmup``)."""
+    +0.027 ± 0.017 with 0.6 units' share (0.3: +0.045; 0.3 with ALS units kept home: +0.031 and
+    −0.009 ± 0.014 on ``warmup`` seeds 0-39, against −0.004 ± 0.005 at 0.6)."""
     min_busy = 0.0
     """No move-up while fewer than this share of the in-service fleet is busy."""
     per_min = 0.001
