@@ -27,17 +27,20 @@ LADDER = ("hold", "random", "closest_idle", "dmexclp", "bound")
 PROBES = ("oracle", "verify_then_dispatch", "dmexclp_static")
 
 
-def ladder(scenario: str, episodes: int, seed_start: int) -> dict[str, object]:
-    """Scores, paired differences and late ratios of the ladder on one scenario."""
+def ladder(scenario: str, episodes: int, seed_start: int,
+           only: tuple[str, ...] | None = None) -> dict[str, object]:
+    """Scores, paired differences and late ratios of the ladder on one scenario (``only``: just
+    these agents, and the pairs among them)."""
     env = "dispatch_metro" if scenario.startswith("metro_") else "dispatch"
-    res = evaluate(env, (*LADDER, *PROBES), [scenario], episodes=episodes, seed_start=seed_start)
+    names = (*LADDER, *PROBES) if only is None else only
+    res = evaluate(env, names, [scenario], episodes=episodes, seed_start=seed_start)
     by: dict[str, dict[int, dict]] = {}
     for r in res["records"]:
         by.setdefault(r["agent"], {})[r["seed"]] = r
-    seeds = sorted(by[LADDER[0]])
+    seeds = sorted(by[names[0]])
     out: dict[str, object] = {"env": env, "scenario": scenario, "episodes": episodes,
                               "seeds": [seeds[0], seeds[-1]], "agents": {}, "paired": {}}
-    for a in (*LADDER, *PROBES):
+    for a in names:
         m = mean_ci([by[a][s]["score"] for s in seeds])
         late = float(np.mean([by[a][s]["metrics"]["late_fraction"] for s in seeds]))
         p90 = float(np.mean([by[a][s]["metrics"]["p90_response_min"] for s in seeds]))
@@ -53,23 +56,52 @@ def ladder(scenario: str, episodes: int, seed_start: int) -> dict[str, object]:
     pairs = [*itertools.pairwise(LADDER), *(("closest_idle", p) for p in PROBES),
              ("dmexclp_static", "dmexclp")]
     for lo_a, hi_a in pairs:
+        if lo_a not in names or hi_a not in names:
+            continue
         c = paired_compare({s: by[hi_a][s]["score"] for s in seeds},
                            {s: by[lo_a][s]["score"] for s in seeds})
-        late = paired_compare({s: by[hi_a][s]["metrics"]["late_fraction"] for s in seeds},
-                              {s: by[lo_a][s]["metrics"]["late_fraction"] for s in seeds})
+        late_c = paired_compare({s: by[hi_a][s]["metrics"]["late_fraction"] for s in seeds},
+                                {s: by[lo_a][s]["metrics"]["late_fraction"] for s in seeds})
         harm = paired_compare({s: by[hi_a][s]["metrics"]["expected_fatalities"] for s in seeds},
                               {s: by[lo_a][s]["metrics"]["expected_fatalities"] for s in seeds})
         out["paired"][f"{hi_a}-{lo_a}"] = {"mean": c.mean_diff, "ci_low": c.ci_low,  # type: ignore[index]
                                            "ci_high": c.ci_high, "wilcoxon_p": c.wilcoxon_p,
-                                           "late_fraction": [late.mean_diff, late.ci_low,
-                                                             late.ci_high],
+                                           "late_fraction": [late_c.mean_diff, late_c.ci_low,
+                                                             late_c.ci_high],
                                            "expected_fatalities": [harm.mean_diff, harm.ci_low,
                                                                    harm.ci_high]}
     ag = out["agents"]
+    if "bound" not in ag or "closest_idle" not in ag:  # type: ignore[operator]
+        return out
     bound_late = ag["bound"]["late_fraction"]  # type: ignore[index]
     out["late_ratio_closest_idle_over_bound"] = (
         ag["closest_idle"]["late_fraction"] / bound_late if bound_late > 0 else None)  # type: ignore[index]
     return out
+
+
+def merge(path: str, agents: tuple[str, ...], episodes: int, seed_start: int,
+          scenarios: str) -> None:
+    """Re-run ``agents`` on the scenarios of results file ``path`` and update it in place: the
+    first agent's row and every pair among ``agents`` are replaced; the other agents are
+    unchanged policies and must reproduce their stored means to 1e-9."""
+    with open(path) as f:
+        rows = json.load(f)
+    keep = None if scenarios == "all" else set(scenarios.split(","))
+    for row in rows:
+        if keep is not None and row["scenario"] not in keep:
+            continue
+        new = ladder(row["scenario"], episodes, seed_start, only=agents)
+        for a in agents[1:]:
+            old, got = row["agents"][a]["mean"], new["agents"][a]["mean"]  # type: ignore[index]
+            if abs(old - got) > 1e-9:
+                raise SystemExit(f"{row['scenario']}: {a} scored {got} against stored {old}")
+        row["agents"][agents[0]] = new["agents"][agents[0]]  # type: ignore[index]
+        row["paired"].update(new["paired"])
+        p = row["paired"][f"{agents[0]}-closest_idle"]
+        print(f"{row['scenario']:22s} {agents[0]} - closest_idle {p['mean']:+.3f} "
+              f"[{p['ci_low']:+.3f}, {p['ci_high']:+.3f}]", file=sys.stderr, flush=True)
+        with open(path, "w") as f:
+            json.dump(rows, f, indent=1)
 
 
 def main() -> None:
@@ -78,7 +110,16 @@ def main() -> None:
     ap.add_argument("--scenarios", default="all",
                     help="comma-separated scenario names, or 'all' (both cities)")
     ap.add_argument("--seed-start", type=int, default=EVAL_SEED_BASE)
+    ap.add_argument("--rerun", default="",
+                    help="comma-separated agents to re-run; with --merge, their rows and the "
+                         "pairs among them replace those in the given results file, and every "
+                         "other re-run agent must reproduce its stored mean (a determinism check)")
+    ap.add_argument("--merge", default="", help="results JSON to update in place (--rerun)")
     args = ap.parse_args()
+    if args.rerun:
+        merge(args.merge, tuple(args.rerun.split(",")), args.episodes, args.seed_start,
+              args.scenarios)
+        return
     rows = []
     names = args.scenarios.split(",")
     if names == ["all"]:

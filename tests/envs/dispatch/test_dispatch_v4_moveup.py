@@ -9,7 +9,7 @@ from typing import cast
 import numpy as np
 
 from lifeline.envs.dispatch.baselines import BoundAgent, DMEXCLPAgent, PriorityOnlyAgent
-from lifeline.envs.dispatch.env import DispatchEnv
+from lifeline.envs.dispatch.env import DispatchEnv, DispatchMetroEnv
 from lifeline.envs.dispatch.types import DispatchAction, Relocate
 from lifeline.eval.episode import Task, run_episode
 
@@ -18,7 +18,7 @@ def _play(env: DispatchEnv, seed: int, threshold: float | None = None
           ) -> tuple[int, float, float]:
     agent = DMEXCLPAgent()
     if threshold is not None:
-        agent.threshold = threshold
+        agent.threshold, agent.threshold_units = threshold, 0.0
     s = env.reset(seed)
     agent.reset(env, seed)
     moves = 0
@@ -36,8 +36,45 @@ def test_move_up_fires_and_raises_readiness_and_off_it_does_not() -> None:
     off = [_play(env, seed, threshold=np.inf) for seed in range(4)]
     assert min(m for m, _, _ in on) >= 5  # v3's rule fired about never
     assert all(m == 0 for m, _, _ in off)
-    # measured on these seeds: readiness 0.751 with move-up, 0.678 without
+    # measured on these seeds: readiness 0.746 with move-up, 0.677 without (v4 before the
+    # fleet-scaled threshold: 0.751 / 0.678)
     assert np.mean([r for _, r, _ in on]) > np.mean([r for _, r, _ in off]) + 0.03
+
+
+def _moves(env: DispatchEnv, seed: int, agent: DMEXCLPAgent) -> int:
+    s = env.reset(seed)
+    agent.reset(env, seed)
+    moves = 0
+    while not s.done:
+        a = agent.act(env, s)
+        moves += isinstance(a, Relocate)
+        env.step(s, cast(DispatchAction, a))
+    return moves
+
+
+def test_fleet_scaled_threshold_lets_move_up_fire_on_the_metro_city() -> None:
+    """v4.1: a fixed 0.05 of the city's demand is out of reach of most single moves on the
+    metro city (30 units: a fair share is 1/30); the threshold in units' fair shares is not."""
+    env = DispatchMetroEnv("metro_advanced")
+    scaled, fixed = DMEXCLPAgent(), DMEXCLPAgent()
+    fixed.threshold_units = 0.0  # v4: the fixed share ``threshold`` (0.05)
+    n_scaled, n_fixed = _moves(env, 0, scaled), _moves(env, 0, fixed)
+    assert n_scaled > 2 * n_fixed, (n_scaled, n_fixed)  # seed 0: 15 against 5
+
+
+def test_move_up_keeps_als_units_home() -> None:
+    env = DispatchEnv("expert")
+    agent = DMEXCLPAgent()
+    s = env.reset(1)
+    agent.reset(env, 1)
+    als = env.observe(s)["units"][:, 1] > 0
+    moved_als = 0
+    while not s.done:
+        a = agent.act(env, s)
+        if isinstance(a, Relocate):
+            moved_als += int(als[a.unit])
+        env.step(s, cast(DispatchAction, a))
+    assert moved_als == 0
 
 
 def test_move_up_waits_while_calls_wait() -> None:
