@@ -27,6 +27,8 @@ from lifeline.envs.codered.types import (
 
 GRADED_ACTIONS = (AssignHospital, AllocateBlood, PreemptOR, TriageCall, RequestMutualAid)
 """Actions that can change the grade at once (waste, an immediate treatment, the aid penalty)."""
+_GRADED_TYPES = frozenset(GRADED_ACTIONS)
+"""The same as a set of exact types (action classes are not subclassed)."""
 MAX_EPOCH_FACTOR = 2
 """Step budget: twice the slots of an episode made of minimum-length epochs (1 min)."""
 
@@ -81,12 +83,13 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
 
     def _apply(self, state: CodeRedState, action: CodeRedAction) -> tuple[float, dict[str, Any]]:
         p = self.params
-        if isinstance(action, MaintainPlan):
+        kind = type(action)
+        if kind is MaintainPlan:
             state.last_report = ""
             dynamics.advance(state, p)
         else:
             state.last_report = dynamics.apply_action(state, p, action)
-            if isinstance(action, GRADED_ACTIONS):
+            if kind in _GRADED_TYPES:
                 state.n_events += 1
             state.epoch_actions += 1
             if state.epoch_actions >= p.actions_per_epoch:

@@ -94,6 +94,12 @@ class Layout:
             "qor", "transfer", "aid", "noop"))
         """Block offsets in the order :func:`action_mask` unpacks them."""
         self._decoded: list[CodeRedAction | None] = [None] * off
+        o_disp, o_als, o_bls, o_tri = (self.off[k] for k in ("disp", "als", "bls", "triage"))
+        self.rows = (tuple(slice(o_als + i * U, o_als + (i + 1) * U) for i in range(P)),
+                     tuple(slice(o_bls + i * U, o_bls + (i + 1) * U) for i in range(P)),
+                     tuple(slice(o_tri + i * 5, o_tri + i * 5 + 5) for i in range(P)),
+                     tuple(slice(o_disp + i * U, o_disp + (i + 1) * U) for i in range(P)))
+        """Per patient, the slices of its ALS, BLS, triage and dispatch rows (for the mask)."""
 
     # ----- encode ------------------------------------------------------------------------------
     def encode(self, a: CodeRedAction) -> int:
@@ -384,7 +390,18 @@ def _v_allocate_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str | N
     return None
 
 
+_BT_INDEX = {b: i for i, b in enumerate(BLOOD_TYPES)}
+"""Blood type name -> index (a dictionary lookup instead of ``BLOOD_TYPES.index``)."""
+
+
 def _v_transfer_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    f, t, units, bt = a.from_hospital, a.to_hospital, a.units, a.blood_type
+    if (type(f) is int and type(t) is int and type(units) is int and type(bt) is str
+            and 0 <= f < H and 0 <= t < H and f != t and 1 <= units <= UNITS
+            and bt in _BT_INDEX):  # the well-formed case (every decoded index) checked at once
+        if s.hospitals[f].stock[_BT_INDEX[bt]] < units:
+            return f"hospital {f} does not have {units} {bt} units"
+        return None
     msg = _hosp_msg(a.from_hospital) or _hosp_msg(a.to_hospital)
     if msg:
         return msg
@@ -506,19 +523,20 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
     tri_first = _TRI_BYTES[any_als, any_bls, True]
     tri_again = _TRI_BYTES[any_als, any_bls, False]
     i = -1
+    als_rows, bls_rows, tri_rows, disp_rows = lay.rows
     for p in s.patients:
         i += 1
         st = p.status
-        if st == CALL:  # no blood or typing actions for a pending call
-            out[o_als + i * U:o_als + (i + 1) * U] = free_als
-            out[o_bls + i * U:o_bls + (i + 1) * U] = free_bls
-            out[o_tri + i * 5:o_tri + i * 5 + 5] = tri_first if p.hint < 0 else tri_again
-            continue
         if st not in _MASKED:
+            continue
+        if st == CALL:  # no blood or typing actions for a pending call
+            out[als_rows[i]] = free_als
+            out[bls_rows[i]] = free_bls
+            out[tri_rows[i]] = tri_first if p.hint < 0 else tri_again
             continue
         if st in _DISP_OR_STAB:
             if any_free:
-                out[o_disp + i * U:o_disp + (i + 1) * U] = free
+                out[disp_rows[i]] = free
         elif st in _ASSIGNABLE:
             ph, pa = p.hosp, p.at_hosp
             for h in range(H):

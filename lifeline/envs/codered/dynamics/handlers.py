@@ -316,10 +316,13 @@ def handle(s: CodeRedState, params: CodeRedParams, entry: tuple[float, int, Even
     return HANDLERS[type(ev)](s, params, ev)
 
 
+_INF = float("inf")
+
+
 def _anything_left(s: CodeRedState) -> bool:
     """True while some patient is active or a patient/call can still appear."""
     for p in s.patients:
-        if p.status in (FUTURE,) and p.onset != float("inf"):
+        if p.status == FUTURE and p.onset != _INF:
             return True
         if p.status not in (FUTURE, TREATED, DEAD, RESOLVED):
             return True
