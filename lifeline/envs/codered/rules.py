@@ -503,9 +503,9 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
     out = bytearray(lay.total)
     if s.done:
         return np.frombuffer(out, dtype=np.bool_)
-    U, P = lay.U, lay.P
-    o_disp, o_als, o_bls, o_tri, o_asg, o_alloc, o_qbt, o_prep, o_page, o_pre, o_qor, \
-        o_transfer, o_aid, o_noop = lay.offsets
+    P = lay.P
+    _, _, _, _, o_asg, o_alloc, o_qbt, o_prep, o_page, o_pre, o_qor, \
+        o_transfer, o_aid, o_noop = lay.offsets  # dispatch/triage rows: ``lay.rows``
     out[o_noop] = 1
     fkey = bytes([(un.status in _IDLE_OR_RETURNING) | (un.als << 1) for un in s.units])
     fleet = _FLEET.get(fkey)
