@@ -106,11 +106,13 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
     def _reward(self, state: CodeRedState) -> tuple[float, dict[str, Any]]:
         """Change of score + milestone shaping since the last step (re-graded only when a
         grade-relevant event or action happened, or the clock moved in cascade tasks)."""
-        key = (float(state.n_events), float(state.tally.aid_requests),
-               state.t if self.params.cascade or state.t >= self.params.horizon_min else 0.0)
-        if key == state.graded_key:
-            return 0.0, {"t": state.t}
-        state.graded_key = key
+        prm, t = self.params, state.t
+        clock = t if prm.cascade or t >= prm.horizon_min else 0.0
+        last = state.graded_key
+        if (last and last[0] == state.n_events and last[1] == state.tally.aid_requests
+                and last[2] == clock):  # the key below, compared without building it
+            return 0.0, {"t": t}
+        state.graded_key = (float(state.n_events), float(state.tally.aid_requests), clock)
         value = reward.value(state, self.params)
         r = value - state.score_paid
         state.score_paid = value
