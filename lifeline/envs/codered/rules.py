@@ -524,6 +524,11 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
     tri_again = _TRI_BYTES[any_als, any_bls, False]
     i = -1
     als_rows, bls_rows, tri_rows, disp_rows = lay.rows
+    open0, open1, open2 = open_h
+    oneg = (h0.stock[O_NEG], h1.stock[O_NEG], h2.stock[O_NEG])
+    runs_int = (int.from_bytes(runs[0], "big"), int.from_bytes(runs[1], "big"),
+                int.from_bytes(runs[2], "big"))
+    ROW, TYPED = MODES * UNITS, 8 * UNITS  # one patient's allocation row; its typed part
     for p in s.patients:
         i += 1
         st = p.status
@@ -539,22 +544,25 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
                 out[disp_rows[i]] = free
         elif st in _ASSIGNABLE:
             ph, pa = p.hosp, p.at_hosp
-            for h in range(H):
-                if open_h[h] and h != ph and h != pa:
-                    out[o_asg + i * H + h] = 1
+            row = o_asg + i * H  # H == 3, unrolled
+            if open0 and ph != 0 and pa != 0:
+                out[row] = 1
+            if open1 and ph != 1 and pa != 1:
+                out[row + 1] = 1
+            if open2 and ph != 2 and pa != 2:
+                out[row + 2] = 1
         if st in BLOOD_HOLDERS and p.hosp >= 0:
             h = p.hosp
-            stock = hospitals[h].stock
-            base = o_alloc + (h * P + i) * MODES * UNITS
-            n = min(cap - p.blood_emergency, stock[O_NEG], UNITS)
+            base = o_alloc + (h * P + i) * ROW
+            n = min(cap - p.blood_emergency, oneg[h], UNITS)
             if n > 0:
-                out[base + 8 * UNITS:base + 8 * UNITS + UNITS] = _RUN[n]
+                out[base + TYPED:base + ROW] = _RUN[n]
             if p.type_known:
                 room = MAX_RESERVED - p.blood_ready - p.blood_pending
                 if room > 0:  # typed modes: the stock runs masked by compatibility and room
-                    out[base:base + 8 * UNITS] = (
-                        int.from_bytes(runs[h], "big")
-                        & _COMPAT_ROOM[p.blood_type][min(room, UNITS)]).to_bytes(8 * UNITS, "big")
+                    out[base:base + TYPED] = (
+                        runs_int[h] & _COMPAT_ROOM[p.blood_type][min(room, UNITS)]
+                    ).to_bytes(TYPED, "big")
         if st in TYPEABLE and p.known and not p.type_known and not p.type_pending:
             out[o_qbt + i] = 1
     h = -1
