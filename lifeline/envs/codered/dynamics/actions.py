@@ -115,10 +115,11 @@ def _act_transfer_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str:
     f, units = a.from_hospital, a.units
     hosp = s.hospitals[f]  # take_stock(use=False), inlined: this is the commonest random action
     hosp.stock[b] -= units
-    moved = min(units, hosp.received[b])
     tl = s.tally
-    if moved:  # units that came by transfer and are sent on: still one transfer, not two
-        hosp.received[b] -= moved
+    received = hosp.received
+    if received[b]:  # units that came by transfer and are sent on: still one transfer, not two
+        moved = min(units, received[b])
+        received[b] -= moved
         tl.transfer_sent -= moved
     tl.transfer_sent += units
     d = s.graph.dist.item(HOSPITAL_NODE[f], HOSPITAL_NODE[a.to_hospital])
