@@ -27,6 +27,8 @@ from lifeline.envs.codered.types import (
 
 GRADED_ACTIONS = (AssignHospital, AllocateBlood, PreemptOR, TriageCall, RequestMutualAid)
 """Actions that can change the grade at once (waste, an immediate treatment, the aid penalty)."""
+_GRADED_TYPES = frozenset(GRADED_ACTIONS)
+"""The same as a set of exact types (action classes are not subclassed)."""
 MAX_EPOCH_FACTOR = 2
 """Step budget: twice the slots of an episode made of minimum-length epochs (1 min)."""
 
@@ -81,12 +83,13 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
 
     def _apply(self, state: CodeRedState, action: CodeRedAction) -> tuple[float, dict[str, Any]]:
         p = self.params
-        if isinstance(action, MaintainPlan):
+        kind = type(action)
+        if kind is MaintainPlan:
             state.last_report = ""
             dynamics.advance(state, p)
         else:
             state.last_report = dynamics.apply_action(state, p, action)
-            if isinstance(action, GRADED_ACTIONS):
+            if kind in _GRADED_TYPES:
                 state.n_events += 1
             state.epoch_actions += 1
             if state.epoch_actions >= p.actions_per_epoch:
@@ -103,11 +106,13 @@ class CodeRedEnv(Environment[CodeRedState, CodeRedAction]):
     def _reward(self, state: CodeRedState) -> tuple[float, dict[str, Any]]:
         """Change of score + milestone shaping since the last step (re-graded only when a
         grade-relevant event or action happened, or the clock moved in cascade tasks)."""
-        key = (float(state.n_events), float(state.tally.aid_requests),
-               state.t if self.params.cascade or state.t >= self.params.horizon_min else 0.0)
-        if key == state.graded_key:
-            return 0.0, {"t": state.t}
-        state.graded_key = key
+        prm, t = self.params, state.t
+        clock = t if prm.cascade or t >= prm.horizon_min else 0.0
+        last = state.graded_key
+        if (last and last[0] == state.n_events and last[1] == state.tally.aid_requests
+                and last[2] == clock):  # the key below, compared without building it
+            return 0.0, {"t": t}
+        state.graded_key = (float(state.n_events), float(state.tally.aid_requests), clock)
         value = reward.value(state, self.params)
         r = value - state.score_paid
         state.score_paid = value

@@ -71,6 +71,13 @@ _NEEDS_RES = tuple(PROCEDURE_OF[c] >= 0 or SPECIALIST_OF[c] >= 0 for c in SERIOU
 _SERIOUS_SET = frozenset(SERIOUS)
 
 
+_W_TIME, _W_EFF, _W_PREP, _W_VIT, _W_HARM, _W_CASC = (
+    WEIGHTS[k] for k in ("time", "efficiency", "prep_ready", "vitals", "secondary_harm",
+                         "cascade"))
+_WSUM_PLAIN = sum(WEIGHTS[k] for k in ("time", "efficiency", "prep_ready", "vitals"))
+_WSUM_CASCADE = sum(WEIGHTS[k] for k in ("time", "efficiency", "prep_ready", "vitals",
+                                         "secondary_harm", "cascade"))
+"""The weights in the order the components are summed (constant sums, computed once)."""
 _MILESTONE_1 = frozenset({ON_SCENE, TRANSPORT, HANDOVER, AT_HOSPITAL, STABILISED, TREATED})
 _MILESTONE_2 = frozenset({AT_HOSPITAL, STABILISED, TREATED})
 
@@ -87,6 +94,7 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True,
     calls = minors = good = 0
     serious, milestone_1, milestone_2 = _SERIOUS_SET, _MILESTONE_1, _MILESTONE_2
     reveal = s.t >= params.horizon_min
+    proc_of, spec_of, target_of = PROCEDURE_OF, SPECIALIST_OF, TARGET_MIN
     for p in s.patients:
         if p.void or p.status == FUTURE:
             continue
@@ -101,7 +109,7 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True,
         if cond not in serious:
             continue
         n += 1
-        proc, spec = PROCEDURE_OF[cond], SPECIALIST_OF[cond]
+        proc, spec = proc_of[cond], spec_of[cond]
         if proc >= 0 or spec >= 0:
             n_res += 1
         st = p.status
@@ -111,7 +119,7 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True,
             n_treated += 1
             sv = p.survival
             surv += sv
-            time += sv * min(1.0, TARGET_MIN[cond] / max(p.treated_at - p.onset, 1.0))
+            time += sv * min(1.0, target_of[cond] / max(p.treated_at - p.onset, 1.0))
             vit += sv * p.vitals_at
             if proc >= 0 and spec >= 0:
                 ready += sv * (p.or_ready_arr + p.spec_ready_arr) / 2
@@ -151,22 +159,35 @@ def _tally(s: CodeRedState, params: CodeRedParams, metrics_too: bool = True,
             waste += sum(1 for sp in hosp.specialists if sp.agent_paged and sp.state in
                          (SP_PRESENT, 1))
     efficiency = alive * useful / (useful + waste) if useful + waste > 0 else alive
-    comps = {"time": time, "efficiency": efficiency, "prep_ready": prep_ready, "vitals": vit}
     elapsed = max(s.t, 1e-9)
-    crowded = tl.crowded_minutes + sum(s.t - h.crowded_since for h in s.hospitals
-                                       if h.crowded_since >= 0)
+    t = s.t
+    crowded = tl.crowded_minutes + sum([t - h.crowded_since for h in s.hospitals
+                                        if h.crowded_since >= 0])
+    # the weighted sum over the components in this order (time, efficiency, prep_ready, vitals
+    # [, secondary_harm, cascade]); ``sum`` of a tuple adds exactly as the dict's values would
     if params.cascade:
-        comps["secondary_harm"] = alive * (1.0 - harmed / n_sec) if n_sec else alive
+        harm_c = alive * (1.0 - harmed / n_sec) if n_sec else alive
         esc = tl.escalations / calls if calls else 0.0
-        comps["cascade"] = alive * max(0.0, 1.0 - crowded / (3.0 * elapsed)) * (1.0 - 0.5 * esc)
-    wsum = sum(WEIGHTS[k] for k in comps)
+        casc = alive * max(0.0, 1.0 - crowded / (3.0 * elapsed)) * (1.0 - 0.5 * esc)
+        weighted = sum((_W_TIME * time, _W_EFF * efficiency, _W_PREP * prep_ready,
+                        _W_VIT * vit, _W_HARM * harm_c, _W_CASC * casc))
+        wsum = _WSUM_CASCADE
+    else:
+        weighted = sum((_W_TIME * time, _W_EFF * efficiency, _W_PREP * prep_ready,
+                        _W_VIT * vit))
+        wsum = _WSUM_PLAIN
     penalty = min(params.aid_penalty_cap, params.aid_penalty * tl.aid_requests)
     invalid = min(params.invalid_score_cap, params.invalid_score * s.invalid_actions) \
         if with_invalid else 0.0
-    score = sum(WEIGHTS[k] * v for k, v in comps.items()) / wsum - penalty - invalid
+    score = weighted / wsum - penalty - invalid
     score = float(min(1.0, max(0.0, score)))
+    comps: dict[str, float] = {}
     if not metrics_too:
         return score, comps, {}, milestones
+    comps = {"time": time, "efficiency": efficiency, "prep_ready": prep_ready, "vitals": vit}
+    if params.cascade:
+        comps["secondary_harm"] = harm_c
+        comps["cascade"] = casc
     metrics = {
         "patients": float(n), "treated": float(n_treated), "alive_share": alive,
         "deaths": float(dead), "expected_deaths": float(dead + exp_sum),

@@ -94,6 +94,12 @@ class Layout:
             "qor", "transfer", "aid", "noop"))
         """Block offsets in the order :func:`action_mask` unpacks them."""
         self._decoded: list[CodeRedAction | None] = [None] * off
+        o_disp, o_als, o_bls, o_tri = (self.off[k] for k in ("disp", "als", "bls", "triage"))
+        self.rows = (tuple(slice(o_als + i * U, o_als + (i + 1) * U) for i in range(P)),
+                     tuple(slice(o_bls + i * U, o_bls + (i + 1) * U) for i in range(P)),
+                     tuple(slice(o_tri + i * 5, o_tri + i * 5 + 5) for i in range(P)),
+                     tuple(slice(o_disp + i * U, o_disp + (i + 1) * U) for i in range(P)))
+        """Per patient, the slices of its ALS, BLS, triage and dispatch rows (for the mask)."""
 
     # ----- encode ------------------------------------------------------------------------------
     def encode(self, a: CodeRedAction) -> int:
@@ -384,7 +390,18 @@ def _v_allocate_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str | N
     return None
 
 
+_BT_INDEX = {b: i for i, b in enumerate(BLOOD_TYPES)}
+"""Blood type name -> index (a dictionary lookup instead of ``BLOOD_TYPES.index``)."""
+
+
 def _v_transfer_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str | None:
+    f, t, units, bt = a.from_hospital, a.to_hospital, a.units, a.blood_type
+    if (type(f) is int and type(t) is int and type(units) is int and type(bt) is str
+            and 0 <= f < H and 0 <= t < H and f != t and 1 <= units <= UNITS
+            and bt in _BT_INDEX):  # the well-formed case (every decoded index) checked at once
+        if s.hospitals[f].stock[_BT_INDEX[bt]] < units:
+            return f"hospital {f} does not have {units} {bt} units"
+        return None
     msg = _hosp_msg(a.from_hospital) or _hosp_msg(a.to_hospital)
     if msg:
         return msg
@@ -486,9 +503,9 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
     out = bytearray(lay.total)
     if s.done:
         return np.frombuffer(out, dtype=np.bool_)
-    U, P = lay.U, lay.P
-    o_disp, o_als, o_bls, o_tri, o_asg, o_alloc, o_qbt, o_prep, o_page, o_pre, o_qor, \
-        o_transfer, o_aid, o_noop = lay.offsets
+    P = lay.P
+    _, _, _, _, o_asg, o_alloc, o_qbt, o_prep, o_page, o_pre, o_qor, \
+        o_transfer, o_aid, o_noop = lay.offsets  # dispatch/triage rows: ``lay.rows``
     out[o_noop] = 1
     fkey = bytes([(un.status in _IDLE_OR_RETURNING) | (un.als << 1) for un in s.units])
     fleet = _FLEET.get(fkey)
@@ -506,37 +523,46 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
     tri_first = _TRI_BYTES[any_als, any_bls, True]
     tri_again = _TRI_BYTES[any_als, any_bls, False]
     i = -1
+    als_rows, bls_rows, tri_rows, disp_rows = lay.rows
+    open0, open1, open2 = open_h
+    oneg = (h0.stock[O_NEG], h1.stock[O_NEG], h2.stock[O_NEG])
+    runs_int = (int.from_bytes(runs[0], "big"), int.from_bytes(runs[1], "big"),
+                int.from_bytes(runs[2], "big"))
+    ROW, TYPED = MODES * UNITS, 8 * UNITS  # one patient's allocation row; its typed part
     for p in s.patients:
         i += 1
         st = p.status
-        if st == CALL:  # no blood or typing actions for a pending call
-            out[o_als + i * U:o_als + (i + 1) * U] = free_als
-            out[o_bls + i * U:o_bls + (i + 1) * U] = free_bls
-            out[o_tri + i * 5:o_tri + i * 5 + 5] = tri_first if p.hint < 0 else tri_again
-            continue
         if st not in _MASKED:
+            continue
+        if st == CALL:  # no blood or typing actions for a pending call
+            out[als_rows[i]] = free_als
+            out[bls_rows[i]] = free_bls
+            out[tri_rows[i]] = tri_first if p.hint < 0 else tri_again
             continue
         if st in _DISP_OR_STAB:
             if any_free:
-                out[o_disp + i * U:o_disp + (i + 1) * U] = free
+                out[disp_rows[i]] = free
         elif st in _ASSIGNABLE:
             ph, pa = p.hosp, p.at_hosp
-            for h in range(H):
-                if open_h[h] and h != ph and h != pa:
-                    out[o_asg + i * H + h] = 1
+            row = o_asg + i * H  # H == 3, unrolled
+            if open0 and ph != 0 and pa != 0:
+                out[row] = 1
+            if open1 and ph != 1 and pa != 1:
+                out[row + 1] = 1
+            if open2 and ph != 2 and pa != 2:
+                out[row + 2] = 1
         if st in BLOOD_HOLDERS and p.hosp >= 0:
             h = p.hosp
-            stock = hospitals[h].stock
-            base = o_alloc + (h * P + i) * MODES * UNITS
-            n = min(cap - p.blood_emergency, stock[O_NEG], UNITS)
+            base = o_alloc + (h * P + i) * ROW
+            n = min(cap - p.blood_emergency, oneg[h], UNITS)
             if n > 0:
-                out[base + 8 * UNITS:base + 8 * UNITS + UNITS] = _RUN[n]
+                out[base + TYPED:base + ROW] = _RUN[n]
             if p.type_known:
                 room = MAX_RESERVED - p.blood_ready - p.blood_pending
                 if room > 0:  # typed modes: the stock runs masked by compatibility and room
-                    out[base:base + 8 * UNITS] = (
-                        int.from_bytes(runs[h], "big")
-                        & _COMPAT_ROOM[p.blood_type][min(room, UNITS)]).to_bytes(8 * UNITS, "big")
+                    out[base:base + TYPED] = (
+                        runs_int[h] & _COMPAT_ROOM[p.blood_type][min(room, UNITS)]
+                    ).to_bytes(TYPED, "big")
         if st in TYPEABLE and p.known and not p.type_known and not p.type_pending:
             out[o_qbt + i] = 1
     h = -1

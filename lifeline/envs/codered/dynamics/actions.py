@@ -106,13 +106,25 @@ def _act_allocate_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str:
     return f"{a.units} {a.blood_type} units {'released' if a.emergency else 'in crossmatch'}"
 
 
+_BT_INDEX = {b: i for i, b in enumerate(BLOOD_TYPES)}
+"""Blood type name -> index."""
+
+
 def _act_transfer_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str:
-    b = BLOOD_TYPES.index(a.blood_type)
-    take_stock(s, a.from_hospital, b, a.units, use=False)
-    s.tally.transfer_sent += a.units
-    d = float(s.graph.dist[HOSPITAL_NODE[a.from_hospital], HOSPITAL_NODE[a.to_hospital]])
-    push(s, s.t + d, BloodArrives(a.to_hospital, b, a.units))
-    return f"{a.units} {a.blood_type} units on the way, {d:.0f} min"
+    b = _BT_INDEX[a.blood_type]
+    f, units = a.from_hospital, a.units
+    hosp = s.hospitals[f]  # take_stock(use=False), inlined: this is the commonest random action
+    hosp.stock[b] -= units
+    tl = s.tally
+    received = hosp.received
+    if received[b]:  # units that came by transfer and are sent on: still one transfer, not two
+        moved = min(units, received[b])
+        received[b] -= moved
+        tl.transfer_sent -= moved
+    tl.transfer_sent += units
+    d = s.graph.dist.item(HOSPITAL_NODE[f], HOSPITAL_NODE[a.to_hospital])
+    push(s, s.t + d, BloodArrives(a.to_hospital, b, units))
+    return f"{units} {a.blood_type} units on the way, {d:.0f} min"
 
 
 def _act_request_mutual_aid(s: CodeRedState, params: CodeRedParams, a: Any) -> str:

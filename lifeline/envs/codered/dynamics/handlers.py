@@ -282,8 +282,9 @@ def _disruption_ends(s: CodeRedState, params: CodeRedParams, ev: DisruptionEnds)
 
 
 def _blood_arrives(s: CodeRedState, params: CodeRedParams, ev: BloodArrives) -> bool:
-    s.hospitals[ev.hospital].stock[ev.blood_type] += ev.units
-    s.hospitals[ev.hospital].received[ev.blood_type] += ev.units
+    hosp, b, units = s.hospitals[ev.hospital], ev.blood_type, ev.units
+    hosp.stock[b] += units
+    hosp.received[b] += units
     return False
 
 
@@ -316,10 +317,13 @@ def handle(s: CodeRedState, params: CodeRedParams, entry: tuple[float, int, Even
     return HANDLERS[type(ev)](s, params, ev)
 
 
+_INF = float("inf")
+
+
 def _anything_left(s: CodeRedState) -> bool:
     """True while some patient is active or a patient/call can still appear."""
     for p in s.patients:
-        if p.status in (FUTURE,) and p.onset != float("inf"):
+        if p.status == FUTURE and p.onset != _INF:
             return True
         if p.status not in (FUTURE, TREATED, DEAD, RESOLVED):
             return True
@@ -334,13 +338,14 @@ def advance(s: CodeRedState, params: CodeRedParams) -> None:
     t0 = s.t
     hard = min(t0 + params.max_epoch_min, params.horizon_min)
     stop = hard
-    heap = s.heap
+    heap, handlers, pop = s.heap, HANDLERS, heapq.heappop
     while heap and heap[0][0] <= stop:
-        ev = heapq.heappop(heap)
-        s.t = max(s.t, ev[0])
-        if handle(s, params, ev) and s.t > t0 and s.t < stop:
+        when, _, ev = pop(heap)
+        s.t = max(s.t, when)
+        kind = type(ev)
+        if handlers[kind](s, params, ev) and s.t > t0 and s.t < stop:  # ``handle``, inlined
             stop = s.t
-        if type(ev[2]) not in NEUTRAL:
+        if kind not in NEUTRAL:
             s.n_events += 1
     s.t = stop
     s.epoch_actions = 0
