@@ -96,8 +96,13 @@ class Recipe:
                                      torch.from_numpy(mask)[None])
         return logits[0].numpy(), float(value[0])
 
-    def _label(self) -> int:
-        return _action_index(self.core, self.reference.act(self.core, self.gym.state))
+    def _reference(self, state: Any) -> tuple[Any, int]:
+        """The reference's action in ``state`` and its index (-1: a tool-only call, no index)."""
+        action = self.reference.act(self.core, state)
+        try:
+            return action, _action_index(self.core, action)
+        except ValueError:
+            return action, -1
 
     def _episode(self, beta: float, sample: bool) -> list[dict[str, Any]]:
         seed = next(self.seeds)
@@ -107,9 +112,17 @@ class Recipe:
         done = False
         while not done:
             mask = np.asarray(info["action_mask"], dtype=bool)
-            label = self._label()
+            ref_action, label = self._reference(self.gym.state)
+            expert = self.rng.random() < beta
+            if expert and label < 0:  # a tool-only call (a query): no index, no label
+                ts = self.core.step(self.gym.state, ref_action)
+                done = bool(ts.terminated or ts.truncated)
+                mask = np.asarray(self.core.action_mask(self.gym.state), dtype=bool)
+                obs, info = {**self.core.observe(self.gym.state), "action_mask": mask}, {
+                    "action_mask": mask}
+                continue
             logits, value = self._policy(obs, mask)
-            if self.rng.random() < beta:
+            if expert:
                 action = label
             elif sample:
                 p = np.exp(logits - logits.max())
@@ -133,12 +146,12 @@ class Recipe:
             self.reference.reset(self.core, seed)
             while not state.done:
                 if reference:
-                    action = _action_index(self.core, self.reference.act(self.core, state))
+                    action = self.reference.act(self.core, state)
                 else:
                     logits, _ = self._policy(self.core.observe(state), np.asarray(
                         self.core.action_mask(state), dtype=bool))
                     action = int(logits.argmax())
-                self.core.step(state, action)
+                self.core.step(state, action)  # an int or, for the reference, a semantic call
             scores.append(self.core.grade(state).score)
         return float(np.mean(scores))
 
@@ -179,7 +192,7 @@ class Recipe:
         for r in range(self.cfg.dagger_rounds):
             for _ in range(self.cfg.episodes):
                 for s in self._episode(beta=0.5 ** r, sample=False):
-                    if s["mask"][s["label"]]:
+                    if s["label"] >= 0 and s["mask"][s["label"]]:
                         self.data.append((s["obs"], s["mask"], s["label"]))
             loss = self._fit()
             self._checkpoint(f"dagger{r}", {"labels": len(self.data), "bc_loss": round(loss, 4)})
@@ -224,8 +237,9 @@ class Recipe:
                                                            1 + self.cfg.clip) * a).mean()
                     vloss = ((values - torch.tensor([s["ret"] for s in sel],
                                                     dtype=torch.float32)) ** 2).mean()
-                    legal = torch.tensor([bool(s["mask"][s["label"]]) for s in sel])
-                    labels = torch.tensor([s["label"] for s in sel])
+                    legal = torch.tensor([s["label"] >= 0 and bool(s["mask"][s["label"]])
+                                          for s in sel])
+                    labels = torch.tensor([max(s["label"], 0) for s in sel])
                     bc = (nn.functional.cross_entropy(logits[legal], labels[legal])
                           if bool(legal.any()) else logits.sum() * 0)
                     loss = pg + 0.5 * vloss + self.cfg.anchor * bc
