@@ -45,23 +45,41 @@ class PointerConfig:
     """Hyperparameters of one run (defaults: a few CPU-minutes on a cheap scenario)."""
 
     env: str
+    """Registered env name."""
     scenario: str | None = None
+    """Scenario (default: the env's default)."""
     d: int = 64
+    """Width of the row encodings, context and scorers."""
     dagger_rounds: int = 6
+    """Rounds of cloning/DAgger (round r: reference executes with probability 0.5**r)."""
     episodes: int = 24
+    """Training episodes per DAgger round and per PPO iteration."""
     bc_epochs: int = 10
+    """Epochs over all labels after each DAgger round."""
     batch: int = 256
+    """Minibatch size (cloning and PPO)."""
     lr: float = 1e-3
+    """Adam learning rate of cloning."""
     ppo_iters: int = 0
+    """PPO iterations after DAgger (0: none)."""
     ppo_epochs: int = 4
+    """Epochs over each PPO batch."""
     clip: float = 0.2
+    """PPO ratio clip."""
     gamma: float = 0.99
+    """Discount of the env reward."""
     lam: float = 0.95
+    """GAE lambda."""
     anchor: float = 0.5
+    """Weight of the cross-entropy to the reference's label during PPO."""
     ppo_lr: float = 3e-4
+    """Adam learning rate of PPO."""
     val_episodes: int = 10
+    """Validation episodes per checkpoint (model selection)."""
     seed: int = 0
+    """Run seed: torch init and the training seed stream."""
     cpu_seconds: float = 900.0
+    """Training CPU budget (process_time), checked between rounds/iterations."""
 
 
 def _action_index(core: Any, action: Any) -> int:
