@@ -75,3 +75,25 @@ def test_the_recipe_trains_selects_on_validation_and_reloads_as_an_agent(
             env.step(state, action)
         scores.append(env.grade(state).score)
     assert float(np.mean(scores)) == pytest.approx(saved["best_validation_score"], abs=1e-9)
+
+
+def test_with_beta_one_the_episode_is_the_references_own_including_tool_only_calls(
+        tmp_path: Path) -> None:
+    from lifeline.eval.seeds import train_seed_stream
+    from lifeline.train.pointer import Recipe
+
+    recipe = Recipe(PointerConfig("pharmacy", "light", d=8), tmp_path)
+    steps = recipe._episode(beta=1.0, sample=False)
+    learned_play = recipe.core.grade(recipe.gym.state).score
+    env = registry.make("pharmacy", "light")
+    seed = next(train_seed_stream(0))
+    ref = make_agent(registry.spec("pharmacy").reference, "pharmacy")
+    state = env.reset(seed)
+    ref.reset(env, seed)
+    calls = 0
+    while not state.done:
+        env.step(state, ref.act(env, state))
+        calls += 1
+    assert learned_play == pytest.approx(env.grade(state).score, abs=1e-12)
+    assert 0 < len(steps) < calls  # tool-only calls are played but give no label
+    assert all(s["label"] >= 0 and s["action"] == s["label"] for s in steps)
