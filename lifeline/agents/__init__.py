@@ -88,6 +88,10 @@ def make_agent(name: str, env_name: str) -> Agent:
         module = importlib.import_module("lifeline.agents.ppo")
         agent: Agent = module.PPOAgent(name.removeprefix("ppo:"))
         return agent
+    if name.startswith("pointer:"):
+        pointer = importlib.import_module("lifeline.agents.pointer")
+        made_pointer: Agent = pointer.PointerAgent(name.removeprefix("pointer:"))
+        return made_pointer
     if name.startswith("same:"):
         index = name.removeprefix("same:")
         if not index.isdigit():
@@ -100,8 +104,8 @@ def make_agent(name: str, env_name: str) -> Agent:
         return made
     cls = _env_agents(env_name).get(name) or GENERIC_AGENTS.get(name)
     if cls is None:
-        choices = ", ".join([*agent_names(env_name), "same:K", "ppo:PATH", "llm:MODEL",
-                             "hf:PATH"])
+        choices = ", ".join([*agent_names(env_name), "same:K", "ppo:PATH", "pointer:PATH",
+                             "llm:MODEL", "hf:PATH"])
         raise ValueError(f"unknown agent {name!r} for {env_name}; choose one of: {choices}")
     return cls()
 

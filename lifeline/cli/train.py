@@ -6,6 +6,9 @@
   [--config FILE] [--resume] [--tensorboard DIR]`` — MaskablePPO (needs the ``train`` extra).
 * ``lifeline train fastppo ed --scenario S --cpu-seconds T [--target X] [--out DIR]`` — the
   compact masked PPO on the batch ED (``lifeline.train.ed.fastppo``; extras ``train`` and ``fast``).
+* ``lifeline train pointer ENV --scenario S [--cpu-seconds T] [--set k=v] [--out DIR]
+  [--json PATH]`` — the entity-pointer policy on any env (``lifeline.train.pointer``: cloning,
+  DAgger, anchored PPO, validation selection), then the held-out paired comparison.
 
 Heavy imports (torch, sb3, matplotlib) happen inside the commands so ``lifeline --help`` is fast;
 a missing extra is one ``Error:`` line naming it, checked before any work.
@@ -163,6 +166,7 @@ def register(app: typer.Typer) -> None:
                    f"model: {result.model_path}; use --agents ppo:{result.out_dir}")
 
     register_fastppo(train_app)
+    register_pointer(train_app)
 
     from lifeline.cli.llm import register_grpo
 
@@ -219,3 +223,61 @@ def register_fastppo(train_app: typer.Typer) -> None:
         best = max((p["eval_score"] for p in result.points), default=float("nan"))
         typer.echo(json.dumps({"out": str(out), "best_eval_score": best,
                                "reached_at_cpu_s": result.reached_at_cpu_s}))
+
+
+def register_pointer(train_app: typer.Typer) -> None:
+    """Add ``lifeline train pointer`` (the entity-pointer recipe on any env)."""
+
+    @train_app.command("pointer")
+    @friendly_errors
+    def train_pointer_cmd(
+        env: Annotated[str, typer.Argument(help=env_help(), autocompletion=complete_env)],
+        scenario: Annotated[str | None, typer.Option("--scenario", "-s", help="Scenario.")
+                            ] = None,
+        cpu_seconds: Annotated[float, typer.Option(
+            help="Training CPU budget (process_time), checked between rounds.")] = 600.0,
+        seed: Annotated[int, typer.Option(help="Run seed (a training seed).")] = 0,
+        out: Annotated[Path | None, typer.Option(
+            "--out", "-o", help="Run directory (default runs/pointer/ENV_SCENARIO).")] = None,
+        json_path: Annotated[Path | None, typer.Option(
+            "--json", help="Write the held-out comparison (learned vs reference) here.")
+                             ] = None,
+        episodes: Annotated[int, typer.Option(
+            help="Held-out episodes for the final comparison (0: skip it).")] = 30,
+        sets: Annotated[list[str] | None, typer.Option(
+            "--set", metavar="KEY=VALUE",
+            help="Override a PointerConfig field (repeatable), e.g. --set ppo_iters=10.")
+                        ] = None,
+    ) -> None:
+        """Cloning + DAgger + anchored PPO for the pointer policy; held-out paired comparison."""
+        import dataclasses
+        import json
+
+        from lifeline.core.extras import require
+        from lifeline.core.registry import resolve_scenario, spec
+
+        require("train", "lifeline train pointer")
+        from lifeline.train.pointer import PointerConfig, held_out_comparison, train_pointer
+
+        env_spec = spec(env)
+        scen = resolve_scenario(env_spec, scenario)
+        cfg = PointerConfig(env_spec.name, scen, seed=seed, cpu_seconds=cpu_seconds)
+        types = {f.name: type(getattr(cfg, f.name)) for f in dataclasses.fields(cfg)}
+        for item in sets or []:
+            key, _, value = item.partition("=")
+            if key not in types or key in ("env", "scenario"):
+                raise UserError(f"unknown PointerConfig field {key!r}; one of {', '.join(types)}")
+            setattr(cfg, key, types[key](value))
+        run_dir = out or Path("runs/pointer") / f"{env_spec.name}_{scen}"
+        meta = train_pointer(cfg, run_dir)
+        note(f"trained in {meta['cpu_s']} CPU s; best validation score "
+             f"{meta['best_validation_score']:.4f}; model: {run_dir}")
+        if episodes > 0:
+            result = held_out_comparison(env_spec.name, scen, run_dir, episodes)
+            result["training"] = {k: meta[k] for k in ("config", "cpu_s",
+                                                        "best_validation_score", "history")}
+            if json_path is not None:
+                json_path.parent.mkdir(parents=True, exist_ok=True)
+                json_path.write_text(json.dumps(result, indent=2) + "\n")
+            typer.echo(json.dumps({"paired": result["paired"],
+                                   "paired_harm": result["paired_harm"]}))

@@ -13,6 +13,12 @@ an invalid action never raises and never half-applies; it is penalised, reported
 and *still uses the agent's turn* (:meth:`Environment._apply_invalid`: by default exactly what the
 do-nothing action does), so time moves whatever the agent sends and no step budget can end an
 episode with the world frozen in a good state.
+
+The entity view learners use (``lifeline.faces.entities``, ``docs/learning.md``) is derived from
+this contract alone: observation arrays with a leading row dimension are entity tables, and a
+decoded action's integer fields that name a table (``unit`` -> ``units``) are pointers to its
+rows. Name action fields after the observation table they index to get it for free; otherwise
+declare the mapping in ``lifeline/envs/<env>/entities.py`` (``entity_hints()``).
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ import itertools
 import pytest
 
 from lifeline.train.ed.fastppo import FastPPOConfig
+from lifeline.train.pointer import PointerConfig
 from lifeline.train.ppo import PPOConfig
 
 
@@ -26,7 +27,7 @@ def documented_fields(cls: type) -> set[str]:
     return out
 
 
-@pytest.mark.parametrize("cls", [FastPPOConfig, PPOConfig])
+@pytest.mark.parametrize("cls", [FastPPOConfig, PPOConfig, PointerConfig])
 def test_every_config_field_has_a_docstring(cls: type) -> None:
     fields = {f.name for f in dataclasses.fields(cls)}
     missing = sorted(fields - documented_fields(cls))

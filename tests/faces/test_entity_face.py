@@ -1,0 +1,61 @@
+"""The entity face: every legal action index of every registered env maps to a kind and rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lifeline  # noqa: F401 - registers the envs
+from lifeline.core import registry
+from lifeline.faces.entities import GLOBAL, EntityHints, entity_spec
+
+ENVS = [s.name for s in registry.all_specs()]
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_every_legal_action_maps_to_its_kind_and_valid_rows(name: str) -> None:
+    env = registry.make(name)
+    spec = entity_spec(env)
+    assert len(spec.actions) == env.num_actions
+    assert next(iter(spec.tables_shape)) == GLOBAL
+    rng = np.random.default_rng(0)
+    state = env.reset(3)
+    checked = 0
+    for _ in range(25):
+        tables = spec.tables(env.observe(state))
+        assert {k: v.shape for k, v in tables.items()} == spec.tables_shape
+        assert all(np.all(np.isfinite(v)) for v in tables.values())
+        legal = np.flatnonzero(env.action_mask(state))
+        for i in legal:
+            entry = spec.actions[int(i)]
+            kind = spec.kinds[entry.kind]
+            assert entry.kind == env.decode(int(i)).kind
+            assert tuple(t for t, _ in entry.refs) == kind.ref_tables
+            for table, row in entry.refs:
+                assert 0 <= row < spec.tables_shape[table][0]
+            assert all(0 <= a < n for a, n in zip(entry.args, kind.arg_sizes, strict=True))
+            checked += 1
+        state_step = env.step(state, int(rng.choice(legal)))
+        if state_step.terminated or state_step.truncated:
+            break
+    assert checked > 0
+
+
+def test_name_matching_picks_the_table_whose_rows_fit_the_field_range() -> None:
+    kinds = entity_spec(registry.make("ed")).kinds
+    assert kinds["transfer_to_icu"].ref_tables == ("general_beds",)
+    assert kinds["ventilate"].ref_tables == ("icu_beds",)
+    assert kinds["discharge_icu"].ref_tables == ("icu_beds",)
+
+
+def test_env_hints_are_what_maps_codered_ambulances_and_pharmacy_cells() -> None:
+    codered = registry.make("codered")
+    assert entity_spec(codered).kinds["dispatch_ambulance"].ref_tables == ("units", "patients")
+    bare = entity_spec(codered, EntityHints()).kinds["dispatch_ambulance"]
+    assert "units" not in bare.ref_tables
+    pharmacy = registry.make("pharmacy")
+    spec = entity_spec(pharmacy)
+    assert spec.kinds["set_allocation"].ref_tables == ("cells",)
+    action = pharmacy.decode(spec.kinds["escalate"].indices[-1])
+    entry = spec.actions[spec.kinds["escalate"].indices[-1]]
+    assert entry.refs == (("cells", action.ward * 10 + action.sku),)
