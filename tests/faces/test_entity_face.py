@@ -59,3 +59,11 @@ def test_env_hints_are_what_maps_codered_ambulances_and_pharmacy_cells() -> None
     action = pharmacy.decode(spec.kinds["escalate"].indices[-1])
     entry = spec.actions[spec.kinds["escalate"].indices[-1]]
     assert entry.refs == (("cells", action.ward * 10 + action.sku),)
+
+
+def test_ed_admissions_point_at_the_waiting_queue_only_with_its_hint() -> None:
+    from lifeline.faces.entities import EntityHints
+
+    ed = registry.make("ed")
+    assert entity_spec(ed).kinds["admit_general"].ref_tables == ("queue",)
+    assert entity_spec(ed, EntityHints()).kinds["admit_general"].ref_tables != ("queue",)
