@@ -7,6 +7,8 @@ could otherwise drive or watch those sessions.
 
 from __future__ import annotations
 
+import io
+import sys
 import time
 
 import httpx
@@ -31,7 +33,13 @@ def test_redact_replaces_every_capability() -> None:
 
 
 def test_access_and_websocket_log_lines_carry_no_capability(
-        capfd: pytest.CaptureFixture[str]) -> None:
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # uvicorn's logging config binds its handlers to sys.stdout/sys.stderr when the server
+    # starts; buffers that are never closed (unlike pytest's per-test capture files, which a
+    # later log line on this worker would hit) receive the lines.
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
     app = build_app([COUNTER_SPEC], watch=True)
     with background_server(app, log_level="info") as url:
         name = COUNTER_SPEC.name
@@ -46,8 +54,7 @@ def test_access_and_websocket_log_lines_carry_no_capability(
         with RawWS(f"{url}/{name}/ws?session_id={sid}") as attached:
             assert attached.request({"type": "state"})["type"] == "state"
         time.sleep(0.3)
-    out = capfd.readouterr()
-    logged = out.out + out.err
+    logged = out.getvalue() + err.getvalue()
     assert "/web/api/session/web%3A<redacted>/step" in logged  # the lines are there ...
     assert "session_id=<redacted>" in logged
     for secret in (sid, key.partition(":")[2], watch.partition(":")[2]):
