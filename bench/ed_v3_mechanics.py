@@ -1,4 +1,4 @@
-"""ED-v3 mechanic sensitivity (``lifeline.envs.ed.sensitivity``) on the exploit seed range.
+"""ED-v3 mechanic sensitivity (``bench/ed_sensitivity.py``) on the exploit seed range.
 
 Seeds ``1_500_000 + i`` (never the held-out evaluation seeds). Writes
 ``results/ed/mechanics_v3.json``.
@@ -12,8 +12,9 @@ import argparse
 import json
 from pathlib import Path
 
+from ed_sensitivity import PROBES, compare  # bench/ed_sensitivity.py, beside this script
+
 from lifeline.envs.ed.env import EDEnv
-from lifeline.envs.ed.sensitivity import PROBES, compare
 from lifeline.testing.exploits import EXPLOIT_SEED_BASE
 
 

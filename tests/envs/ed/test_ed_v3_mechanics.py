@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from bench.ed_sensitivity import play
 from lifeline.envs.ed import params as P
-from lifeline.envs.ed.sensitivity import play
 
 SEEDS = [1_500_000 + i for i in range(3)]
 

@@ -6,7 +6,7 @@ obvious rule change still beats the reference (the acceptance: by no more than 0
 each folded-in rule is worth. The knobs were tuned on training seeds 0-39; the held-out seeds
 (1,000,000 + i) are only for the final comparison::
 
-    PYTHONPATH=. python -m lifeline.envs.codered.probes --episodes 30 \\
+    PYTHONPATH=. python bench/codered_probes.py --episodes 30 \\
         --json results/codered/codered_probes_knobs.json
 """
 
