@@ -42,7 +42,7 @@ from lifeline.envs.ed.env import STREAMS, return_bound
 from lifeline.envs.ed.generator import diurnal_profile
 from lifeline.envs.ed.observation import observation_spec
 from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS
-from lifeline.envs.ed.params import EDParams
+from lifeline.envs.ed.params import EDParams, resolve
 from lifeline.envs.ed.reward import FLOW_WEIGHTS, RETURN_HARM, WAIT_NORMALISER_HOURS
 from lifeline.envs.ed.rules import Layout
 
@@ -177,11 +177,7 @@ class EDBatch:
                  params: EDParams | None = None, capacity: int = 0) -> None:
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
-        if params is None:
-            if scenario not in SCENARIOS:
-                raise ValueError(f"unknown scenario {scenario!r} for ed; choose one of: "
-                                 f"{', '.join(SCENARIOS)}")
-            params = SCENARIOS[scenario]
+        params = resolve(scenario, params, SCENARIOS)
         if params.version != 2:
             raise ValueError("the batch kernel implements ED-v2 only (no clinicians, diagnostics "
                              "or inpatient units); pass v2 params (params.SCENARIOS_V2) or use "

@@ -21,7 +21,7 @@ from lifeline.core.rng import check_seed
 from lifeline.envs.ed import kernel_v3 as K
 from lifeline.envs.ed import reward
 from lifeline.envs.ed.env import EDEnv, return_bound
-from lifeline.envs.ed.params import SCENARIOS, EDParams
+from lifeline.envs.ed.params import SCENARIOS, EDParams, resolve
 from lifeline.envs.ed.types import EDState, Patient
 
 
@@ -32,11 +32,7 @@ class EDBatchV3:
                  params: EDParams | None = None, capacity: int = 64) -> None:
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
-        if params is None:
-            if scenario not in SCENARIOS:
-                raise ValueError(f"unknown scenario {scenario!r} for ed; choose one of: "
-                                 f"{', '.join(SCENARIOS)}")
-            params = SCENARIOS[scenario]
+        params = resolve(scenario, params, SCENARIOS)
         self.core = EDEnv(scenario, params=params)
         self.params = params
         self.scenario = scenario

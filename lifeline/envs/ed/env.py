@@ -13,7 +13,7 @@ from lifeline.core.specs import ArraySpec
 from lifeline.envs.ed import dynamics, observation, render, reward, rules
 from lifeline.envs.ed import frame as ed_frame
 from lifeline.envs.ed.generator import generate_schedule, initial_icu, inpatient_flow
-from lifeline.envs.ed.params import SCENARIOS, SCENARIOS_V2, EDParams
+from lifeline.envs.ed.params import SCENARIOS, SCENARIOS_V2, EDParams, resolve
 from lifeline.envs.ed.types import (
     ACTION_TYPES,
     ACTION_TYPES_V2,
@@ -46,11 +46,7 @@ class EDEnv(Environment[EDState, EDAction]):
     scenarios: ClassVar[dict[str, EDParams]] = SCENARIOS
 
     def __init__(self, scenario: str = "normal_day", params: EDParams | None = None) -> None:
-        if params is None:
-            if scenario not in self.scenarios:
-                raise ValueError(f"unknown scenario {scenario!r} for ed; choose one of: "
-                                 f"{', '.join(self.scenarios)}")
-            params = self.scenarios[scenario]
+        params = resolve(scenario, params, self.scenarios)
         if (params.version >= 3) != (self.version >= 3):
             raise ValueError(f"{type(self).__name__} is ED-v{self.version}; these params are "
                              f"v{params.version} (use EDEnv for v3, EDv2Env for v2)")

@@ -269,6 +269,17 @@ SCENARIOS: dict[str, EDParams] = {
 """ED-v3's scenarios (the default): v2's, with clinicians, diagnostics and inpatient units."""
 
 
+def resolve(scenario: str, params: EDParams | None,
+            scenarios: dict[str, EDParams] = SCENARIOS) -> EDParams:
+    """``params`` if given, else the named scenario's (a one-line error naming the choices)."""
+    if params is not None:
+        return params
+    if scenario not in scenarios:
+        raise ValueError(f"unknown scenario {scenario!r} for ed; choose one of: "
+                         f"{', '.join(scenarios)}")
+    return scenarios[scenario]
+
+
 def unconstrained(params: EDParams) -> EDParams:
     """The same scenario with effectively unlimited beds/ventilators and immediate admission
     (v3 also: a physician and a scanner for everyone, and inpatient beds to spare)."""
