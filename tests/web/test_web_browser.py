@@ -9,8 +9,6 @@ saves screenshots under ``reports/screenshots`` (``LIFELINE_SCREENSHOTS`` overri
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import socket
 import threading
 import time
@@ -23,21 +21,13 @@ import pytest
 from lifeline.envs.ed.params import SCENARIOS as ED_SCENARIOS
 from lifeline.eval.episode import Task
 from lifeline.eval.replay import Recorder, load, record_episode
-
-sync_api = pytest.importorskip("playwright.sync_api")
-CHROMIUM = os.environ.get("LIFELINE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-if not Path(CHROMIUM).exists():
-    pytest.skip("chromium is not installed (make setup installs it)", allow_module_level=True)
-
-SHOTS = Path(os.environ.get("LIFELINE_SCREENSHOTS", "reports/screenshots"))
+from tests.web.browser_support import SHOTS, chromium
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,6 @@ in ``docs/img/`` were made by this file.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,13 +15,8 @@ import pytest
 
 from lifeline.eval.episode import Task
 from lifeline.eval.replay import load, record_episode
+from tests.web.browser_support import SHOTS, chromium
 
-sync_api = pytest.importorskip("playwright.sync_api")
-CHROMIUM = os.environ.get("LIFELINE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-if not Path(CHROMIUM).exists():
-    pytest.skip("chromium is not installed (make setup installs it)", allow_module_level=True)
-
-SHOTS = Path(os.environ.get("LIFELINE_SCREENSHOTS", "reports/screenshots"))
 EPISODES = {
     "codered": ("task3", "heuristic"),
     "pharmacy": ("medium", "base_stock"),
@@ -35,10 +28,8 @@ EPISODES = {
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
