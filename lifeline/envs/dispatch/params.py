@@ -256,9 +256,14 @@ class DispatchParams:
     """Caller tone levels per severity level (tone = round(this·severity + panic + noise))."""
     tone_noise: float = 0.5
     """Standard deviation of the caller-tone noise (tone levels)."""
-    fake_scene_min: tuple[float, float] = (15.0, 10.0)
+    fake_scene_min: tuple[float, float] = (20.0, 20.0)
     """On-scene minutes at a false alarm (crew assesses a caller who needs nothing) and at a ghost
-    call (crew searches the address for nobody); the unit then drives home."""
+    call (crew searches the address for nobody); the unit then drives home. v4.2: 20 / 20 (v1-v4:
+    15 / 10, unsourced). An ambulance sent to a 999 call that ended without transport was
+    committed a mean 34 min, drive included (Marks et al., Emerg Med J 2002, 500 non-transported
+    calls, 2nd); with the env's response drive (median 7-9 min from ``learning`` up) and part of
+    the drive home, 20 min on scene leaves that total. A ghost call gets the same: the crew
+    searches the address and asks the caller back before it may leave (a modelling choice)."""
     fake_expiry_min: float = 30.0
     """An unserved false alarm or ghost call is cancelled after this many minutes."""
     coverage_min: float = 8.0
