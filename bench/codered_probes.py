@@ -36,6 +36,7 @@ PROBES: dict[str, dict[str, Any]] = {
     "hinted minor calls closed (v2)": {"minor_self": False},
     "no pre-alerts during work-up (v2)": {"alert_in_hospital": False},
     "O- for cardiac patients (v2)": {"cardiac_blood": True},
+    "O- only for shock (need >= 4)": {"oneg_min_need": 4},
     "aid at 2 waiting (v2)": {"aid_gap": 2},
     "aid at 3 waiting": {"aid_gap": 3},
     "never request aid": {"aid": False},

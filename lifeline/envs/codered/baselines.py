@@ -134,7 +134,7 @@ class HeuristicAgent(Agent):
     """(v3: off) Order blood for cardiac patients (the hospital's own 20-min crossmatch finishes
     inside the work-up, so v2's emergency O- for them was pure waste)."""
     oneg_min_need = 0
-    """(v3, third round) Release emergency O- at the hospital only for a patient whose visible
+    """(v3, fourth round) Release emergency O- at the hospital only for a patient whose visible
     blood need is at least this many units (0: every bleeding patient; ``SHOCK_UNITS``: only
     haemorrhagic shock)."""
     aid_gap = 1

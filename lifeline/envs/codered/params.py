@@ -252,7 +252,7 @@ class CodeRedParams:
     """Hospital's own typing + crossmatch after arrival when nothing was allocated, minutes
     (= typing + crossmatch from the sample drawn at the door)."""
     hospital_typing: bool = True
-    """(v3, third round) The blood group is typed from a sample drawn at the hospital:
+    """(v3, fourth round) The blood group is typed from a sample drawn at the hospital:
     ``query_blood_type`` is valid only once the patient is there (handover, in hospital or
     stabilised), so a bleeding patient arrives untyped and waits ``auto_blood_min`` for typed units
     unless emergency O- is released (real practice: uncrossmatched group O from the emergency

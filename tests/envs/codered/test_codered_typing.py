@@ -1,4 +1,4 @@
-"""CodeRed-v3, third round (issue 24): the blood group is typed from a sample drawn at the
+"""CodeRed-v3, fourth round (issue 24): the blood group is typed from a sample drawn at the
 hospital, so a bleeding patient arrives untyped and emergency O- is what lets surgery start at
 once. Each test fails on the v3 second round's behaviour (typing from the scene) or with the
 O- stock switched off."""
