@@ -50,6 +50,7 @@ MECHANICS: dict[str, tuple[dict[str, Any], str]] = {
     "pre-alert saves 26 min": ({"prealert": False}, "dispatch_only"),
     "shock-only trauma penalty": ({"mech_shock": False}, "heuristic"),
     "sourced outcome tables": ({"sourced_outcome": False}, "dispatch_only"),
+    "typing from the hospital sample": ({"hospital_typing": False}, "oneg_everything"),
 }
 """v3 mechanic -> (params that switch it off, the agent it is measured on besides the
 heuristic)."""
