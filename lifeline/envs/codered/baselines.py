@@ -96,7 +96,8 @@ class _Map:
 
 class HeuristicAgent(Agent):
     """Nearest capable ALS/BLS dispatch, nearest capable non-diverted hospital (load-aware),
-    OR preparation and specialist paging on assignment, blood typed and crossmatched for trauma,
+    OR preparation and specialist paging on assignment, emergency O- at the door for bleeding
+    trauma patients and the rest typed (from the hospital sample) and crossmatched,
     callbacks for ambiguous calls, mutual aid when patients wait with no free ambulance.
     Observation only."""
 
