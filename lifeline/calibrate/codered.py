@@ -8,8 +8,9 @@ keeps it, not that the model is right; *tuned* — a parameter was adjusted unti
 fitted (none on this card); *emergent* — nothing in the env was set from the reference, so only
 these rows are evidence: FMC-to-balloon (scene, transport and handover times plus the work-up
 and the agent's pre-alerts), the hospital load of a multi-patient incident (the reference
-heuristic's routing over the road network and the hospitals' capabilities) and the O-negative
-share of red cells transfused (blood typing, crossmatch and emergency-release dynamics).
+heuristic's routing over the road network and the hospitals' capabilities), the O-negative
+share of red cells transfused and the emergency O- units per patient (blood typing from the
+hospital sample, crossmatch and emergency-release dynamics; ``oneg_cap`` bounds the latter).
 
 How the model maps onto the published statistics:
 
