@@ -36,6 +36,7 @@ PROBES: dict[str, dict[str, Any]] = {
     "hinted minor calls closed (v2)": {"minor_self": False},
     "no pre-alerts during work-up (v2)": {"alert_in_hospital": False},
     "O- for cardiac patients (v2)": {"cardiac_blood": True},
+    "O- only for shock (need >= 4)": {"oneg_min_need": 4},
     "aid at 2 waiting (v2)": {"aid_gap": 2},
     "aid at 3 waiting": {"aid_gap": 3},
     "never request aid": {"aid": False},
@@ -49,6 +50,7 @@ MECHANICS: dict[str, tuple[dict[str, Any], str]] = {
     "pre-alert saves 26 min": ({"prealert": False}, "dispatch_only"),
     "shock-only trauma penalty": ({"mech_shock": False}, "heuristic"),
     "sourced outcome tables": ({"sourced_outcome": False}, "dispatch_only"),
+    "typing from the hospital sample": ({"hospital_typing": False}, "oneg_everything"),
 }
 """v3 mechanic -> (params that switch it off, the agent it is measured on besides the
 heuristic)."""

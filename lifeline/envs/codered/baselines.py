@@ -96,7 +96,8 @@ class _Map:
 
 class HeuristicAgent(Agent):
     """Nearest capable ALS/BLS dispatch, nearest capable non-diverted hospital (load-aware),
-    OR preparation and specialist paging on assignment, blood typed and crossmatched for trauma,
+    OR preparation and specialist paging on assignment, emergency O- at the door for bleeding
+    trauma patients and the rest typed (from the hospital sample) and crossmatched,
     callbacks for ambiguous calls, mutual aid when patients wait with no free ambulance.
     Observation only."""
 
@@ -133,6 +134,10 @@ class HeuristicAgent(Agent):
     cardiac_blood = False
     """(v3: off) Order blood for cardiac patients (the hospital's own 20-min crossmatch finishes
     inside the work-up, so v2's emergency O- for them was pure waste)."""
+    oneg_min_need = 0
+    """(v3, fourth round) Release emergency O- at the hospital only for a patient whose visible
+    blood need is at least this many units (0: every bleeding patient; ``SHOCK_UNITS``: only
+    haemorrhagic shock)."""
     aid_gap = 1
     """Request mutual aid when at least this many patients wait beyond the aid units already
     inbound and no unit is free (v2 fired both requests in the same minute)."""
@@ -307,14 +312,16 @@ class HeuristicAgent(Agent):
                 continue
             stock = obs["blood"][h]
             bt = int(row[P_BT]) - 1
-            if self.oneg or int(row[P_STATUS]) in (HANDOVER, AT_HOSPITAL):
+            if self.oneg or (int(row[P_STATUS]) in (HANDOVER, AT_HOSPITAL)
+                             and need >= self.oneg_min_need):
                 # at the hospital a crossmatch would delay surgery: release O- now
                 n = int(min(4, need - have, stock[O_NEG]))
                 if n > 0:
                     return AllocateBlood(h, i, "O-", n, True)
             if bt < 0:
-                if not row[P_TYPING]:
-                    return QueryBloodType(i)
+                if not row[P_TYPING] and (int(row[P_STATUS]) in (HANDOVER, AT_HOSPITAL)
+                                          or not e.params.hospital_typing):
+                    return QueryBloodType(i)  # v3: the sample is drawn at the hospital
                 continue
             order = [bt] + [b for b in range(8) if b not in (bt, O_NEG)] + [O_NEG]
             for b in order:

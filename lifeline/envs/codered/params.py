@@ -241,11 +241,25 @@ class CodeRedParams:
     prep_min: float = 10.0
     """OR preparation time, minutes."""
     crossmatch_min: float = 15.0
-    """Crossmatch time for typed blood, minutes."""
+    """Crossmatch time for typed blood, minutes (the abbreviated emergency route: group-specific
+    units are issued about 10 min after the sample is received, 5-15 in the calibration notes'
+    blood-bank table; a full serological crossmatch, 45-60 min, is not modelled separately)."""
     typing_min: float = 5.0
-    """Blood-type query delay, minutes."""
+    """Blood-type query delay, minutes: ABO/RhD grouping of the sample takes 5-10 min once it is
+    in the laboratory (Bloodworks Northwest, 'Stock O guidance': 'usually takes only 5-10
+    minutes'; UAMS blood bank: 5 min type-specific)."""
     auto_blood_min: float = 20.0
-    """Hospital's own typing + crossmatch after arrival when nothing was allocated, minutes."""
+    """Hospital's own typing + crossmatch after arrival when nothing was allocated, minutes
+    (= typing + crossmatch from the sample drawn at the door)."""
+    hospital_typing: bool = True
+    """(v3, fourth round) The blood group is typed from a sample drawn at the hospital:
+    ``query_blood_type`` is valid only once the patient is there (handover, in hospital or
+    stabilised), so a bleeding patient arrives untyped and waits ``auto_blood_min`` for typed units
+    unless emergency O- is released (real practice: uncrossmatched group O from the emergency
+    fridge at once, group-specific after the sample is grouped; Scottish Code Red audit 2018-19,
+    EMJ 2022;39:A989: red cells 4 min [IQR 0-17] after ED arrival). Off: typing may start from the
+    scene, as in v2 and v3's first rounds (typed units were crossmatched during transport, so the
+    O- share of transfused red cells was 1.5-5.6 %)."""
     oneg_cap: int = 4
     """Emergency O− units releasable per patient."""
     handover_min: float = 5.0

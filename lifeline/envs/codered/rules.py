@@ -68,6 +68,8 @@ PROC_COND = (0, 2)
 """Condition each OR procedure treats (cardiac, trauma)."""
 BLOOD_HOLDERS = frozenset({ASSIGNED, ON_SCENE, TRANSPORT, HANDOVER, AT_HOSPITAL})
 TYPEABLE = frozenset({WAITING, ASSIGNED, ON_SCENE, TRANSPORT, HANDOVER, AT_HOSPITAL, STABILISED})
+TYPEABLE_AT_HOSPITAL = frozenset({HANDOVER, AT_HOSPITAL, STABILISED})
+"""(v3, ``hospital_typing``) Statuses in which the typing sample can be drawn: at a hospital."""
 MAX_RESERVED = 8
 """Most units that may be reserved for one patient."""
 
@@ -421,8 +423,10 @@ def _v_query_blood_type(s: CodeRedState, params: CodeRedParams, a: Any) -> str |
     if msg:
         return msg
     p = s.patients[a.patient]
-    if p.status not in TYPEABLE or not p.known:
-        return f"patient {a.patient} cannot be typed now ({P_STATUS[p.status]})"
+    if p.status not in (TYPEABLE_AT_HOSPITAL if params.hospital_typing else TYPEABLE) \
+            or not p.known:
+        return f"patient {a.patient} cannot be typed now ({P_STATUS[p.status]})" + (
+            ": the sample is drawn at the hospital" if params.hospital_typing else "")
     if p.type_known or p.type_pending:
         return f"patient {a.patient}'s blood type is already known or being typed"
     return None
@@ -529,6 +533,7 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
     runs_int = (int.from_bytes(runs[0], "big"), int.from_bytes(runs[1], "big"),
                 int.from_bytes(runs[2], "big"))
     ROW, TYPED = MODES * UNITS, 8 * UNITS  # one patient's allocation row; its typed part
+    typeable = TYPEABLE_AT_HOSPITAL if params.hospital_typing else TYPEABLE
     for p in s.patients:
         i += 1
         st = p.status
@@ -563,7 +568,7 @@ def action_mask(s: CodeRedState, params: CodeRedParams, lay: Layout) -> np.ndarr
                     out[base:base + TYPED] = (
                         runs_int[h] & _COMPAT_ROOM[p.blood_type][min(room, UNITS)]
                     ).to_bytes(TYPED, "big")
-        if st in TYPEABLE and p.known and not p.type_known and not p.type_pending:
+        if st in typeable and p.known and not p.type_known and not p.type_pending:
             out[o_qbt + i] = 1
     h = -1
     for hosp in hospitals:

@@ -218,6 +218,10 @@ class Tally:
     """(v3) Red-cell units transfused (card: O− share)."""
     oneg_used: int = 0
     """(v3) O− units among them."""
+    emergency_units: int = 0
+    """(v3, fourth round) Emergency (uncrossmatched) O− units released (card)."""
+    emergency_patients: int = 0
+    """(v3, fourth round) Patients who received an emergency O− release (card)."""
 
 
 @dataclass
@@ -385,7 +389,8 @@ class RequestMutualAid(CodeRedAction):
 
 @dataclass(frozen=True)
 class QueryBloodType(CodeRedAction):
-    """Type a known patient's blood (result after 5 min)."""
+    """Type a patient's blood from a sample drawn at the hospital (valid once the patient is in
+    handover, in hospital or stabilised; result after 5 min)."""
 
     kind: ClassVar[str] = "query_blood_type"
     patient: int = field(metadata=_P)

@@ -25,6 +25,7 @@ from lifeline.envs.codered.types import (
     AID_INBOUND,
     AT_HOSPITAL,
     DEAD,
+    HANDOVER,
     IDLE,
     OR_ELECTIVE,
     OR_READY,
@@ -317,8 +318,10 @@ def test_typed_blood_needs_a_known_type_and_a_crossmatch() -> None:
     typed = AllocateBlood(0, 0, ("A+", "A-", "B+", "B-", "AB+", "AB-", "O+", "O-")[p.blood_type],
                           2, False)
     assert "unknown" in (env.validate(s, typed) or "")
+    while p.status not in (HANDOVER, AT_HOSPITAL):  # v3: the sample is drawn at the hospital
+        env.step(s, MaintainPlan())
     assert env.step(s, QueryBloodType(0)).valid
-    wait_until(env, s, 5.0)
+    wait_until(env, s, s.t + 5.0)
     assert p.type_known
     assert env.step(s, typed).valid and p.blood_pending == 2
     wait_until(env, s, s.t + 15.0)

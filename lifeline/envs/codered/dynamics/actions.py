@@ -94,6 +94,8 @@ def _act_allocate_blood(s: CodeRedState, params: CodeRedParams, a: Any) -> str:
     if b == O_NEG:
         p.oneg_held += a.units
     if a.emergency:
+        s.tally.emergency_patients += int(p.blood_emergency == 0)
+        s.tally.emergency_units += a.units
         p.blood_ready += a.units
         p.blood_emergency += a.units
         if p.blood_type != O_NEG:
