@@ -92,6 +92,16 @@ STATS: tuple[Stat, ...] = (
                     "seeds 0-7) lowered the score on every scenario (light 0.953 -> 0.944 / "
                     "0.926 / 0.894, more harm); in the last one or two rounds only, light "
                     "0.947, the others unchanged: not adopted."),
+    Stat(key="plt_stockout_days",
+         label="[emergent] Days the hospital's own platelet stock ran out (STAT needed or "
+               "demand unmet, % of days)",
+         reference="hospital blood banks: 8.9 +- 22.7 shortage days a year (2.4 %) with a "
+                   "uniform 5-day issuable stock, 1.0 (0.3 %) with a variability-aware one "
+                   "(red cells, by ABO group)", band=None,
+         source="Ann Lab Med 2024;44(3):262-270 (194 Korean hospitals, 2019-20)",
+         why="Reported, not judged: the source counts red cells by blood group against a "
+             "hospital's issuable stock; the model's platelets (2-4 days of life on delivery, "
+             "one group) are not that population."),
     Stat(key="fill_crit", label="[tuned] Critical fill rate (% of CRIT units at ICU/ER served)",
          reference=">= 98 % of lines filled (point-of-use target)", band=(95.0, 100.0),
          source="OntarioBuys Performance Measurement guide, metric 4.2",
@@ -162,6 +172,7 @@ class Probe:
                 out[key] = 100.0 * wasted / total
         if c.days:
             out["plt_short_days"] = 100.0 * float(c.short_days[1]) / c.days
+            out["plt_stockout_days"] = 100.0 * float(c.stockout_days[1]) / c.days
         if self.plt_life:
             out["plt_life"] = float(np.mean(self.plt_life))
         return out

@@ -42,6 +42,7 @@ from lifeline.envs.pharmacy.params import (
 )
 from lifeline.envs.pharmacy.types import (
     AdvanceRound,
+    AuthorizeStat,
     ErpOracleGetInventory,
     ErpOracleGetPipeline,
     EscalateToClinicalReview,
@@ -421,6 +422,42 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
     return calls
 
 
+BLOOD = (0, 1, 2)
+"""RBC, platelets, plasma: the products STAT covers."""
+STAT_ALL = 10_000.0
+"""Units authorised when a policy authorises STAT without limit (the tool's largest)."""
+
+
+def stat_calls(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
+               orders: list[Action], rule: str = "spare", margin: float = 1.0) -> list[Action]:
+    """``authorize_stat`` calls for this round (round 3; nothing when STAT needs no
+    authorisation). ``rule``: ``always`` (every blood product, no limit), ``never``,
+    ``funded`` (no limit while :func:`budget_cover` funds safety stock, else none) or
+    ``spare`` (the money the regular plan does not need: the available budget after this
+    round's orders, less the standard cost of the forecast need of the later rounds beyond
+    the inventory position, in STAT units of each product)."""
+    if not (params.stat_delivery and params.stat_authorisation) or rule == "never":
+        return []
+    units = {s: STAT_ALL for s in BLOOD}
+    if rule == "funded" and budget_cover(params, state, issue) <= 0.0:
+        return []
+    if rule == "spare":
+        spend = sum(c.quantity * SKUS[SKU_NAMES.index(c.product_id)].unit_cost
+                    * SUPPLIERS[SUPPLIER_NAMES.index(c.supplier_id)].cost_mult
+                    for c in orders if isinstance(c, SubmitPo))
+        ordered = np.zeros(N_SKUS)  # this round's orders are bought already
+        for c in orders:
+            if isinstance(c, SubmitPo):
+                ordered[SKU_NAMES.index(c.product_id)] += c.quantity
+        later = [forecast(params, state, t) for t in range(state.round + 1, params.rounds)]
+        need = np.zeros(N_SKUS) if not later else np.maximum(
+            np.sum(later, axis=0) - position_of(state, issue) - ordered, 0.0)
+        spare = rules.available_budget(state) - spend - margin * float(need @ COST)
+        units = {s: float(np.floor(max(0.0, spare - params.stat_fee)
+                                   / (params.stat_mult * COST[s]))) for s in BLOOD}
+    return [AuthorizeStat(SKU_NAMES[s], q) for s, q in units.items() if q >= 1]
+
+
 def alert_calls(env: PharmacyEnv, state: PharmacyState) -> list[Action]:
     """Quarantine every affected lot announced in the inbox."""
     return [QuarantineLot(CENTRAL if loc < 0 else WARDS[loc], SKU_NAMES[s], lot)
@@ -543,14 +580,35 @@ class BaseStockAgent(ScriptAgent):
             cite = " ".join(round_evidence_ids(state)[:6])
             moves = surplus_returns(state, alloc) if self.use_transfers and \
                 env.params.transfers else []
+            if self.pool_skus:  # the plan cut applies either way; the returns need transfers
+                pooled = pool_returns(state, alloc, self.pool_skus, self.pool_issue)
+                moves += pooled if env.params.transfers else []
             orders = replenish(env.params, state, alloc, plt_z=self.plt_z,
                                leads=quoted_leads(state) if self.use_quotes else None,
                                cover_rounds=self.cover_rounds)
             notes = feedback_messages(state) if self.feedback else []
+            stat = stat_calls(env.params, state, alloc, orders, self.stat_rule, self.stat_margin)
             return [*moves, *notes, plan_call(alloc, f"evidence {cite}"),
-                    *with_justifications(env.params, state, orders)]
+                    *with_justifications(env.params, state, orders), *stat]
         return None
 
+    stat_rule = "spare"
+    """Round 3: when to authorise STAT (:func:`stat_calls`): with the money the regular plan
+    does not need (training seeds 0-15: README "Reference tuning")."""
+    stat_margin = 2.0
+    """STAT money must leave this multiple of the standard cost of the forecast need of the
+    later rounds (beyond the position and this round's orders) for regular orders; the
+    forecast leaves out surges, spikes and unpublished events (training seeds 0-15, margin
+    1.3 / 1.5 / 2.0 / 3.0: light 0.9751 / 0.9750 / 0.9745 / 0.9683, medium 0.8802 / 0.8813 /
+    0.8819 / 0.8824, heavy 0.8528 / 0.8572 / 0.8581 / 0.8582; README "Reference tuning")."""
+    pool_skus: tuple[int, ...] = (1,)
+    """Round 3: blood the reference keeps pooled in the blood bank (platelets): the ICU/ER
+    fridges' platelets go back to central each round (:func:`pool_returns`)."""
+    pool_issue = 0.5
+    """Share of a pooled product's allocation still sent to the ward fridges (training seeds
+    0-15: 1 / 0.5 / 0 scored 0.9736 / 0.9748 / 0.9708 on light, 0.8740 / 0.8814 / 0.8837 on
+    medium)."""
+    """Round 3: when to authorise STAT (:func:`stat_calls`; validation seeds, README)."""
     feedback = True
     """v2 (tuned): message each ward about its most over-requested line, citing that line's
     evidence (lowers its hoarding pressure, dynamics.FEEDBACK_PRESSURE)."""
@@ -617,6 +675,22 @@ def surplus_returns(state: PharmacyState, alloc: np.ndarray) -> list[Action]:
     return calls
 
 
+def pool_returns(state: PharmacyState, alloc: np.ndarray, skus: tuple[int, ...],
+                 issue: float = 1.0) -> list[Action]:
+    """Rotate ward blood back to the blood bank: every unit of ``skus`` an ICU/ER fridge
+    reported on hand (the evidence) goes back to central (``transfer_stock``), where the
+    same-day emergency issue serves whichever ward needs it first, first-expiry-first-out; the
+    ward's plan line becomes ``issue`` x its allocation."""
+    calls: list[Action] = []
+    for s in skus:
+        for w in (0, 1):
+            held = float(np.floor(state.on_hand[w, s]))
+            if state.evidence_seen[w, s] == 1 and held >= 1.0 and STOCKED[w, s]:
+                calls.append(TransferStock(WARDS[w], CENTRAL, SKU_NAMES[s], held))
+            alloc[w, s] = np.floor(alloc[w, s] * issue)
+    return calls
+
+
 def crit_buffer(params: PharmacyParams, state: PharmacyState) -> float:
     """Point-of-use buffer on blood lines: :data:`CRIT_BUFFER` as far as the budget funds the
     safety stock (:func:`budget_cover` with the requests as the issue), else none."""
@@ -645,9 +719,13 @@ class BoundAgent(ScriptAgent):
         if k == 1:
             alloc = self.allocation(state, env.params)
             return [*alert_calls(env, state), plan_call(alloc, ""),
-                    *with_justifications(env.params, state, self.orders(env.params, state))]
+                    *with_justifications(env.params, state, self.orders(env.params, state)),
+                    *stat_calls(env.params, state, alloc, [], self.stat_rule)]
         return None
 
+    stat_rule = "always"
+    """Round 3: the bound authorises STAT without limit (its LP already keeps the budget for
+    what it plans to buy; STAT serves only what that plan missed)."""
     blood_issue = 0.0
     """Round 2: share of the true ICU/ER blood need sent to the ward fridges; the rest stays in
     the blood bank, which issues it the same day (``emergency_issue``), pooled for both wards."""
@@ -736,7 +814,8 @@ def lp_orders(params: PharmacyParams, state: PharmacyState) -> np.ndarray:
             fixed[lot.sku].append((max(back, 0), min(T - 1, end), lot.qty))
     # crossmatch holds lock (ratio - 1) x a round's red-cell need at any time: the stock must
     # cover it on top of what is transfused (round 2)
-    lock = LOCK_SHARE * max(0.0, params.crossmatch_ratio - 1.0) * demand[:, 0]
+    lock = (LOCK_SHARE * max(0.0, params.crossmatch_ratio - 1.0) * demand[:, 0]
+            * params.crossmatch_hold_days / dpr)  # a hold of h days locks h / dpr rounds
     for po in state.pos:
         if po.status in ("open", "approved"):
             a = max(1, -(-po.arrival_day // dpr) - r) if po.status == "open" else None

@@ -30,6 +30,7 @@ from lifeline.envs.pharmacy.baselines import (
     plan_call,
     quoted_leads,
     replenish,
+    stat_calls,
     surplus_returns,
     suspicion,
     with_justifications,
@@ -273,8 +274,10 @@ class PharmacyTextPolicy(TextPolicy):
                                if ref.use_quotes else None,
                                cover_rounds=ref.cover_rounds)
             notes = feedback_messages(s) if ref.feedback else []  # type: ignore[arg-type]
+            stat = stat_calls(p, s, alloc, orders, ref.stat_rule,  # type: ignore[arg-type]
+                              ref.stat_margin)
             return [*moves, *notes, plan_call(alloc, f"evidence {cite}"),
-                    *with_justifications(p, s, orders)]  # type: ignore[arg-type]
+                    *with_justifications(p, s, orders), *stat]  # type: ignore[arg-type]
         return None
 
     @staticmethod
