@@ -21,12 +21,19 @@ How the model maps onto the published statistics:
   crossmatched at a C:T ratio of 1.7 (an *input*, within the 1.3-2.15 of the source below) and
   the untransfused ones are held 2 days and come back older; a ward that ran out is served the
   same day from central (emergency issue), and when central is empty too the supplier ships
-  STAT against a standing order at 2 x the price + $300 a shipment. Stock still on hand at the
-  end that would expire before use at the expected rate is added (``projected``), as the
-  terminal credit of the grader does.
+  STAT at 2 x the price + $300 a shipment. Round 3: STAT needs the agent's authorisation
+  (the reference gives it only with money its regular plan does not need), `light`'s budget
+  is funded again (1.6 x the expected net need: 1.2 bound the reference on every training
+  seed under v2's dynamics) and the reference keeps platelets pooled in the blood bank (half
+  its platelet allocation goes to the fridges; what they hold goes back each round). Stock
+  still on hand at the end that would expire before use at the expected rate is added
+  (``projected``), as the terminal credit of the grader does.
 * **Platelet shortage days** [emergent] = share of days on which some ICU/ER platelet demand
   went unmet after the fridge, the blood bank's emergency issue and STAT
-  (``Counters.short_days``).
+  (``Counters.short_days``): the source's definition (Brixner 2024: a shortage is a day that
+  requires "the release of more PCs than available") with the hospital's stock plus the
+  supplier's same-day release as what is available. The hospital-level stock-out (STAT needed
+  or demand unmet, ``Counters.stockout_days``) is reported, not judged.
 * **Fill rates** [tuned]: v1 set the `light` budget (1.2 x the expected net need) and the
   reference's safety stock (z = 2.05) to reach the 98 % point-of-use target.
 * **Red-cell days of supply** [tuned]: on hand at round starts / mean daily red-cell demand; the
@@ -56,42 +63,63 @@ STATS: tuple[Stat, ...] = (
          why="The suggested band of shared/notes/calibration-references.md §4: between the "
              "'good' 5 % and the 20 % the review calls frequent.",
          if_outside="Emerges from the 2-4 days a platelet has left on delivery, the supplier "
-                    "delays and the reference's platelet safety stock (PLT_Z)."),
+                    "delays and the reference's lean platelet orders (PLT_Z = 0). Round 3's "
+                    "pooling (platelets kept in the blood bank) lowered it on validation seeds "
+                    "100-129 from 11.3 to 5.0 % on light (6.3-9.0 to 2.8-5.5 % on the other "
+                    "scenarios): a blood bank that pools platelets is at the 'good' end, as "
+                    "allocation programmes report (Lee et al., Ann Lab Med 2021: expiry "
+                    "discards 3.81 -> 0.14 %)."),
     Stat(key="outdate_rbc",
          label="[emergent] Red-cell outdating (% of units consumed + expired, projected)",
          reference="US 3.9 % (2017), 3.2 % (2019), 2.8 % (2021) of units available",
          band=(1.0, 5.0),
          source="Jones JM et al., Transfusion 2020 (NBCUS 2017); NBCUS 2021 (Transfusion 2023)",
          why="The notes' suggested 1-5 % around the national 2.8-3.9 %.",
-         if_outside="Round 2 models the main hospital cause, crossmatch holds (C:T 1.7, "
-                    "2-day hold; Clin Lab Haematol 1983;5:379 found 4 / 15 / 25 % outdating "
-                    "at C:T 1.3 / 2.0 / 2.15 with 3.6-5 days between crossmatches). On the "
-                    "reference it raises red-cell outdating on validation seeds 100-129 "
-                    "from 1.5 to 1.7 % on light and 0.7 to 1.5 % on medium (0.7-0.9 to "
-                    "1.0-1.9 % on the other three); on this card's held-out seeds light is "
-                    "0.3 % (episodes 0-2.5 %; light's demand is 0.8 x the others'). ABO/Rh "
-                    "groups (eight small inventories) are still not modelled. A 3-day hold "
-                    "(training seeds 0-9) gave 2.4 % on light but broke the bound's LP; "
-                    "not adopted."),
+         if_outside="Crossmatch holds (C:T 1.7, units held 2 days: '24 to 48 hours in most "
+                    "institutions', JAMA 1977;237:451) are the modelled cause; red cells arrive "
+                    "with 19-36 of 42 days left (a quarter short-dated, 4-10 days). Measured "
+                    "on validation seeds 100-129 the reference outdates 2.0 % on light and "
+                    "1.1-1.6 % on the other scenarios (training seeds 0-15, light: 1.5 %), "
+                    "inside the band; on this card's 20 held-out seeds 13 episodes outdate no "
+                    "red cell at all and the other 7 0.5-2.0 %: red-cell waste is rare and "
+                    "lumpy (a short-dated shipment or expiring holds). A 3-day hold "
+                    "(the AABB 3-day sample validity, 72 h in many banks) raises light's "
+                    "validation value to 2.75 % and costs the reference 0.002; not adopted "
+                    "(2 days is the documented common practice). ABO/Rh groups, the main "
+                    "reason small group inventories outdate, are not modelled."),
     Stat(key="plt_short_days",
-         label="[emergent] Days with unmet ICU/ER platelet demand (% of days)",
-         reference="0.7 % of days with a 5-day shelf life at 20 % overproduction (simulation); "
-                   "~25 % of US hospitals report insufficient stock at least monthly",
+         label="[emergent] Days with unmet ICU/ER platelet demand after fridge, blood bank "
+               "and STAT (% of days)",
+         reference="0.7 % of days with a 5-day shelf life at 20 % overproduction, 2.8 % with "
+                   "4 days (simulation; shortage = a day requiring the release of more units "
+                   "than available); ~25 % of US hospitals report insufficient stock at "
+                   "least monthly",
          band=(0.0, 5.0),
-         source="Karger Transfus Med Hemother 2024 (German Red Cross simulation); US national "
-                "platelet inventory survey 2021 (2nd)",
+         source="Brixner V et al., Transfus Med Hemother 2024;51:393-401 (German Red Cross "
+                "simulation); US national platelet inventory survey 2021 (2nd)",
          why="A monthly shortage is about 3 % of days; the band allows 5 % for a 16-day window "
              "with surges and late suppliers.",
-         if_outside="Round 2 adds same-day emergency issue from the blood bank and STAT "
-                    "delivery; on the card's seeds short days fell from 38.8 to 25.6 %. What is "
-                    "left is mostly the budget: on training seeds 0-2 the short days are days "
-                    "7-8 and 12-15, with $7,554 or less of the budget available (days 13-15: "
-                    "under $350, no STAT affordable; the reference spends 99.6-100 % of the "
-                    "budget). Holding a STAT reserve back (1 / 2 / 4 days of blood demand at "
-                    "STAT prices, training "
-                    "seeds 0-7) lowered the score on every scenario (light 0.953 -> 0.944 / "
-                    "0.926 / 0.894, more harm); in the last one or two rounds only, light "
-                    "0.947, the others unchanged: not adopted."),
+         if_outside="Round 3 funds `light` again (budget 1.2 -> 1.6 x the expected net need: "
+                    "at 1.2 the reference spent >= 97 % of the budget on 16 of 16 training "
+                    "seeds and its short days were days with < $450 left); on the card's seeds "
+                    "short days fell from 25.6 to the value above. What is left, on validation "
+                    "seeds 100-129 (24 short days of 480, 5.0 %): 9 days on which the "
+                    "reference's STAT authorisation (the money its regular plan does not "
+                    "need, x 2.0 margin) was used up, 10 on which STAT's cap (2 days of the "
+                    "network's expected platelet demand a day; assumed) or the day's room "
+                    "bound, 5 with too little budget for a STAT shipment. Authorising STAT "
+                    "without limit gives 3.8 % on those seeds (+0.0014 score) but costs "
+                    "0.014-0.029 on the squeezed scenarios."),
+    Stat(key="plt_stockout_days",
+         label="[emergent] Days the hospital's own platelet stock ran out (STAT needed or "
+               "demand unmet, % of days)",
+         reference="hospital blood banks: 8.9 +- 22.7 shortage days a year (2.4 %) with a "
+                   "uniform 5-day issuable stock, 1.0 (0.3 %) with a variability-aware one "
+                   "(red cells, by ABO group)", band=None,
+         source="Ann Lab Med 2024;44(3):262-270 (194 Korean hospitals, 2019-20)",
+         why="Reported, not judged: the source counts red cells by blood group against a "
+             "hospital's issuable stock; the model's platelets (2-4 days of life on delivery, "
+             "one group) are not that population."),
     Stat(key="fill_crit", label="[tuned] Critical fill rate (% of CRIT units at ICU/ER served)",
          reference=">= 98 % of lines filled (point-of-use target)", band=(95.0, 100.0),
          source="OntarioBuys Performance Measurement guide, metric 4.2",
@@ -162,6 +190,7 @@ class Probe:
                 out[key] = 100.0 * wasted / total
         if c.days:
             out["plt_short_days"] = 100.0 * float(c.short_days[1]) / c.days
+            out["plt_stockout_days"] = 100.0 * float(c.stockout_days[1]) / c.days
         if self.plt_life:
             out["plt_life"] = float(np.mean(self.plt_life))
         return out

@@ -42,6 +42,7 @@ from lifeline.envs.pharmacy.params import (
 )
 from lifeline.envs.pharmacy.types import (
     AdvanceRound,
+    AuthorizeStat,
     ErpOracleGetInventory,
     ErpOracleGetPipeline,
     EscalateToClinicalReview,
@@ -421,6 +422,45 @@ def replenish(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
     return calls
 
 
+BLOOD = (0, 1, 2)
+"""RBC, platelets, plasma: the products STAT covers."""
+STAT_ALL = 10_000.0
+"""Units authorised when a policy authorises STAT without limit (the tool's largest)."""
+
+
+def stat_calls(params: PharmacyParams, state: PharmacyState, issue: np.ndarray,
+               orders: list[Action], rule: str = "spare", margin: float = 1.0,
+               later_need: np.ndarray | None = None) -> list[Action]:
+    """``authorize_stat`` calls for this round (round 3; nothing when STAT needs no
+    authorisation). ``rule``: ``always`` (every blood product, no limit), ``never``,
+    ``funded`` (no limit while :func:`budget_cover` funds safety stock, else none) or
+    ``spare`` (the money the regular plan does not need: the available budget after this
+    round's orders, less ``margin`` x the standard cost of the forecast need of the later
+    rounds beyond the inventory position, in STAT units of each product; ``later_need``
+    replaces the forecast: the bound passes the true demand)."""
+    if not (params.stat_delivery and params.stat_authorisation) or rule == "never":
+        return []
+    units = {s: STAT_ALL for s in BLOOD}
+    if rule == "funded" and budget_cover(params, state, issue) <= 0.0:
+        return []
+    if rule == "spare":
+        spend = sum(c.quantity * SKUS[SKU_NAMES.index(c.product_id)].unit_cost
+                    * SUPPLIERS[SUPPLIER_NAMES.index(c.supplier_id)].cost_mult
+                    for c in orders if isinstance(c, SubmitPo))
+        ordered = np.zeros(N_SKUS)  # this round's orders are bought already
+        for c in orders:
+            if isinstance(c, SubmitPo):
+                ordered[SKU_NAMES.index(c.product_id)] += c.quantity
+        later = [forecast(params, state, t) for t in range(state.round + 1, params.rounds)]
+        total = later_need if later_need is not None else (
+            np.sum(later, axis=0) if later else np.zeros(N_SKUS))
+        need = np.maximum(total - position_of(state, issue) - ordered, 0.0)
+        spare = rules.available_budget(state) - spend - margin * float(need @ COST)
+        units = {s: float(np.floor(max(0.0, spare - params.stat_fee)
+                                   / (params.stat_mult * COST[s]))) for s in BLOOD}
+    return [AuthorizeStat(SKU_NAMES[s], q) for s, q in units.items() if q >= 1]
+
+
 def alert_calls(env: PharmacyEnv, state: PharmacyState) -> list[Action]:
     """Quarantine every affected lot announced in the inbox."""
     return [QuarantineLot(CENTRAL if loc < 0 else WARDS[loc], SKU_NAMES[s], lot)
@@ -543,14 +583,35 @@ class BaseStockAgent(ScriptAgent):
             cite = " ".join(round_evidence_ids(state)[:6])
             moves = surplus_returns(state, alloc) if self.use_transfers and \
                 env.params.transfers else []
+            if self.pool_skus:  # the plan cut applies either way; the returns need transfers
+                pooled = pool_returns(state, alloc, self.pool_skus, self.pool_issue)
+                moves += pooled if env.params.transfers else []
             orders = replenish(env.params, state, alloc, plt_z=self.plt_z,
                                leads=quoted_leads(state) if self.use_quotes else None,
                                cover_rounds=self.cover_rounds)
             notes = feedback_messages(state) if self.feedback else []
+            stat = stat_calls(env.params, state, alloc, orders, self.stat_rule, self.stat_margin)
             return [*moves, *notes, plan_call(alloc, f"evidence {cite}"),
-                    *with_justifications(env.params, state, orders)]
+                    *with_justifications(env.params, state, orders), *stat]
         return None
 
+    stat_rule = "spare"
+    """Round 3: when to authorise STAT (:func:`stat_calls`): with the money the regular plan
+    does not need (training seeds 0-15: README "Reference tuning")."""
+    stat_margin = 2.0
+    """STAT money must leave this multiple of the standard cost of the forecast need of the
+    later rounds (beyond the position and this round's orders) for regular orders; the
+    forecast leaves out surges, spikes and unpublished events (training seeds 0-15, margin
+    1.3 / 1.5 / 2.0 / 3.0: light 0.9751 / 0.9750 / 0.9745 / 0.9683, medium 0.8802 / 0.8813 /
+    0.8819 / 0.8824, heavy 0.8528 / 0.8572 / 0.8581 / 0.8582; README "Reference tuning")."""
+    pool_skus: tuple[int, ...] = (1,)
+    """Round 3: blood the reference keeps pooled in the blood bank (platelets): the ICU/ER
+    fridges' platelets go back to central each round (:func:`pool_returns`)."""
+    pool_issue = 0.5
+    """Share of a pooled product's allocation still sent to the ward fridges (training seeds
+    0-15: 1 / 0.5 / 0 scored 0.9736 / 0.9748 / 0.9708 on light, 0.8740 / 0.8814 / 0.8837 on
+    medium)."""
+    """Round 3: when to authorise STAT (:func:`stat_calls`; validation seeds, README)."""
     feedback = True
     """v2 (tuned): message each ward about its most over-requested line, citing that line's
     evidence (lowers its hoarding pressure, dynamics.FEEDBACK_PRESSURE)."""
@@ -617,6 +678,22 @@ def surplus_returns(state: PharmacyState, alloc: np.ndarray) -> list[Action]:
     return calls
 
 
+def pool_returns(state: PharmacyState, alloc: np.ndarray, skus: tuple[int, ...],
+                 issue: float = 1.0) -> list[Action]:
+    """Rotate ward blood back to the blood bank: every unit of ``skus`` an ICU/ER fridge
+    reported on hand (the evidence) goes back to central (``transfer_stock``), where the
+    same-day emergency issue serves whichever ward needs it first, first-expiry-first-out; the
+    ward's plan line becomes ``issue`` x its allocation."""
+    calls: list[Action] = []
+    for s in skus:
+        for w in (0, 1):
+            held = float(np.floor(state.on_hand[w, s]))
+            if state.evidence_seen[w, s] == 1 and held >= 1.0 and STOCKED[w, s]:
+                calls.append(TransferStock(WARDS[w], CENTRAL, SKU_NAMES[s], held))
+            alloc[w, s] = np.floor(alloc[w, s] * issue)
+    return calls
+
+
 def crit_buffer(params: PharmacyParams, state: PharmacyState) -> float:
     """Point-of-use buffer on blood lines: :data:`CRIT_BUFFER` as far as the budget funds the
     safety stock (:func:`budget_cover` with the requests as the issue), else none."""
@@ -630,9 +707,36 @@ class BoundAgent(ScriptAgent):
     true lead times (its random delays included), the shelf life each shipment will arrive
     with, and the budget, whose objective is the grader's own marginal values (reward.py):
     ``0.50 / N_c`` per blood unit served, ``0.17 / N_high`` and ``0.08 / N_normal`` per other
-    unit, ``0.07 / (1000 N_c)`` per $ spent. It files the justifications its orders need."""
+    unit, ``0.07 / (1000 N_c)`` per $ spent. It files the justifications its orders need.
+
+    Round 3: the LP is a relaxation (it pools the wards and charges no waste), so buying all
+    the blood it values can lose to buying less; the bound pre-plays each episode (the env is
+    deterministic given the seed: perfect information) with every :data:`LEANS` share of its
+    blood plan and plays the best."""
 
     name = "bound"
+    lean = 1.0
+    """Share of the LP's blood orders and of the true blood need issued (``oracle_stingy``:
+    0.85)."""
+    preplay = True
+    """Pre-play the episode with every :data:`LEANS` value and keep the best (the bound)."""
+
+    def reset(self, env: Environment, seed: int) -> None:
+        super().reset(env, seed)
+        if not self.preplay:
+            return
+        pe = _env(env)
+        best = (-1.0, 1.0)
+        for lean in LEANS:
+            probe = BoundAgent()
+            probe.preplay, probe.lean = False, lean
+            twin = PharmacyEnv(pe.scenario, params=pe.params)
+            state = twin.reset(seed)
+            probe.reset(twin, seed)
+            while not state.done:
+                twin.step(state, probe.act(twin, state))
+            best = max(best, (twin.grade(state).score, lean))
+        self.lean = best[1]
 
     def phase(self, env: PharmacyEnv, state: PharmacyState, k: int) -> list[Action] | None:
         if k == 0:
@@ -644,10 +748,20 @@ class BoundAgent(ScriptAgent):
             return calls
         if k == 1:
             alloc = self.allocation(state, env.params)
+            orders = self.orders(env.params, state)
+            truth = state.daily[(state.round + 1) * env.params.days_per_round:].sum(axis=(0, 1))
             return [*alert_calls(env, state), plan_call(alloc, ""),
-                    *with_justifications(env.params, state, self.orders(env.params, state))]
+                    *with_justifications(env.params, state, orders),
+                    *stat_calls(env.params, state, alloc, orders, self.stat_rule,
+                                self.stat_margin, later_need=truth)]
         return None
 
+    stat_rule = "spare"
+    """Round 3: the bound authorises STAT with the money its LP's plan leaves beyond the true
+    later need (:func:`stat_calls` with the true demand; training seeds 0-11: always / never /
+    this rule 0.9811 / 0.9554 / 0.9811 on light, 0.8841 / 0.9115 / 0.9116 on medium, 0.8750 /
+    0.9019 / 0.9017 on heavy)."""
+    stat_margin = 1.2
     blood_issue = 0.0
     """Round 2: share of the true ICU/ER blood need sent to the ward fridges; the rest stays in
     the blood bank, which issues it the same day (``emergency_issue``), pooled for both wards."""
@@ -657,6 +771,8 @@ class BoundAgent(ScriptAgent):
         alloc = np.ceil(state.net_need * 10.0 - 1e-6) / 10.0
         if params is not None and params.emergency_issue:
             alloc[0:2, 0:3] = np.ceil(alloc[0:2, 0:3] * self.blood_issue)
+        if self.lean < 1.0:
+            alloc[:, IS_CRIT] = np.floor(alloc[:, IS_CRIT] * self.lean)
         return alloc
 
     def orders(self, params: PharmacyParams, state: PharmacyState) -> list[Action]:
@@ -670,7 +786,22 @@ class BoundAgent(ScriptAgent):
                                           avail)
                     calls += more
                     avail -= used
-        return calls
+        if self.lean >= 1.0:
+            return calls
+        out: list[Action] = []
+        for c in calls:
+            if isinstance(c, SubmitPo) and IS_CRIT[SKU_NAMES.index(c.product_id)]:
+                q = int(c.quantity * self.lean)
+                if q < 1:
+                    continue
+                c = SubmitPo(c.supplier_id, c.product_id, c.destination_id, q)
+            out.append(c)
+        return out
+
+
+LEANS = (1.0, 0.85)
+"""Shares of its blood plan the bound pre-plays (round 3): the full LP plan and
+``oracle_stingy``'s 85 %."""
 
 
 def usable_round(params: PharmacyParams, state: PharmacyState, p: int, s: int,
@@ -736,7 +867,8 @@ def lp_orders(params: PharmacyParams, state: PharmacyState) -> np.ndarray:
             fixed[lot.sku].append((max(back, 0), min(T - 1, end), lot.qty))
     # crossmatch holds lock (ratio - 1) x a round's red-cell need at any time: the stock must
     # cover it on top of what is transfused (round 2)
-    lock = LOCK_SHARE * max(0.0, params.crossmatch_ratio - 1.0) * demand[:, 0]
+    lock = (LOCK_SHARE * max(0.0, params.crossmatch_ratio - 1.0) * demand[:, 0]
+            * params.crossmatch_hold_days / dpr)  # a hold of h days locks h / dpr rounds
     for po in state.pos:
         if po.status in ("open", "approved"):
             a = max(1, -(-po.arrival_day // dpr) - r) if po.status == "open" else None
@@ -759,6 +891,13 @@ def lp_orders(params: PharmacyParams, state: PharmacyState) -> np.ndarray:
                 if first < T and last >= first:
                     options.append((s, t, p, first, last,
                                     SKUS[s].unit_cost * SUPPLIERS[p].cost_mult))
+    caps: list[float | None] = [None] * len(options)
+    if params.stat_delivery:  # round 3: STAT in round u serves round u only, at its price
+        rate = _expected_daily(params).sum(axis=0) * params.stat_cap_days * dpr
+        for s in BLOOD:
+            for u in range(T):
+                options.append((s, u, -1, u, u, SKUS[s].unit_cost * params.stat_mult))
+                caps.append(float(rate[s]))
     nb, ns = len(options), T * N_SKUS
     cost = np.concatenate([lam * np.array([o[5] for o in options]),
                            -np.tile(value, T)])
@@ -783,13 +922,14 @@ def lp_orders(params: PharmacyParams, state: PharmacyState) -> np.ndarray:
                 b.append(rhs)
     A.append(np.concatenate([[o[5] for o in options], np.zeros(ns)]))
     b.append(max(0.0, rules.available_budget(state)))
-    bounds = [(0, None)] * nb + [(0, float(demand[t, s])) for t in range(T) for s in range(N_SKUS)]
+    bounds = [(0, cap) for cap in caps] + [(0, float(demand[t, s])) for t in range(T)
+                                           for s in range(N_SKUS)]
     res = linprog(cost, A_ub=np.array(A), b_ub=np.array(b), bounds=bounds, method="highs")
     out = np.zeros((n_sup, N_SKUS))
     if res.status != 0:
         return out
     for k, (s, t, p, _f, _l, _pr) in enumerate(options):
-        if t == 0:
+        if t == 0 and p >= 0:  # STAT (p = -1) is not ordered: the authorisation covers it
             out[p, s] += float(res.x[k])
     return out
 
@@ -940,27 +1080,12 @@ class OracleGamerAgent(BoundAgent):
 class OracleStingyAgent(BoundAgent):
     """The bound, but it issues only 85 % of the blood need and orders 15 % less blood: money
     and waste saved by leaving critical need unmet. Reads hidden state. Must score below
-    ``bound`` (the exchange rates in reward.py)."""
+    ``bound`` (the exchange rates in reward.py; round 3: the bound pre-plays this lean plan and
+    keeps it where it scores more, so it never scores below it on a seed)."""
 
     name = "oracle_stingy"
-
-    def allocation(self, state: PharmacyState, params: PharmacyParams | None = None
-                   ) -> np.ndarray:
-        alloc = super().allocation(state, params)
-        alloc[:, IS_CRIT] = np.floor(alloc[:, IS_CRIT] * 0.85)
-        return alloc
-
-    def orders(self, params: PharmacyParams, state: PharmacyState) -> list[Action]:
-        calls = super().orders(params, state)
-        out: list[Action] = []
-        for c in calls:
-            if isinstance(c, SubmitPo) and IS_CRIT[SKU_NAMES.index(c.product_id)]:
-                q = int(c.quantity * 0.85)
-                if q < 1:
-                    continue
-                c = SubmitPo(c.supplier_id, c.product_id, c.destination_id, q)
-            out.append(c)
-        return out
+    lean = 0.85
+    preplay = False
 
 
 AGENTS: dict[str, type[Agent]] = {

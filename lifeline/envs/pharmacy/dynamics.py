@@ -36,6 +36,7 @@ from lifeline.envs.pharmacy.params import (
 )
 from lifeline.envs.pharmacy.types import (
     AdvanceRound,
+    AuthorizeStat,
     Escalate,
     EscalateToClinicalReview,
     FileJustification,
@@ -120,6 +121,7 @@ def start_round(state: PharmacyState, params: PharmacyParams) -> None:
     activity = (gross * WEIGHT).sum(axis=1) / np.maximum(weights.sum(axis=1) * dpr, 1e-9)
     state.census_ratio = activity * np.exp(CENSUS_NOISE * _normal(state.ward_noise[r]))
     state.messaged = np.zeros(N_WARDS, dtype=bool)
+    state.stat_auth = np.zeros(N_SKUS)
     state.prefiled_skus = []
     state.evidence_seen = np.zeros((N_WARDS, N_SKUS), dtype=np.int64)
     state.verdicts = np.zeros((N_WARDS, N_SKUS), dtype=np.int64)
@@ -277,15 +279,24 @@ def _stat(state: PharmacyState, params: PharmacyParams, day: int, s: int, units:
     available budget pays) from the regional blood supplier, arriving the same day."""
     price = float(COST[s]) * params.stat_mult
     r = day // params.days_per_round
-    if not any(po.sku == s and po.status in ("open", "received")
-               and po.order_day // params.days_per_round >= r - 1 for po in state.pos):
-        return []  # the supplier ships STAT against a standing order: a PO of the SKU placed
-        # this round or the last one
-    qty = min(float(np.ceil(units - 1e-9)), float(np.floor(room[s])),
+    allowed = np.inf
+    if params.stat_authorisation:  # round 3: only what the agent authorised this round
+        allowed = float(np.floor(state.stat_auth[s] + 1e-9))
+    elif not any(po.sku == s and po.status in ("open", "received")
+                 and po.order_day // params.days_per_round >= r - 1 for po in state.pos):
+        return []  # round 2's rule: STAT against a standing order (a PO of the SKU placed
+        # this round or the last one)
+    want = float(np.ceil(units - 1e-9))
+    qty = min(want, float(np.floor(room[s])),
               float(np.floor((rules.available_budget(state) - params.stat_fee) / price)))
+    if qty > allowed:
+        state.counters.stat_refused += qty - max(allowed, 0.0)
+        qty = allowed
     if qty < 1:
         return []
     room[s] -= qty
+    if params.stat_authorisation:
+        state.stat_auth[s] -= qty
     cost = qty * price + params.stat_fee
     c = state.counters
     c.spent += cost
@@ -350,6 +361,7 @@ def _consume(state: PharmacyState, params: PharmacyParams, day: int) -> np.ndarr
     demand = state.daily[day]
     used = np.zeros((N_WARDS, N_SKUS))
     room = params.stat_cap_days * expected_daily(params).sum(axis=0)
+    stat_before = state.counters.stat_sku.copy()
     for w in range(N_WARDS):
         for s in range(N_SKUS):
             d = float(demand[w, s])
@@ -366,6 +378,7 @@ def _consume(state: PharmacyState, params: PharmacyParams, day: int) -> np.ndarr
     c.line_served += used
     c.consumed_sku += used.sum(axis=0)
     c.short_days += (demand[0:2] - used[0:2]).sum(axis=0) > 1e-9
+    c.stockout_days += ((demand[0:2] - used[0:2]).sum(axis=0) > 1e-9) | (c.stat_sku > stat_before)
     c.days += 1
     crit_need = float(demand[0:2, IS_CRIT].sum())
     crit_used = float(used[0:2, IS_CRIT].sum())
@@ -667,6 +680,14 @@ def _h_transfer(state: PharmacyState, params: PharmacyParams, a: TransferStock) 
     return f"moved {moved:g} units of {a.sku} from {a.from_id} to {a.to_id}"
 
 
+def _h_stat(state: PharmacyState, params: PharmacyParams, a: AuthorizeStat) -> str:
+    """Authorise up to ``max_units`` STAT units of a blood product for the rest of the round."""
+    s = SKU_NAMES.index(a.product_id)
+    state.stat_auth[s] = float(a.max_units)
+    return (f"STAT authorised this round: up to {float(a.max_units):g} units of {a.product_id} "
+            f"at {params.stat_mult:g} x the price + ${params.stat_fee:,.0f} a shipment")
+
+
 def _h_quarantine(state: PharmacyState, params: PharmacyParams, a: Quarantine) -> str:
     loc, s, lot_id = rules.alert_lots(state, params)[a.slot]
     location = CENTRAL if loc < 0 else WARDS[loc]
@@ -697,6 +718,6 @@ HANDLERS: dict[type[Action], Handler] = {
     FileJustification: _h_justify, SupplierPortalRequestQuote: _h_quote,
     MessagingSendToWard: _h_message, QuarantineLot: _h_quarantine_lot, Quarantine: _h_quarantine,
     TransferStock: _h_transfer, Quote: _h_console_quote, ReturnStock: _h_return,
-    Justify: _h_console_justify,
+    Justify: _h_console_justify, AuthorizeStat: _h_stat,
 }
 """State-changing actions -> handler (the registry of public tools, with ``queries.QUERIES``)."""

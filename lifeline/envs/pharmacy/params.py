@@ -188,6 +188,12 @@ class PharmacyParams:
     with the regional blood supplier (shipped within the hour, United Blood Services' terms):
     the missing units arrive the same day at ``stat_mult`` x the standard price plus
     ``stat_fee`` per shipment, while the available budget covers it (off: unmet)."""
+    stat_authorisation: bool = True
+    """v2 (round 3): a STAT order needs the agent's authorisation this round
+    (``authorize_stat``, units per blood product), so STAT is a choice: spending 2 x the price
+    now or keeping the money for regular orders. Off: round 2's rule, STAT against any
+    standing order (a PO of the SKU placed this round or the last), which an agent holding
+    standing orders could not refuse."""
     stat_mult: float = 2.0
     """Price multiplier of a STAT unit (assumed; FASTMED's routine next-day premium is 1.8)."""
     stat_fee: float = 300.0
@@ -213,11 +219,15 @@ class PharmacyParams:
 
 
 SCENARIOS: dict[str, PharmacyParams] = {
-    # v1: light is a funded fortnight (README "Budget"): 1.2 x the expected net need covers the
+    # v1: light is a funded fortnight (README "Budget"): 1.2 x the expected net need covered the
     # safety stock a 98 % service level leaves on the shelf and platelet outdating; $10,000 per
-    # event covers a disruption's supplier premium. The other scenarios keep the 0.9 squeeze.
+    # event covers a disruption's supplier premium. v2 round 3: under v2's dynamics
+    # (crossmatch holds, surges, weekdays, STAT, part-used deliveries) 1.2 bound the reference
+    # on 16 of 16 training seeds (spend >= 97 % of the budget); 1.6 is the smallest of
+    # 1.2 / 1.5 / 1.6 that leaves it unbound on >= 80 % of them (13 of 16), so `light` is a
+    # funded fortnight again. The other scenarios keep the 0.9 squeeze.
     "light": PharmacyParams(demand_scale=0.8, events=(1, 2), reviews_per_round=3,
-                            budget_fraction=1.2, event_allowance=10_000.0),
+                            budget_fraction=1.6, event_allowance=10_000.0),
     "medium": PharmacyParams(events=(2, 3)),
     "heavy": PharmacyParams(demand_scale=1.2, events=(3, 4), er_spike_prob=0.15),
     "mass_casualty": PharmacyParams(events=(1, 2), forced_events=("mci",)),

@@ -21,6 +21,7 @@ from lifeline.envs.pharmacy import inventory
 from lifeline.envs.pharmacy.generator import STOCKED, expected_daily
 from lifeline.envs.pharmacy.params import (
     CENTRAL,
+    CRIT,
     SKU_NAMES,
     SKUS,
     SUPPLIER_NAMES,
@@ -30,6 +31,7 @@ from lifeline.envs.pharmacy.params import (
 )
 from lifeline.envs.pharmacy.types import (
     AdvanceRound,
+    AuthorizeStat,
     Escalate,
     EscalateToClinicalReview,
     FileJustification,
@@ -458,6 +460,21 @@ def _v_quarantine_lot(state: PharmacyState, params: PharmacyParams, layout: Layo
     return None
 
 
+def _v_stat(state: PharmacyState, params: PharmacyParams, layout: Layout,
+            a: AuthorizeStat) -> str | None:
+    if not (params.stat_delivery and params.stat_authorisation):
+        return "authorize_stat is not available in this configuration"
+    s = sku_index(a.product_id)
+    if isinstance(s, str):
+        return s
+    if SKUS[s].criticality != CRIT:
+        return f"{a.product_id} is not a blood product: STAT covers BLOOD-RBC, BLOOD-PLT, BLOOD-FFP"
+    if isinstance(a.max_units, bool) or not isinstance(a.max_units, int | float) \
+            or not math.isfinite(a.max_units) or not 0 <= a.max_units <= 10_000:
+        return f"max_units must be a number in 0..10000, got {a.max_units!r}"
+    return None
+
+
 def _v_transfer(state: PharmacyState, params: PharmacyParams, layout: Layout,
                 a: TransferStock) -> str | None:
     if not params.transfers:
@@ -581,7 +598,7 @@ _VALIDATORS: dict[type[Action], Any] = {
     QuarantineLot: _v_quarantine_lot, SetAllocation: _v_set, Order: _v_order,
     ReviewWard: _v_review, Escalate: _v_escalate, Quarantine: _v_quarantine,
     TransferStock: _v_transfer, Quote: _v_console_quote, ReturnStock: _v_return,
-    Justify: _v_console_justify,
+    Justify: _v_console_justify, AuthorizeStat: _v_stat,
 }
 
 

@@ -28,8 +28,10 @@ from lifeline.envs.pharmacy.baselines import (
     BaseStockAgent,
     feedback_messages,
     plan_call,
+    pool_returns,
     quoted_leads,
     replenish,
+    stat_calls,
     surplus_returns,
     suspicion,
     with_justifications,
@@ -268,13 +270,19 @@ class PharmacyTextPolicy(TextPolicy):
             alloc = ref.allocation(s, p)  # type: ignore[arg-type]
             cite = " ".join([e for e, (r, _, _) in s.evidence_ids.items() if r == s.round][:6])
             moves = surplus_returns(s, alloc) if p.transfers else []  # type: ignore[arg-type]
+            if ref.pool_skus:  # the plan cut applies either way; the returns need transfers
+                pooled = pool_returns(s, alloc, ref.pool_skus,  # type: ignore[arg-type]
+                                      ref.pool_issue)
+                moves += pooled if p.transfers else []
             orders = replenish(p, s, alloc, plt_z=ref.plt_z,  # type: ignore[arg-type]
                                leads=quoted_leads(s)  # type: ignore[arg-type]
                                if ref.use_quotes else None,
                                cover_rounds=ref.cover_rounds)
             notes = feedback_messages(s) if ref.feedback else []  # type: ignore[arg-type]
+            stat = stat_calls(p, s, alloc, orders, ref.stat_rule,  # type: ignore[arg-type]
+                              ref.stat_margin)
             return [*moves, *notes, plan_call(alloc, f"evidence {cite}"),
-                    *with_justifications(p, s, orders)]  # type: ignore[arg-type]
+                    *with_justifications(p, s, orders), *stat]  # type: ignore[arg-type]
         return None
 
     @staticmethod

@@ -133,6 +133,11 @@ class Counters:
     """v2 round 2: blood units central issued the same day to a ward that ran out, per SKU."""
     stat_sku: np.ndarray = field(default_factory=lambda: np.zeros(10))
     """v2 round 2: blood units delivered STAT by the regional supplier, per SKU."""
+    stockout_days: np.ndarray = field(default_factory=lambda: np.zeros(10))
+    """v2 round 3: days on which the hospital's own stock (fridges and blood bank) could not
+    serve some ICU/ER demand for the SKU: STAT was needed, or the need went unmet."""
+    stat_refused: float = 0.0
+    """v2 round 3: blood units a STAT order would have served but no authorisation covered."""
     stat_shipments: int = 0
     stat_cost: float = 0.0
     """$ charged for STAT shipments (also in ``spent``; the markup and fees in ``premium``)."""
@@ -219,6 +224,9 @@ class PharmacyState(CoreState):
     counters: Counters = field(default_factory=Counters)
     holds: list[tuple[int, Lot]] = field(default_factory=list)
     """v2 round 2: crossmatched red cells held for a patient: (release day, lot part)."""
+    stat_auth: np.ndarray = field(default_factory=lambda: np.zeros(10))
+    """v2 round 3: STAT units per SKU the agent authorised this round (``authorize_stat``) and
+    not yet shipped."""
     systems: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """Enterprise systems used (ERP, WMS, supplier portal, finance, messaging)."""
     overview_calls: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -499,6 +507,18 @@ class TransferStock(Action):
     quantity: float = _arg("units, > 0 (at most what the source holds)")
 
 
+@dataclass(frozen=True)
+class AuthorizeStat(Action):
+    """Authorise the blood bank to order up to ``max_units`` of a blood product STAT this round
+    (v2 round 3): when a patient's need finds the ward fridge and central empty, the regional
+    supplier ships the missing units the same day at 2 x the standard price + $300 a shipment.
+    Without an authorisation no STAT order is placed; a later call replaces the number."""
+
+    kind: ClassVar[str] = "authorize_stat"
+    product_id: str = _arg("BLOOD-RBC, BLOOD-PLT or BLOOD-FFP")
+    max_units: float = _arg("units, >= 0 (0 withdraws the authorisation)")
+
+
 # ----- console actions (the Gymnasium face; integer arguments) ------------------------------
 @dataclass(frozen=True)
 class SetAllocation(Action):
@@ -581,9 +601,10 @@ TOOL_TYPES: tuple[type[Action], ...] = (
     ErpOracleGetInventory, ErpOracleGetPipeline, WmsScanInventory, SupplierPortalRequestQuote,
     SupplierPortalGetQuote, FinanceSapGetBudget, FinanceSapRequestApproval, MessagingSendToWard,
     RequestEvidence, EscalateToClinicalReview,
-    SubmitPo, FileJustification, QuarantineLot, TransferStock,
+    SubmitPo, FileJustification, QuarantineLot, TransferStock, AuthorizeStat,
 )
-"""The seed's 21 tools and v2's ``transfer_stock`` (the ward-to-ward transfer the seed promised)."""
+"""The seed's 21 tools, v2's ``transfer_stock`` (the ward-to-ward transfer the seed promised)
+and (round 3) ``authorize_stat``."""
 CONSOLE_TYPES: tuple[type[Action], ...] = (SetAllocation, Order, ReviewWard, Escalate, Quarantine,
                                            Quote, ReturnStock, Justify)
 ACTION_TYPES: tuple[type[Action], ...] = (*CONSOLE_TYPES, *TOOL_TYPES)

@@ -66,8 +66,9 @@ def test_the_seed_21_tools_transfer_and_the_console_are_documented_tools(
                   "supplier_portal_request_quote", "supplier_portal_get_quote",
                   "finance_sap_get_budget", "finance_sap_request_approval",
                   "messaging_send_to_ward", "request_evidence", "escalate_to_clinical_review",
-                  "submit_po", "file_justification", "quarantine_lot", "transfer_stock"]
-    assert [t.kind for t in TOOL_TYPES] == seed_tools and len(TOOL_TYPES) == 22
+                  "submit_po", "file_justification", "quarantine_lot", "transfer_stock",
+                  "authorize_stat"]
+    assert [t.kind for t in TOOL_TYPES] == seed_tools and len(TOOL_TYPES) == 23
     assert set(names) == set(seed_tools) | {t.kind for t in CONSOLE_TYPES}
     handled = set(dynamics.HANDLERS) | set(QUERIES)
     assert handled == set(env.action_types), "every action is reached through the registries"

@@ -15,6 +15,7 @@ from lifeline.envs.pharmacy.generator import expected_daily
 from lifeline.envs.pharmacy.params import SCENARIOS, SKU_NAMES, SKUS, SUPPLIERS, PharmacyParams
 from lifeline.envs.pharmacy.types import (
     AdvanceRound,
+    AuthorizeStat,
     Lot,
     MessagingSendToWard,
     PharmacyState,
@@ -56,8 +57,10 @@ def test_deliveries_arrive_part_used(on: bool) -> None:
 
 
 def test_part_used_platelets_outdate_under_the_reference() -> None:
-    on = [_play(_env("light"), "base_stock", s).counters.waste_sku[1] for s in range(4)]
-    off = [_play(_env("light", shelf_life_on_delivery=False), "base_stock", s)
+    """Round 3: `medium` (the pooled reference outdates few platelets on `light`'s funded
+    budget, where STAT covers lean stock)."""
+    on = [_play(_env("medium"), "base_stock", s).counters.waste_sku[1] for s in range(4)]
+    off = [_play(_env("medium", shelf_life_on_delivery=False), "base_stock", s)
            .counters.waste_sku[1] for s in range(4)]
     assert np.mean(on) > np.mean(off) + 1.0
 
@@ -297,28 +300,70 @@ def test_emergency_issue_serves_from_the_blood_bank(on: bool) -> None:
     assert (state.counters.unmet_critical < 1.0) == on
 
 
+def _stat_round(env: PharmacyEnv, first: list[Any]) -> Any:
+    """Round 0 of seed 8 with central and both fridges empty of platelets, after ``first``."""
+    state = env.reset(8)
+    state.central[1].clear()
+    for w in (0, 1):
+        state.wards[w][1].clear()
+    for action in first:
+        env.step(state, action)
+    env.step(state, AdvanceRound())
+    return state.counters
+
+
 @pytest.mark.parametrize("on", [True, False])
-def test_stat_delivery_serves_at_a_premium_against_a_standing_order(on: bool) -> None:
-    """Central and fridges empty of platelets: with a platelet PO this round the supplier ships
-    STAT at stat_mult x the price + the fee; without a PO, or with STAT off, nothing comes."""
+def test_stat_delivery_serves_at_a_premium_when_authorised(on: bool) -> None:
+    """Central and fridges empty of platelets: authorised, the supplier ships STAT (at most the
+    authorised units) at stat_mult x the price + the fee; without an authorisation, or with
+    STAT off, nothing comes."""
     env = _env(stat_delivery=on)
-    results = []
-    for order in (True, False):
-        state = env.reset(8)
-        state.central[1].clear()
-        for w in (0, 1):
-            state.wards[w][1].clear()
-        if order:
-            env.step(state, SubmitPo("MEDLINE", "BLOOD-PLT", "CENTRAL", 1))
-        env.step(state, AdvanceRound())
-        results.append(state.counters)
-    with_po, without = results
-    assert (with_po.stat_sku[1] > 0) == on and without.stat_sku[1] == 0
+    authorised = _stat_round(env, [AuthorizeStat("BLOOD-PLT", 3)] if on else [])
+    without = _stat_round(env, [])
+    assert (authorised.stat_sku[1] > 0) == on and without.stat_sku[1] == 0
     if on:
-        assert with_po.unmet_critical < without.unmet_critical - 1.0
+        assert authorised.stat_sku[1] == 3.0 and authorised.stat_refused > 0
+        assert authorised.unmet_critical < without.unmet_critical - 1.0
         price = env.params.stat_mult * SKUS[1].unit_cost
-        assert with_po.stat_cost == pytest.approx(with_po.stat_sku[1] * price
-                                                  + with_po.stat_shipments * env.params.stat_fee)
+        assert authorised.stat_cost == pytest.approx(authorised.stat_sku[1] * price
+                                                     + authorised.stat_shipments
+                                                     * env.params.stat_fee)
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_stat_authorisation_makes_stat_a_choice(on: bool) -> None:
+    """With the authorisation switch on a standing order buys no STAT (the agent decides);
+    off (round 2's rule) a PO of the SKU placed this round makes the supplier ship STAT,
+    wanted or not. The authorisation tool is invalid when the switch is off."""
+    env = _env(stat_authorisation=on)
+    counters = _stat_round(env, [SubmitPo("MEDLINE", "BLOOD-PLT", "CENTRAL", 1)])
+    assert (counters.stat_sku[1] > 0) == (not on)
+    assert (env.validate(env.reset(8), AuthorizeStat("BLOOD-PLT", 1)) is None) == on
+    assert env.validate(env.reset(8), AuthorizeStat("IV-SAL-500", 1)) is not None
+
+
+@pytest.mark.parametrize("scenario", ["light", "medium"])
+def test_reference_authorises_stat_only_with_spare_money(scenario: str) -> None:
+    """base_stock authorises STAT with the money its regular plan does not need: on the funded
+    `light` it buys STAT and so serves more than never authorising; on the squeezed `medium`
+    it authorises little (training seeds 0-3)."""
+    env = _env(scenario)
+    states = [_play(env, "base_stock", seed) for seed in range(4)]
+    stat = sum(float(s.counters.stat_sku[:3].sum()) for s in states)
+    never = make_agent("base_stock", "pharmacy")
+    never.stat_rule = "never"  # type: ignore[attr-defined]
+    unmet_never = 0.0
+    for seed in range(4):
+        never.reset(env, seed)
+        state = env.reset(seed)
+        while not state.done:
+            env.step(state, never.act(env, state))
+        unmet_never += state.counters.unmet_critical
+    unmet = sum(s.counters.unmet_critical for s in states)
+    if scenario == "light":
+        assert stat > 20 and unmet < unmet_never - 20
+    else:
+        assert stat < 10 and unmet <= unmet_never + 10
 
 
 @pytest.mark.parametrize("on", [True, False])
@@ -333,3 +378,25 @@ def test_crossmatch_holds_age_red_cells(on: bool) -> None:
     off = [_play(_env(crossmatch_ratio=1.0), "base_stock", seed) for seed in range(4)]
     if on:
         assert wasted > sum(float(s.counters.waste_sku[0]) for s in off) + 5.0
+
+
+@pytest.mark.parametrize("pooled", [True, False])
+def test_reference_keeps_platelets_pooled_in_the_blood_bank(pooled: bool) -> None:
+    """base_stock (round 3) sends half its platelet allocation to the ICU/ER fridges and
+    returns what they hold to central each round, so the blood bank issues platelets pooled:
+    off (every unit to the fridges, v2's rule), more platelets outdate in the fridges
+    (training seeds 0-3 of `medium`)."""
+    env = _env()
+    waste = []
+    for skus in ((1,), ()):
+        agent = make_agent("base_stock", "pharmacy")
+        agent.pool_skus = skus if pooled else ()  # type: ignore[attr-defined]
+        total = 0.0
+        for seed in range(4):
+            agent.reset(env, seed)
+            state = env.reset(seed)
+            while not state.done:
+                env.step(state, agent.act(env, state))
+            total += float(state.counters.waste_sku[1])
+        waste.append(total)
+    assert (waste[0] < 0.8 * waste[1]) == pooled
