@@ -159,7 +159,7 @@ def test_batch_labels_are_the_heuristics_actions() -> None:
     from lifeline.train.ed.pointer import RawFeaturizer
 
     env: Any = lifeline.make("ed", "surge")
-    heuristic = make_baseline(spec("ed").reference, "ed")
+    heuristic: Any = make_baseline(spec("ed").reference, "ed")
     keys = ["action_mask", *env.observe(env.reset(0))]
     _x, mask, labels, _ = collect_batch("surge", 2, iter([11, 12]), 0.99, 0.05,
                                        RawFeaturizer(keys))
