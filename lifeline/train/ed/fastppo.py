@@ -119,6 +119,12 @@ class FastPPOConfig:
     batch_collect: bool = False
     """Collect cloning/DAgger episodes side by side on the batch kernel
     (:func:`lifeline.train.ed.clone.collect_batch`) instead of one by one on the scalar env."""
+    lookahead_prob: float = 0.0
+    """With ``batch_collect``: the share of cloning/DAgger states labelled by the privileged
+    lookahead teacher (:mod:`lifeline.train.ed.lookahead`: the best of a few candidates by a
+    heuristic rollout of the rest of that episode) instead of the heuristic; 0 disables it."""
+    lookahead_candidates: int = 4
+    """Candidate actions the lookahead teacher compares at a state (heuristic's, wait, others)."""
 
 
 @dataclass
@@ -294,6 +300,31 @@ def build_agent(cfg: FastPPOConfig, scenario: str) -> tuple[Any, Any]:
     raise ValueError(f"unknown arch {cfg.arch!r} (mlp or pointer)")
 
 
+def _collector(cfg: FastPPOConfig, seed: int, say: Callable[[str], None]) -> Any:
+    """``clone.collect_batch``, or the lookahead teacher's collection (``cfg.lookahead_prob``),
+    with the same signature; each call of the latter logs what its teacher changed."""
+    from lifeline.train.ed.clone import collect_batch
+
+    if cfg.lookahead_prob <= 0:
+        return collect_batch
+    from lifeline.train.ed.lookahead import LookaheadStats, collect_lookahead
+
+    calls = [0]
+
+    def collect(scenario: str, episodes: int, seeds: Any, gamma: float, reward_scale: float,
+                featurize: Any, driver: Any = None) -> tuple[np.ndarray, ...]:
+        stats = LookaheadStats()
+        calls[0] += 1
+        data = collect_lookahead(scenario, episodes, seeds, gamma, reward_scale, featurize,
+                                 driver=driver, prob=cfg.lookahead_prob,
+                                 candidates=cfg.lookahead_candidates,
+                                 rng_seed=seed * 1000 + calls[0], stats=stats)
+        say(json.dumps({"lookahead": asdict(stats), "labels": len(data[2])}))
+        return data
+
+    return collect
+
+
 def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
                    out_dir: Path | str | None = None, seed: int = 0,
                    config: FastPPOConfig | None = None, target: float | None = None,
@@ -358,8 +389,9 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
     if cfg.bc_episodes > 0:
         t0 = time.process_time()
         if cfg.batch_collect:
-            from lifeline.train.ed.clone import collect_batch, greedy_driver
+            from lifeline.train.ed.clone import greedy_driver
 
+            collect_batch = _collector(cfg, seed, say)
             data = collect_batch(scenario, cfg.bc_episodes, rng_seeds, cfg.gamma,
                                  cfg.reward_scale, featurize)
         else:
