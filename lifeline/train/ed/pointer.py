@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from lifeline.envs.ed.params import EDParams
+from lifeline.envs.ed.params import RESPIRATORY, EDParams
 from lifeline.envs.ed.rules import Layout
 from lifeline.faces.features import feature_keys
 from lifeline.train.ppo_loss import masked_logits
@@ -45,9 +45,10 @@ ventilated, boarding, seen, results pending, imaging queue position."""
 STAFF = 6
 """ED-v3 ``staff`` vector: physicians on duty, physicians free, scanners free, imaging queue,
 ward beds free, hospital ICU beds free."""
-FLAGS = 3 + 1 + 2 + 3
+FLAGS = 3 + 1 + 2 + 3 + 1
 """Per-row flags: ready / ventilated / boarding, seen, results pending (>0, min(n, 3) / 3),
-imaging queue position (queued, first, position / 4); zeros for queue rows."""
+imaging queue position (queued, first, position / 4), queued and more urgent (lower ESI) than
+the order at the front of the imaging queue; zeros for queue rows."""
 HOUR_STEPS = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0, 8.0, 12.0, 24.0)
 """Thermometer encoding of hours waited / in bed: half-hour steps over the first three hours (the
 span of the waiting room's patience and of the clock's 15-minute ticks), coarser after; a sharp
@@ -110,7 +111,7 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
         offsets[name] = (start, start + size)
         start += size
     obs_dim = start
-    summary_dim = 3 + 4 * 5 + 2 + 4 + 5 + 4 + 3
+    summary_dim = 3 + 4 * 5 + 2 + 4 + 5 + 4 + 3 + 6 + 6 + 6
     ctx_in = obs_dim + summary_dim
     kind_np, target_np = action_targets(params)
     groups = []  # (kind, first entity row, last row + 1) of each action kind, in action order
@@ -130,12 +131,23 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
 
     steps = torch.tensor(HOUR_STEPS) - 1e-3  # hours are multiples of the tick (float32)
 
-    def bed_flags(beds: Any) -> Any:
+    def imaging_front(gen: Any, icu: Any) -> tuple[Any, Any]:
+        """ESI of the order at the front of the imaging queue and the lowest queued ESI (0:
+        none), per env."""
+        both = torch.cat([gen, icu], 1)
+        esi, position = both[:, :, 0], both[:, :, 8].round()
+        front = (esi * (position == 1)).sum(1)
+        lowest = torch.where(position > 0, esi, torch.full_like(esi, 9.0)).min(1).values
+        return front, torch.where(lowest > 5, torch.zeros_like(lowest), lowest)
+
+    def bed_flags(beds: Any, front: Any) -> Any:
         pending, position = beds[:, :, 7], beds[:, :, 8]
         return torch.stack([beds[:, :, 3], beds[:, :, 4], beds[:, :, 5], beds[:, :, 6],
                             (pending > 0).float(), pending.clamp(max=3.0) / 3.0,
                             (position > 0).float(), (position.round() == 1).float(),
-                            position / 4.0], dim=-1)
+                            position / 4.0,
+                            ((position > 0) & (beds[:, :, 0] < front.unsqueeze(1))).float()],
+                           dim=-1)
 
     def rows(esi: Any, cond: Any, hours: Any, flags: Any) -> Any:
         b, m = esi.shape
@@ -172,6 +184,8 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
             lo, hi = offsets["ventilators"]
             s_lo, _ = offsets["staff"]
             levels = torch.arange(1, 6, dtype=torch.float32)
+            unvented = (icu[:, :, 0] > 0) & (icu[:, :, 4] == 0)
+            front, lowest = imaging_front(gen, icu)
 
             def hist(esi: Any, size: int) -> Any:
                 return (esi.round().unsqueeze(-1) == levels).float().sum(1) / size
@@ -192,6 +206,19 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
                 ((gen[:, :, 8] > 0).float().sum(1, keepdim=True)
                  + (icu[:, :, 8] > 0).float().sum(1, keepdim=True)) / 4.0,
                 (gen[:, :, 5].sum(1, keepdim=True) + icu[:, :, 5].sum(1, keepdim=True)) / 4.0,
+                # which steps of a priority order have a candidate: ready patients, unventilated
+                # respiratory ESI 1-2 / ESI 1 ICU patients, ESI 1 in a general bed, an unseen
+                # ESI 1; and the imaging queue's front ESI and lowest ESI, one-hot
+                torch.stack([(icu[:, :, 3] > 0).any(1), (gen[:, :, 3] > 0).any(1),
+                             (unvented & (icu[:, :, 1].round() == RESPIRATORY + 1)
+                              & (icu[:, :, 0] <= 2)).any(1),
+                             (unvented & (icu[:, :, 0].round() == 1)).any(1),
+                             (gen[:, :, 0].round() == 1).any(1),
+                             ((gen[:, :, 0].round() == 1) & (gen[:, :, 6] == 0)).any(1)
+                             | ((icu[:, :, 0].round() == 1) & (icu[:, :, 6] == 0)).any(1)],
+                            dim=1).float(),
+                functional.one_hot(front.long().clamp(0, 5), 6).float(),
+                functional.one_hot(lowest.long().clamp(0, 5), 6).float(),
             ], dim=1)
             return torch.cat([torch.log1p(torch.clamp(x, min=0.0)), summary], dim=1)
 
@@ -199,11 +226,12 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
             gen, icu = self._part(x, "general_beds", c), self._part(x, "icu_beds", c)
             queue = self._part(x, "queue", 3)
             zeros = torch.zeros(x.shape[0], q, FLAGS)
+            front, _ = imaging_front(gen, icu)
             table = torch.cat([
                 torch.zeros(x.shape[0], 1, ENTITY_FEATURES),
                 rows(queue[:, :, 0], queue[:, :, 1], queue[:, :, 2], zeros),
-                rows(gen[:, :, 0], gen[:, :, 1], gen[:, :, 2], bed_flags(gen)),
-                rows(icu[:, :, 0], icu[:, :, 1], icu[:, :, 2], bed_flags(icu))], dim=1)
+                rows(gen[:, :, 0], gen[:, :, 1], gen[:, :, 2], bed_flags(gen, front)),
+                rows(icu[:, :, 0], icu[:, :, 1], icu[:, :, 2], bed_flags(icu, front))], dim=1)
             return table  # (batch, entities, ENTITY_FEATURES)
 
         def value(self, x: Any) -> Any:
