@@ -120,9 +120,10 @@ class FastPPOConfig:
     """Collect cloning/DAgger episodes side by side on the batch kernel
     (:func:`lifeline.train.ed.clone.collect_batch`) instead of one by one on the scalar env."""
     lookahead_prob: float = 0.0
-    """With ``batch_collect``: the share of cloning/DAgger states labelled by the privileged
-    lookahead teacher (:mod:`lifeline.train.ed.lookahead`: the best of a few candidates by a
-    heuristic rollout of the rest of that episode) instead of the heuristic; 0 disables it."""
+    """With ``batch_collect``: the share of DAgger states labelled by the privileged lookahead
+    teacher (:mod:`lifeline.train.ed.lookahead`: the best of a few candidates by a heuristic
+    rollout of the rest of that episode) instead of the heuristic; 0 disables it. The cloning
+    phase always clones the heuristic, so validation can fall back to the plain clone."""
     lookahead_candidates: int = 4
     """Candidate actions the lookahead teacher compares at a state (heuristic's, wait, others)."""
 
@@ -389,10 +390,11 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
     if cfg.bc_episodes > 0:
         t0 = time.process_time()
         if cfg.batch_collect:
+            from lifeline.train.ed.clone import collect_batch as collect_clone
             from lifeline.train.ed.clone import greedy_driver
 
-            collect_batch = _collector(cfg, seed, say)
-            data = collect_batch(scenario, cfg.bc_episodes, rng_seeds, cfg.gamma,
+            collect_batch = _collector(cfg, seed, say)  # DAgger rounds: the lookahead teacher
+            data = collect_clone(scenario, cfg.bc_episodes, rng_seeds, cfg.gamma,
                                  cfg.reward_scale, featurize)
         else:
             data = collect_heuristic(scenario, cfg.bc_episodes, rng_seeds, cfg, featurize)
