@@ -189,7 +189,7 @@ def register_fastppo(train_app: typer.Typer) -> None:
         out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")
                        ] = Path("results/ed/fastppo"),
         target: Annotated[float | None, typer.Option(
-            help="Score to reach (e.g. the heuristic's on the same held-out seeds); the curve "
+            help="Score to reach (e.g. the heuristic's on the same validation seeds); the curve "
                  "records when it is first reached.")] = None,
         stop_at_target: Annotated[bool, typer.Option(help="Stop once reached.")] = False,
         sets: Annotated[list[str] | None, typer.Option(
