@@ -175,7 +175,7 @@ def register(app: typer.Typer) -> None:
 
 
 def register_fastppo(train_app: typer.Typer) -> None:
-    """Add ``lifeline train fastppo`` (masked PPO on the batch ED kernel)."""
+    """Add ``lifeline train fastppo`` (masked PPO on the batch ED-v3 kernel)."""
 
     @train_app.command("fastppo")
     @friendly_errors
@@ -189,14 +189,19 @@ def register_fastppo(train_app: typer.Typer) -> None:
         out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")
                        ] = Path("results/ed/fastppo"),
         target: Annotated[float | None, typer.Option(
-            help="Score to reach (e.g. the heuristic's on the same held-out seeds); the curve "
+            help="Score to reach (e.g. the heuristic's on the same validation seeds); the curve "
                  "records when it is first reached.")] = None,
         stop_at_target: Annotated[bool, typer.Option(help="Stop once reached.")] = False,
         sets: Annotated[list[str] | None, typer.Option(
             "--set", metavar="KEY=VALUE",
             help="Override a FastPPOConfig field (repeatable), e.g. --set num_envs=256.")] = None,
+        json_out: Annotated[Path | None, typer.Option(
+            "--json", help="After training: play the selected model (agent 'learned') and the "
+                           "reference on the 30 held-out seeds and write a `lifeline compare "
+                           "--json` file here (records of other scenarios in it are kept).")
+                            ] = None,
     ) -> None:
-        """Masked PPO on the batch ED; writes curve.json, curve.png and model.pt."""
+        """Masked PPO on the batch ED-v3; writes curve.json, curve.png and model.pt."""
         import dataclasses
         import json
 
@@ -223,6 +228,17 @@ def register_fastppo(train_app: typer.Typer) -> None:
         best = max((p["eval_score"] for p in result.points), default=float("nan"))
         typer.echo(json.dumps({"out": str(out), "best_eval_score": best,
                                "reached_at_cpu_s": result.reached_at_cpu_s}))
+        if json_out is not None:
+            from lifeline.train.ed.fastppo import held_out_comparison
+
+            earlier = json.loads(json_out.read_text()) if json_out.exists() else None
+            report = held_out_comparison(scenario, out, 30, earlier=earlier)
+            json_out.parent.mkdir(parents=True, exist_ok=True)
+            json_out.write_text(json.dumps(report, indent=2) + "\n")
+            typer.echo(json.dumps({"paired": [r for r in report["paired"]
+                                              if r["scenario"] == scenario],
+                                   "paired_harm": [r for r in report["paired_harm"]
+                                                   if r["scenario"] == scenario]}))
 
 
 def register_pointer(train_app: typer.Typer) -> None:

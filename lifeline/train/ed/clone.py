@@ -1,13 +1,12 @@
-"""Cloning data for the ED collected on the batch kernel instead of the scalar core.
+"""Cloning data for the ED collected on the ED-v3 batch kernel instead of the scalar core.
 
 ``fastppo.collect_heuristic`` steps the scalar ``EDEnv`` (observation, mask and step in Python)
 for every labelled decision; here ``episodes`` episodes run side by side in one
-:class:`~lifeline.envs.ed.batch.EDVectorEnv` (the same environment, trajectory-identical per
-seed) and only the heuristic's label is computed per env in Python, by the reference heuristic's
-own recipe (``EDHeuristicAgent.decide``, via :func:`heuristic_labels`) on that env's observation,
-which is the scalar observation (``tests/envs/ed/test_ed_batch_parity.py``). A test checks the
-labels equal
-``act`` of the agent.
+:class:`~lifeline.train.ed.vec.EDv3Vec` (``kernel_v3``: the same environment, trajectory-identical
+per seed) and only the heuristic's label is computed per env in Python, by the reference
+heuristic's own recipe (``EDHeuristicAgent.decide``, via :func:`heuristic_labels`) on that env's
+observation, which is the scalar observation. A test checks the labels equal ``act`` of the
+agent on the scalar env.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ import numpy as np
 from lifeline.envs.ed.baselines import EDHeuristicAgent
 from lifeline.envs.ed.rules import Layout
 from lifeline.faces.features import MASK_KEY
+from lifeline.train.ed.vec import EDv3Vec
 
 
 def heuristic_label(agent: EDHeuristicAgent, obs: dict[str, np.ndarray], layout: Layout) -> int:
@@ -30,7 +30,7 @@ def heuristic_label(agent: EDHeuristicAgent, obs: dict[str, np.ndarray], layout:
 def heuristic_labels(agent: EDHeuristicAgent, obs: dict[str, np.ndarray], layout: Layout,
                      rows: np.ndarray) -> np.ndarray:
     """:func:`heuristic_label` of the batch observation's ``rows``."""
-    keys = ("general_beds", "icu_beds", "queue", "ventilators")
+    keys = ("general_beds", "icu_beds", "queue", "ventilators", "staff")
     return np.array([heuristic_label(agent, {k: obs[k][r] for k in keys}, layout)
                      for r in rows], dtype=np.int64)
 
@@ -42,12 +42,10 @@ def collect_batch(scenario: str, episodes: int, seeds: Iterator[int], gamma: flo
     """Features, masks, heuristic labels and discounted scaled returns of ``episodes`` whole
     episodes (seeds from ``seeds``), driven by the heuristic or by ``driver(features, masks)``
     (the learner: DAgger), in the order episode by episode."""
-    from lifeline.envs.ed.batch import EDVectorEnv
-
-    venv = EDVectorEnv(episodes, scenario, copy=False)
-    obs, _ = venv.reset(seed=[int(next(seeds)) for _ in range(episodes)])
+    venv = EDv3Vec(episodes, scenario)
+    obs = venv.reset([int(next(seeds)) for _ in range(episodes)])
     agent = EDHeuristicAgent()
-    layout = Layout(venv.batch.params)
+    layout = Layout(venv.params)
     live = np.ones(episodes, dtype=bool)
     xs: list[np.ndarray] = []
     ms: list[np.ndarray] = []
@@ -67,7 +65,7 @@ def collect_batch(scenario: str, episodes: int, seeds: Iterator[int], gamma: flo
         alive.append(live.copy())
         action = label if driver is None else driver(x, mask)
         obs, reward, terminated, truncated, _ = venv.step(action)
-        rewards.append(np.where(live, reward * reward_scale, 0.0))
+        rewards.append(reward * reward_scale)
         live &= ~(terminated | truncated)
     steps = len(xs)
     ret = np.zeros(episodes)
@@ -98,18 +96,17 @@ def greedy_driver(agent: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
 def heuristic_scores(scenario: str, seeds: list[int]) -> np.ndarray:
     """Grader scores of the reference heuristic on ``seeds`` (one episode each), played on the
     batch kernel with :func:`heuristic_labels` (the scalar ``lifeline compare`` gives the same)."""
-    from lifeline.envs.ed.batch import EDVectorEnv
-
-    venv = EDVectorEnv(len(seeds), scenario, copy=False)
-    obs, _ = venv.reset(seed=[int(s) for s in seeds])
+    venv = EDv3Vec(len(seeds), scenario)
+    obs = venv.reset([int(s) for s in seeds])
     agent = EDHeuristicAgent()
-    layout = Layout(venv.batch.params)
+    layout = Layout(venv.params)
     scores = np.full(len(seeds), np.nan)
     rows = np.arange(len(seeds))
     while np.isnan(scores).any():
-        obs, _, terminated, truncated, info = venv.step(
-            heuristic_labels(agent, obs, layout, rows))
-        ended = (terminated | truncated) & np.isnan(scores)
-        if ended.any():
-            scores[ended] = info["score"][ended]
+        action = np.zeros(len(seeds), dtype=np.int64)
+        live = rows[~venv.finished]
+        action[live] = heuristic_labels(agent, obs, layout, live)
+        obs, _, _, _, score = venv.step(action)
+        ended = ~np.isnan(score)
+        scores[ended] = score[ended]
     return scores

@@ -1,15 +1,17 @@
-"""A compact masked PPO (CleanRL-style, torch) that trains on the batch ED directly.
+"""A compact masked PPO (CleanRL-style, torch) that trains on the batch ED-v3 directly.
 
 ``MaskablePPO`` over Gymnasium's ``SyncVectorEnv`` (``lifeline.train.ppo``) spends most of its
 time outside the environment (2.8k steps/s overall); this trainer is sized for throughput
-instead: the environment is :class:`lifeline.envs.ed.batch.EDVectorEnv` (the numba kernel, N
-envs per call, no copies), the policy a small MLP on the same ``log1p`` features as
-``lifeline.faces.features`` (sorted observation keys, mask applied to the logits), one torch
-thread, large rollouts and few epochs. Training episodes use training seeds only (the vector
-env's ``episode_seeds``); the greedy policy is scored on the held-out evaluation seeds
-(``lifeline.eval.seeds.eval_seeds``) every ``eval_every_s`` CPU seconds of training, which gives
-the time-to-score curve. CPU time is ``time.process_time`` (all threads of this process), with the
-evaluations' own CPU time excluded from the training clock.
+instead: the environment is ED-v3's batch env (:class:`lifeline.train.ed.vec.EDv3Vec` over
+:class:`lifeline.envs.ed.batch_v3.EDBatchV3`, the numba ``kernel_v3``, N envs per call, no
+copies), the policy a small MLP on the same ``log1p`` features as ``lifeline.faces.features``
+(sorted observation keys, mask applied to the logits), one torch thread, large rollouts and few
+epochs. Training episodes use training seeds only (the vector env's ``episode_seeds``); the
+greedy policy is scored on the *validation* seeds (``lifeline.eval.seeds.validation_seeds``)
+every ``eval_every_s`` CPU seconds of training, which gives the time-to-score curve and selects
+the model (``model.pt`` is the best validation point). The held-out seeds are played once, after
+training, by :func:`held_out_comparison`. CPU time is ``time.process_time`` (all threads of this
+process), with the evaluations' own CPU time excluded from the training clock.
 
 ``arch="pointer"`` swaps the flat MLP for :mod:`lifeline.train.ed.pointer` (one shared scorer over
 each action's own patient row), ``batch_collect`` collects the cloning data on the batch kernel
@@ -31,7 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from lifeline.eval.seeds import check_train_seed, eval_seeds, train_seed_stream
+from lifeline.core.agent import Agent
+from lifeline.eval.seeds import check_train_seed, eval_seeds, train_seed_stream, validation_seeds
 from lifeline.faces.features import MASK_KEY, feature_keys
 from lifeline.train.ppo_loss import clipped_policy_loss, masked_logits
 
@@ -72,7 +75,8 @@ class FastPPOConfig:
     eval_every_s: float = 10.0
     """CPU seconds of training between two evaluations of the greedy policy."""
     eval_episodes: int = 30
-    """Held-out evaluation seeds each evaluation plays (``eval_seeds(eval_episodes)``)."""
+    """Validation seeds each evaluation plays (``validation_seeds(eval_episodes)``); the best
+    evaluation is the model kept."""
     threads: int = 1
     """torch threads (1: the machine is shared; the env is single-threaded anyway)."""
     bc_episodes: int = 0
@@ -115,6 +119,13 @@ class FastPPOConfig:
     batch_collect: bool = False
     """Collect cloning/DAgger episodes side by side on the batch kernel
     (:func:`lifeline.train.ed.clone.collect_batch`) instead of one by one on the scalar env."""
+    lookahead_prob: float = 0.0
+    """With ``batch_collect``: the share of DAgger states labelled by the privileged lookahead
+    teacher (:mod:`lifeline.train.ed.lookahead`: the best of a few candidates by a heuristic
+    rollout of the rest of that episode) instead of the heuristic; 0 disables it. The cloning
+    phase always clones the heuristic, so validation can fall back to the plain clone."""
+    lookahead_candidates: int = 4
+    """Candidate actions the lookahead teacher compares at a state (heuristic's, wait, others)."""
 
 
 @dataclass
@@ -183,9 +194,9 @@ def collect_heuristic(scenario: str, episodes: int, seeds: Any, cfg: FastPPOConf
     driven by the heuristic (or by ``driver``, the learner's greedy policy: DAgger)."""
     from lifeline.agents import make_agent as make_baseline
     from lifeline.core.registry import spec
-    from lifeline.envs.ed.env import EDv2Env
+    from lifeline.envs.ed.env import EDEnv
 
-    env: Any = EDv2Env(scenario)  # the batch kernel the learner trains on implements ED-v2 only
+    env: Any = EDEnv(scenario)
     heuristic = make_baseline(spec("ed").reference, "ed")
     xs: list[np.ndarray] = []
     ms: list[np.ndarray] = []
@@ -198,6 +209,7 @@ def collect_heuristic(scenario: str, episodes: int, seeds: Any, cfg: FastPPOConf
         rewards: list[float] = []
         while not state.done:
             obs = env.observe(state)
+            obs[MASK_KEY] = env.action_mask(state)
             xs.append(featurize({k: v[None] for k, v in obs.items()})[0])
             ms.append(env.action_mask(state))
             action = heuristic.act(env, state)
@@ -244,31 +256,74 @@ def behaviour_clone(agent: Any, data: tuple[np.ndarray, ...], cfg: FastPPOConfig
         return float((agent.logits(x, m).argmax(-1) == a).float().mean())
 
 
-def evaluate(agent: Any, scenario: str, episodes: int,
+def evaluate(agent: Any, scenario: str, seeds: list[int],
              featurize: Callable[[dict[str, np.ndarray]], np.ndarray]) -> float:
-    """Mean grader score of the greedy policy on the first ``episodes`` held-out seeds."""
-    return float(evaluate_scores(agent, scenario, episodes, featurize).mean())
+    """Mean grader score of the greedy policy on ``seeds``."""
+    return float(evaluate_scores(agent, scenario, seeds, featurize).mean())
 
 
-def evaluate_scores(agent: Any, scenario: str, episodes: int,
+def evaluate_scores(agent: Any, scenario: str, seeds: list[int],
                     featurize: Callable[[dict[str, np.ndarray]], np.ndarray]) -> np.ndarray:
-    """Per-seed grader scores of the greedy policy on the first ``episodes`` held-out seeds."""
-    from lifeline.envs.ed.batch import EDVectorEnv
+    """Per-seed grader scores of the greedy policy on ``seeds`` (the batch env)."""
+    from lifeline.train.ed.vec import EDv3Vec
 
     torch = _torch()
-    venv = EDVectorEnv(episodes, scenario, copy=False)
-    obs, _ = venv.reset(seed=eval_seeds(episodes))
-    scores = np.full(episodes, np.nan)
+    venv = EDv3Vec(len(seeds), scenario)
+    obs = venv.reset(seeds)
+    scores = np.full(len(seeds), np.nan)
     with torch.no_grad():
         while np.isnan(scores).any():
             x = torch.from_numpy(featurize(obs))
             mask = torch.from_numpy(obs[MASK_KEY].astype(bool))
             action = agent.logits(x, mask).argmax(-1).numpy()
-            obs, _, terminated, truncated, info = venv.step(action)
-            ended = (terminated | truncated) & np.isnan(scores)
-            if ended.any():
-                scores[ended] = info["score"][ended]
+            obs, _, _, _, score = venv.step(action)
+            ended = ~np.isnan(score)
+            scores[ended] = score[ended]
     return scores
+
+
+def build_agent(cfg: FastPPOConfig, scenario: str) -> tuple[Any, Any]:
+    """The untrained network of ``cfg.arch`` for ED-v3 ``scenario`` and its featurizer."""
+    from lifeline.envs.ed.env import EDEnv
+
+    core = EDEnv(scenario)
+    keys = [MASK_KEY, *core.observation_spec()]
+    featurize: Any
+    if cfg.arch == "pointer":
+        from lifeline.train.ed.pointer import RawFeaturizer, make_pointer_agent
+
+        return make_pointer_agent(core.params, cfg.hidden, cfg.scorer_hidden), RawFeaturizer(keys)
+    if cfg.arch == "mlp":
+        featurize = Featurizer(keys)
+        obs = core.observe(core.reset(0))
+        dim = featurize({k: v[None] for k, v in obs.items()}).shape[1]
+        return make_agent(dim, core.num_actions, cfg.hidden), featurize
+    raise ValueError(f"unknown arch {cfg.arch!r} (mlp or pointer)")
+
+
+def _collector(cfg: FastPPOConfig, seed: int, say: Callable[[str], None]) -> Any:
+    """``clone.collect_batch``, or the lookahead teacher's collection (``cfg.lookahead_prob``),
+    with the same signature; each call of the latter logs what its teacher changed."""
+    from lifeline.train.ed.clone import collect_batch
+
+    if cfg.lookahead_prob <= 0:
+        return collect_batch
+    from lifeline.train.ed.lookahead import LookaheadStats, collect_lookahead
+
+    calls = [0]
+
+    def collect(scenario: str, episodes: int, seeds: Any, gamma: float, reward_scale: float,
+                featurize: Any, driver: Any = None) -> tuple[np.ndarray, ...]:
+        stats = LookaheadStats()
+        calls[0] += 1
+        data = collect_lookahead(scenario, episodes, seeds, gamma, reward_scale, featurize,
+                                 driver=driver, prob=cfg.lookahead_prob,
+                                 candidates=cfg.lookahead_candidates,
+                                 rng_seed=seed * 1000 + calls[0], stats=stats)
+        say(json.dumps({"lookahead": asdict(stats), "labels": len(data[2])}))
+        return data
+
+    return collect
 
 
 def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
@@ -277,7 +332,7 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
                    stop_at_target: bool = False,
                    log: Callable[[str], None] | None = None) -> FastPPOResult:
     """Train for ``cpu_seconds`` of training CPU time; evaluate every ``eval_every_s``."""
-    from lifeline.envs.ed.batch import EDVectorEnv
+    from lifeline.train.ed.vec import EDv3Vec
 
     torch = _torch()
     cfg = config or FastPPOConfig()
@@ -285,21 +340,12 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(seed)
     rng_seeds = train_seed_stream(seed)
-    venv = EDVectorEnv(cfg.num_envs, scenario, autoreset_mode="SameStep", copy=False,
-                       episode_seeds=rng_seeds)
-    obs, _ = venv.reset(seed=[next(rng_seeds) for _ in range(cfg.num_envs)])
-    featurize: Callable[[dict[str, np.ndarray]], np.ndarray]
-    n_act = venv.single_action_space.n  # type: ignore[attr-defined]
-    if cfg.arch == "pointer":
-        from lifeline.train.ed.pointer import RawFeaturizer, make_pointer_agent
-
-        featurize = RawFeaturizer(list(obs))
-        agent = make_pointer_agent(venv.batch.params, cfg.hidden, cfg.scorer_hidden)
-    elif cfg.arch == "mlp":
-        featurize = Featurizer(list(obs))
-        agent = make_agent(featurize(obs).shape[1], int(n_act), cfg.hidden)
-    else:
-        raise ValueError(f"unknown arch {cfg.arch!r} (mlp or pointer)")
+    agent, featurize = build_agent(cfg, scenario)
+    venv = EDv3Vec(cfg.num_envs, scenario, episode_seeds=rng_seeds)
+    obs = venv.reset([next(rng_seeds) for _ in range(cfg.num_envs)])
+    n_act = venv.num_actions
+    val_seeds = validation_seeds(cfg.eval_episodes)
+    best: dict[str, Any] = {"score": -np.inf, "state": None, "point": None}
     x0 = featurize(obs)
     opt = torch.optim.Adam(agent.parameters(), lr=cfg.learning_rate, eps=1e-5)
     n, t_len = cfg.num_envs, cfg.num_steps
@@ -323,8 +369,11 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
 
     def checkpoint(phase: str = "ppo") -> bool:
         t0 = time.process_time()
-        per_seed = evaluate_scores(agent, scenario, cfg.eval_episodes, featurize)
+        per_seed = evaluate_scores(agent, scenario, val_seeds, featurize)
         score = float(per_seed.mean())
+        if score > best["score"]:
+            best.update(score=score, point=len(result.points),
+                        state={k: v.clone() for k, v in agent.state_dict().items()})
         recent = float(np.mean(train_scores[-200:])) if train_scores else None
         point = {"train_cpu_s": round(train_cpu, 2), "env_steps": env_steps,
                  "phase": phase, "eval_score": score, "train_score": recent,
@@ -341,9 +390,11 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
     if cfg.bc_episodes > 0:
         t0 = time.process_time()
         if cfg.batch_collect:
-            from lifeline.train.ed.clone import collect_batch, greedy_driver
+            from lifeline.train.ed.clone import collect_batch as collect_clone
+            from lifeline.train.ed.clone import greedy_driver
 
-            data = collect_batch(scenario, cfg.bc_episodes, rng_seeds, cfg.gamma,
+            collect_batch = _collector(cfg, seed, say)  # DAgger rounds: the lookahead teacher
+            data = collect_clone(scenario, cfg.bc_episodes, rng_seeds, cfg.gamma,
                                  cfg.reward_scale, featurize)
         else:
             data = collect_heuristic(scenario, cfg.bc_episodes, rng_seeds, cfg, featurize)
@@ -351,7 +402,7 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
         if cfg.bc_balance > 0:
             from lifeline.train.ed.pointer import action_targets
 
-            kinds = action_targets(venv.batch.params)[0]
+            kinds = action_targets(venv.params)[0]
         accuracy = behaviour_clone(agent, data, cfg, opt, kinds=kinds)
         if cfg.eval_during_cloning:
             train_cpu += time.process_time() - t0
@@ -403,10 +454,10 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
                 buf_a[step] = action
                 buf_lp[step] = dist.log_prob(action)
                 buf_v[step] = agent.value(x)
-                obs, reward, terminated, truncated, info = venv.step(action.numpy())
+                obs, reward, terminated, truncated, score = venv.step(action.numpy())
                 ended = terminated | truncated
                 if ended.any():
-                    train_scores.extend(info["score"][ended].tolist())
+                    train_scores.extend(score[ended].tolist())
                 buf_r[step] = torch.from_numpy((reward * cfg.reward_scale).astype(np.float32))
                 done = torch.from_numpy(ended.astype(np.float32))
                 x = torch.from_numpy(featurize(obs))
@@ -456,11 +507,14 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         result.out_dir = out
-        torch.save(agent.state_dict(), out / "model.pt")
-        payload = {"env": "ed", "scenario": scenario, "seed": seed, "config": asdict(cfg),
+        torch.save(best["state"] or agent.state_dict(), out / "model.pt")
+        payload = {"env": "ed", "version": int(venv.params.version), "scenario": scenario,
+                   "seed": seed, "config": asdict(cfg),
                    "cpu_seconds_budget": cpu_seconds, "target": target,
                    "reached_at_cpu_s": result.reached_at_cpu_s, "points": result.points,
-                   "eval_seeds": f"eval_seeds({cfg.eval_episodes})",
+                   "eval_seeds": f"validation_seeds({cfg.eval_episodes})",
+                   "selected_point": best["point"], "selected_validation_score": best["score"],
+                   "model": "model.pt: the network at selected_point (best validation score)",
                    "clock": "time.process_time (training only; evaluations excluded)"}
         (out / "curve.json").write_text(json.dumps(payload, indent=2) + "\n")
         if cfg.paired and result.points:
@@ -470,25 +524,25 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
 
 
 def write_paired(result: FastPPOResult, out: Path, scenario: str, episodes: int) -> None:
-    """``heuristic.json`` (the reference heuristic's per-seed scores on the held-out seeds) and
-    ``paired.json`` (greedy policy minus heuristic, per seed, at the final point and at the first
-    point that reached the target; bootstrap 95 % CI over seeds)."""
+    """``heuristic.json`` (the reference heuristic's per-seed scores on the validation seeds) and
+    ``paired.json`` (greedy policy minus heuristic, per validation seed, at the final point and
+    at the first point that reached the target; bootstrap 95 % CI over seeds)."""
     from lifeline.eval.stats import paired_compare
     from lifeline.train.ed.clone import heuristic_scores
 
-    seeds = [int(s) for s in eval_seeds(episodes)]
+    seeds = validation_seeds(episodes)
     ref = heuristic_scores(scenario, seeds)
     (out / "heuristic.json").write_text(json.dumps({
         "scores": ref.tolist(), "mean": float(ref.mean()), "seeds": seeds,
-        "what": f"heuristic (reference) on ed {scenario}, eval_seeds({episodes}), the same seeds "
-                "as the fast-PPO evaluations"}, indent=1) + "\n")
+        "what": f"heuristic (reference) on ed {scenario}, validation_seeds({episodes}), the same "
+                "seeds as the fast-PPO evaluations"}, indent=1) + "\n")
     ref_by_seed = dict(zip(seeds, ref.tolist(), strict=True))
     chosen = {"final": result.points[-1]}
     reached = [p for p in result.points
                if result.target is not None and p["eval_score"] >= result.target]
     if reached:
         chosen["first_reached"] = reached[0]
-    report: dict[str, Any] = {"what": "greedy policy minus heuristic, per held-out seed"}
+    report: dict[str, Any] = {"what": "greedy policy minus heuristic, per validation seed"}
     for name, point in chosen.items():
         mine = dict(zip(seeds, point["eval_scores"], strict=True))
         report[name] = {"train_cpu_s": point["train_cpu_s"],
@@ -507,16 +561,101 @@ def plot_curve(result: FastPPOResult, path: Path, scenario: str) -> bool:
         return False
     xs = [p["train_cpu_s"] for p in result.points]
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    ax.plot(xs, [p["eval_score"] for p in result.points], marker="o", label="greedy, held-out")
+    ax.plot(xs, [p["eval_score"] for p in result.points], marker="o", label="greedy, validation")
     ax.plot(xs, [np.nan if p["train_score"] is None else p["train_score"]
                  for p in result.points], alpha=0.6, label="training episodes")
     if result.target is not None:
         ax.axhline(result.target, color="k", ls="--", lw=1, label="heuristic")
-    ax.set_xlabel("training CPU seconds")
+    ax.set_xlabel("training CPU seconds (scores: validation seeds)")
     ax.set_ylabel("grader score")
-    ax.set_title(f"fast PPO on ed/{scenario} (batch kernel)")
+    ax.set_title(f"fast PPO on ED-v3 {scenario} (batch kernel_v3)")
     ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return True
+
+
+class FastPPOAgent(Agent):
+    """A trained fast-PPO network playing the scalar ED-v3: the most probable legal action of the
+    same features the batch trainer fed it (``lifeline compare`` semantics for the held-out
+    comparison)."""
+
+    name = "learned"
+
+    def __init__(self, network: Any, featurize: Callable[[dict[str, np.ndarray]], np.ndarray]
+                 ) -> None:
+        self.network, self.featurize = network, featurize
+
+    @classmethod
+    def from_run(cls, run_dir: Path | str) -> FastPPOAgent:
+        """The network of a run directory (``curve.json``'s config and ``model.pt``)."""
+        torch = _torch()
+        run = Path(run_dir)
+        meta = json.loads((run / "curve.json").read_text())
+        cfg = FastPPOConfig(**meta["config"])
+        network, featurize = build_agent(cfg, meta["scenario"])
+        network.load_state_dict(torch.load(run / "model.pt", weights_only=True))
+        network.eval()
+        return cls(network, featurize)
+
+    def act(self, env: Any, state: Any) -> int:
+        torch = _torch()
+        obs = env.observe(state)
+        mask = np.asarray(env.action_mask(state), dtype=bool)
+        obs[MASK_KEY] = mask
+        x = torch.from_numpy(self.featurize({k: np.asarray(v)[None] for k, v in obs.items()}))
+        with torch.no_grad():
+            return int(self.network.logits(x, torch.from_numpy(mask[None])).argmax(-1)[0])
+
+
+def held_out_comparison(scenario: str, run_dir: Path | str, episodes: int = 30,
+                        earlier: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The trained network (agent ``learned``) and ED's reference on the first ``episodes``
+    held-out seeds, played on the scalar ED-v3 by ``lifeline.eval.episode.run_episode``: a
+    ``lifeline compare --json`` result with the paired score difference and, per scenario, the
+    paired harm (deaths) difference. ``earlier`` (such a result for other scenarios) is merged:
+    its records of other scenarios are kept."""
+    from lifeline.eval.episode import Task, run_episode
+
+    torch = _torch()
+    torch.set_num_threads(1)
+    ref = _reference()
+    learned = FastPPOAgent.from_run(run_dir)
+    start = time.perf_counter()
+    records = [r for r in (earlier or {}).get("records", []) if r["scenario"] != scenario]
+    for agent_name in (ref, "learned"):
+        for s in eval_seeds(episodes):
+            rec = run_episode(Task("ed", scenario, agent_name, s),
+                              learned if agent_name == "learned" else None)
+            if agent_name == "learned":
+                rec["model"] = str(run_dir)
+            records.append(rec)
+    return comparison(records, time.perf_counter() - start)
+
+
+def _reference() -> str:
+    from lifeline.core.registry import spec
+
+    return spec("ed").reference
+
+
+def comparison(records: list[dict[str, Any]], wall_s: float | None = None) -> dict[str, Any]:
+    """Summary, paired score differences and paired harm differences of ``records``."""
+    from lifeline.core.registry import spec
+    from lifeline.eval.harness import meta
+    from lifeline.eval.stats import paired_compare, paired_differences, summarise
+
+    ref, metric = _reference(), spec("ed").harm_metric
+    harm_rows = []
+    for scenario in dict.fromkeys(str(r["scenario"]) for r in records):
+
+        def harm(agent: str, scenario: str = scenario) -> dict[int, float]:
+            return {int(r["seed"]): float(r["metrics"][metric]) for r in records
+                    if r["agent"] == agent and r["scenario"] == scenario}
+
+        harm_rows.append({"scenario": scenario, "metric": metric, "agent": "learned",
+                          "reference": ref,
+                          **paired_compare(harm("learned"), harm(ref)).to_dict()})
+    return {"records": records, "summary": summarise(records), "meta": meta(["ed"], wall_s),
+            "paired": paired_differences(records, ref), "paired_harm": harm_rows}

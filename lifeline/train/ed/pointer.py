@@ -2,20 +2,22 @@
 
 The flat MLP of :mod:`lifeline.train.ed.fastppo` sees the observation as one vector and must learn
 a separate output unit per (action kind, bed or slot); it clones the heuristic on 98.8-99.4 % of
-decisions but never exactly, and its remaining mistakes cost score. Here every encoded action
-``a`` gets a feature row: its kind (one-hot of the 8 kinds) and the observation row of the
-patient it points at (the queue slot or bed: observed ESI and condition one-hot, hours waited or
-in bed, the ready / ventilated / boarding flags, and its position in the queue or ward), and one
-small MLP shared by all actions turns ``[action row, context]`` into the action's logit; the
-context is an embedding of the whole observation (the same ``log1p`` features as the flat MLP
-plus plain counts: free beds, ESI histograms of the queue, the wards and the unventilated ICU
-patients, free ventilators). The scorer's first layer is split by part (a projection of each
-patient row, computed once per row and shared by every action pointing at it, plus a learned
-vector per action kind, plus a projection of the context), then tanh, a half-width tanh layer
-and one output; the critic is a separate MLP on the context input. The head is
-permutation-equivariant over beds and slots except through the position feature, so a rule such
-as "the first ready bed" or "the most urgent waiting patient" is one function of a row, not one
-output unit per bed. Nothing of the heuristic's *decision* is built in: the policy learns it.
+decisions but never exactly, and its remaining mistakes cost score. Here every encoded action ``a``
+gets a feature row: its kind (a learned vector per each of ED-v3's 12 kinds, the physician's
+assessment ``see_*`` and the imaging priority ``expedite_*`` included) and the observation row of
+the patient it points at (the queue slot or bed: observed ESI and condition one-hot, hours waited
+or in bed, the ready / ventilated / boarding / seen flags, results pending, imaging queue position,
+and its position in the queue or ward), and one small MLP shared by all actions turns ``[action
+row, context]`` into the action's logit; the context is an embedding of the whole observation (the
+same ``log1p`` features as the flat MLP plus plain counts: free beds, ESI histograms of the queue,
+the wards, the unventilated ICU patients and the unseen bed patients, free ventilators and free
+physicians one-hot, queued imaging, boarders). The scorer's first layer is split by part (a
+projection of each patient row, computed once per row and shared by every action pointing at it,
+plus a learned vector per action kind, plus a projection of the context), then tanh, a half-width
+tanh layer and one output; the critic is a separate MLP on the context input. The head is
+permutation-equivariant over beds and slots except through the position feature, so a rule such as
+"the first ready bed" or "the most urgent waiting patient" is one function of a row, not one output
+unit per bed. Nothing of the heuristic's *decision* is built in: the policy learns it.
 
 The input is the *raw* observation flattened in sorted key order (:class:`RawFeaturizer`), so
 the trainer's buffers stay one float tensor per step whatever the architecture.
@@ -27,21 +29,34 @@ from typing import Any
 
 import numpy as np
 
-from lifeline.envs.ed.params import EDParams
+from lifeline.envs.ed.params import RESPIRATORY, EDParams
 from lifeline.envs.ed.rules import Layout
 from lifeline.faces.features import feature_keys
 from lifeline.train.ppo_loss import masked_logits
 
 KINDS = ("wait", "admit_general", "admit_icu", "ventilate", "transfer_to_icu", "step_down",
-         "discharge_general", "discharge_icu")
+         "discharge_general", "discharge_icu", "see_general", "see_icu", "expedite_general",
+         "expedite_icu")
+"""ED-v3's action kinds in encoding order (``rules.Layout``): v2's eight, then the physician's
+assessment (``see_*``) and moving an imaging order to the front (``expedite_*``) per bed."""
+BED_COLUMNS = 9
+"""ED-v3 bed rows (``observation.BED_COLUMNS_V3``): ESI, condition, hours in bed, ready,
+ventilated, boarding, seen, results pending, imaging queue position."""
+STAFF = 6
+"""ED-v3 ``staff`` vector: physicians on duty, physicians free, scanners free, imaging queue,
+ward beds free, hospital ICU beds free."""
+FLAGS = 3 + 1 + 2 + 3 + 1
+"""Per-row flags: ready / ventilated / boarding, seen, results pending (>0, min(n, 3) / 3),
+imaging queue position (queued, first, position / 4), queued and more urgent (lower ESI) than
+the order at the front of the imaging queue; zeros for queue rows."""
 HOUR_STEPS = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0, 8.0, 12.0, 24.0)
 """Thermometer encoding of hours waited / in bed: half-hour steps over the first three hours (the
 span of the waiting room's patience and of the clock's 15-minute ticks), coarser after; a sharp
 rule on waiting time is then one weight, not a steep slope to learn from a continuous input."""
-ENTITY_FEATURES = 6 + 7 + 2 + len(HOUR_STEPS) + 3 + 1
+ENTITY_FEATURES = 6 + 7 + 2 + len(HOUR_STEPS) + FLAGS + 1
 """ESI one-hot (0 = empty .. 5), condition one-hot (0 = empty, 1..6), hours / 4 and log1p(hours),
-the hour thermometer, ready / ventilated / boarding flags, position in the queue or ward / 4
-(unnormalised, so that "the first such row" is a steep enough preference to learn)."""
+the hour thermometer, the :data:`FLAGS`, position in the queue or ward / 4 (unnormalised, so
+that "the first such row" is a steep enough preference to learn)."""
 
 
 class RawFeaturizer:
@@ -62,9 +77,12 @@ def action_targets(params: EDParams) -> tuple[np.ndarray, np.ndarray]:
     ``[nothing, queue slots, general beds, ICU beds]`` it points at (0 for ``wait``)."""
     layout = Layout(params)
     q, g = params.queue_slots, params.general_beds
+    if params.version < 3:
+        raise ValueError("the pointer policy reads ED-v3 observations (params.version >= 3)")
     base = {"wait": 0, "admit_general": 1, "admit_icu": 1, "ventilate": 1 + q + g,
             "transfer_to_icu": 1 + q, "step_down": 1 + q + g, "discharge_general": 1 + q,
-            "discharge_icu": 1 + q + g}
+            "discharge_icu": 1 + q + g, "see_general": 1 + q, "see_icu": 1 + q + g,
+            "expedite_general": 1 + q, "expedite_icu": 1 + q + g}
     kind = np.zeros(layout.total, dtype=np.int64)
     target = np.zeros(layout.total, dtype=np.int64)
     for k, name in enumerate(KINDS):
@@ -83,16 +101,17 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
     functional = torch.nn.functional
     q, g, i = params.queue_slots, params.general_beds, params.icu_beds
     vents = max(params.ventilators, 1)
-    # sorted keys: general_beds, icu_beds, queue, time, totals, ventilators
-    sizes = [("general_beds", g * 6), ("icu_beds", i * 6), ("queue", q * 3), ("time", 2),
-             ("totals", 4), ("ventilators", 2)]
+    # sorted keys: general_beds, icu_beds, queue, staff, time, totals, ventilators
+    c = BED_COLUMNS
+    sizes = [("general_beds", g * c), ("icu_beds", i * c), ("queue", q * 3), ("staff", STAFF),
+             ("time", 2), ("totals", 4), ("ventilators", 2)]
     offsets: dict[str, tuple[int, int]] = {}
     start = 0
     for name, size in sizes:
         offsets[name] = (start, start + size)
         start += size
     obs_dim = start
-    summary_dim = 3 + 4 * 5 + 2 + 4
+    summary_dim = 3 + 4 * 5 + 2 + 4 + 5 + 4 + 3 + 6 + 6 + 6
     ctx_in = obs_dim + summary_dim
     kind_np, target_np = action_targets(params)
     groups = []  # (kind, first entity row, last row + 1) of each action kind, in action order
@@ -111,6 +130,24 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
         return lin
 
     steps = torch.tensor(HOUR_STEPS) - 1e-3  # hours are multiples of the tick (float32)
+
+    def imaging_front(gen: Any, icu: Any) -> tuple[Any, Any]:
+        """ESI of the order at the front of the imaging queue and the lowest queued ESI (0:
+        none), per env."""
+        both = torch.cat([gen, icu], 1)
+        esi, position = both[:, :, 0], both[:, :, 8].round()
+        front = (esi * (position == 1)).sum(1)
+        lowest = torch.where(position > 0, esi, torch.full_like(esi, 9.0)).min(1).values
+        return front, torch.where(lowest > 5, torch.zeros_like(lowest), lowest)
+
+    def bed_flags(beds: Any, front: Any) -> Any:
+        pending, position = beds[:, :, 7], beds[:, :, 8]
+        return torch.stack([beds[:, :, 3], beds[:, :, 4], beds[:, :, 5], beds[:, :, 6],
+                            (pending > 0).float(), pending.clamp(max=3.0) / 3.0,
+                            (position > 0).float(), (position.round() == 1).float(),
+                            position / 4.0,
+                            ((position > 0) & (beds[:, :, 0] < front.unsqueeze(1))).float()],
+                           dim=-1)
 
     def rows(esi: Any, cond: Any, hours: Any, flags: Any) -> Any:
         b, m = esi.shape
@@ -142,10 +179,13 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
             return x[:, lo:hi].reshape(x.shape[0], -1, width)
 
         def _context_input(self, x: Any) -> Any:
-            gen, icu = self._part(x, "general_beds", 6), self._part(x, "icu_beds", 6)
+            gen, icu = self._part(x, "general_beds", c), self._part(x, "icu_beds", c)
             queue = self._part(x, "queue", 3)
             lo, hi = offsets["ventilators"]
+            s_lo, _ = offsets["staff"]
             levels = torch.arange(1, 6, dtype=torch.float32)
+            unvented = (icu[:, :, 0] > 0) & (icu[:, :, 4] == 0)
+            front, lowest = imaging_front(gen, icu)
 
             def hist(esi: Any, size: int) -> Any:
                 return (esi.round().unsqueeze(-1) == levels).float().sum(1) / size
@@ -157,18 +197,41 @@ def make_pointer_agent(params: EDParams, hidden: int, scorer_hidden: int) -> Any
                 hist(queue[:, :, 0], q), hist(gen[:, :, 0], g), hist(icu[:, :, 0], i),
                 hist(icu[:, :, 0] * (icu[:, :, 4] == 0), i),  # unventilated ICU patients
                 x[:, lo:hi] / vents,
-                functional.one_hot(x[:, lo].round().long().clamp(0, 3), 4).float()], dim=1)
+                functional.one_hot(x[:, lo].round().long().clamp(0, 3), 4).float(),
+                # v3: unseen bed patients by ESI, free physicians one-hot, imaging and boarding
+                hist(torch.cat([gen[:, :, 0] * (gen[:, :, 6] == 0),
+                                icu[:, :, 0] * (icu[:, :, 6] == 0)], 1), g + i),
+                functional.one_hot(x[:, s_lo + 1].round().long().clamp(0, 3), 4).float(),
+                (x[:, s_lo + 2:s_lo + 3] > 0).float(),
+                ((gen[:, :, 8] > 0).float().sum(1, keepdim=True)
+                 + (icu[:, :, 8] > 0).float().sum(1, keepdim=True)) / 4.0,
+                (gen[:, :, 5].sum(1, keepdim=True) + icu[:, :, 5].sum(1, keepdim=True)) / 4.0,
+                # which steps of a priority order have a candidate: ready patients, unventilated
+                # respiratory ESI 1-2 / ESI 1 ICU patients, ESI 1 in a general bed, an unseen
+                # ESI 1; and the imaging queue's front ESI and lowest ESI, one-hot
+                torch.stack([(icu[:, :, 3] > 0).any(1), (gen[:, :, 3] > 0).any(1),
+                             (unvented & (icu[:, :, 1].round() == RESPIRATORY + 1)
+                              & (icu[:, :, 0] <= 2)).any(1),
+                             (unvented & (icu[:, :, 0].round() == 1)).any(1),
+                             (gen[:, :, 0].round() == 1).any(1),
+                             ((gen[:, :, 0].round() == 1) & (gen[:, :, 6] == 0)).any(1)
+                             | ((icu[:, :, 0].round() == 1) & (icu[:, :, 6] == 0)).any(1)],
+                            dim=1).float(),
+                functional.one_hot(front.long().clamp(0, 5), 6).float(),
+                functional.one_hot(lowest.long().clamp(0, 5), 6).float(),
+            ], dim=1)
             return torch.cat([torch.log1p(torch.clamp(x, min=0.0)), summary], dim=1)
 
         def _entities(self, x: Any) -> Any:
-            gen, icu = self._part(x, "general_beds", 6), self._part(x, "icu_beds", 6)
+            gen, icu = self._part(x, "general_beds", c), self._part(x, "icu_beds", c)
             queue = self._part(x, "queue", 3)
-            zeros = torch.zeros(x.shape[0], q, 3)
+            zeros = torch.zeros(x.shape[0], q, FLAGS)
+            front, _ = imaging_front(gen, icu)
             table = torch.cat([
                 torch.zeros(x.shape[0], 1, ENTITY_FEATURES),
                 rows(queue[:, :, 0], queue[:, :, 1], queue[:, :, 2], zeros),
-                rows(gen[:, :, 0], gen[:, :, 1], gen[:, :, 2], gen[:, :, 3:6]),
-                rows(icu[:, :, 0], icu[:, :, 1], icu[:, :, 2], icu[:, :, 3:6])], dim=1)
+                rows(gen[:, :, 0], gen[:, :, 1], gen[:, :, 2], bed_flags(gen, front)),
+                rows(icu[:, :, 0], icu[:, :, 1], icu[:, :, 2], bed_flags(icu, front))], dim=1)
             return table  # (batch, entities, ENTITY_FEATURES)
 
         def value(self, x: Any) -> Any:
