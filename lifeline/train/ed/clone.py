@@ -35,23 +35,50 @@ def heuristic_labels(agent: EDHeuristicAgent, obs: dict[str, np.ndarray], layout
                      for r in rows], dtype=np.int64)
 
 
-def collect_batch(scenario: str, episodes: int, seeds: Iterator[int], gamma: float,
-                  reward_scale: float, featurize: Callable[[dict[str, np.ndarray]], np.ndarray],
-                  driver: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
-                  ) -> tuple[np.ndarray, ...]:
-    """Features, masks, heuristic labels and discounted scaled returns of ``episodes`` whole
-    episodes (seeds from ``seeds``), driven by the heuristic or by ``driver(features, masks)``
-    (the learner: DAgger), in the order episode by episode."""
-    venv = EDv3Vec(episodes, scenario)
+class Trace:
+    """What :func:`play` records per step of a batch of episodes: features, masks, heuristic
+    labels, scaled rewards and which episodes were still running."""
+
+    def __init__(self) -> None:
+        self.xs: list[np.ndarray] = []
+        self.ms: list[np.ndarray] = []
+        self.labels: list[np.ndarray] = []
+        self.rewards: list[np.ndarray] = []
+        self.alive: list[np.ndarray] = []
+
+    def flatten(self, gamma: float) -> tuple[np.ndarray, ...]:
+        """Features, masks, labels and discounted returns of the live steps, episode by
+        episode."""
+        steps, episodes = len(self.xs), len(self.alive[0])
+        ret = np.zeros(episodes)
+        returns = np.zeros((steps, episodes), dtype=np.float32)
+        for t in reversed(range(steps)):
+            ret = self.rewards[t] + gamma * ret
+            returns[t] = ret
+        order = np.argwhere(np.stack(self.alive).T)  # episode-major: (episode, step)
+        ep, st = order[:, 0], order[:, 1]
+        return (np.stack(self.xs)[st, ep].astype(np.float32), np.stack(self.ms)[st, ep],
+                np.stack(self.labels)[st, ep], returns[st, ep])
+
+
+StepHook = Callable[[int, np.ndarray, np.ndarray, np.ndarray], None]
+"""Called as ``hook(step, rows, mask, labels)`` before each batch step (the lookahead teacher
+snapshots env rows there)."""
+
+
+def play(venv: EDv3Vec, seeds: Iterator[int], reward_scale: float,
+         featurize: Callable[[dict[str, np.ndarray]], np.ndarray],
+         driver: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+         hook: StepHook | None = None) -> Trace:
+    """Play one episode per env of ``venv`` (seeds from ``seeds``), driven by the heuristic or
+    by ``driver(features, masks)`` (the learner: DAgger), labelling every live state with the
+    heuristic's action."""
+    episodes = venv.num_envs
     obs = venv.reset([int(next(seeds)) for _ in range(episodes)])
     agent = EDHeuristicAgent()
     layout = Layout(venv.params)
     live = np.ones(episodes, dtype=bool)
-    xs: list[np.ndarray] = []
-    ms: list[np.ndarray] = []
-    labels: list[np.ndarray] = []
-    rewards: list[np.ndarray] = []
-    alive: list[np.ndarray] = []
+    trace = Trace()
     all_rows = np.arange(episodes)
     while live.any():
         rows = all_rows[live]
@@ -59,26 +86,28 @@ def collect_batch(scenario: str, episodes: int, seeds: Iterator[int], gamma: flo
         mask = obs[MASK_KEY].astype(bool)
         label = np.zeros(episodes, dtype=np.int64)
         label[rows] = heuristic_labels(agent, obs, layout, rows)
-        xs.append(x)
-        ms.append(mask)
-        labels.append(label)
-        alive.append(live.copy())
+        if hook is not None:
+            hook(len(trace.xs), rows, mask, label)
+        trace.xs.append(x)
+        trace.ms.append(mask)
+        trace.labels.append(label)
+        trace.alive.append(live.copy())
         action = label if driver is None else driver(x, mask)
         obs, reward, terminated, truncated, _ = venv.step(action)
-        rewards.append(reward * reward_scale)
+        trace.rewards.append(reward * reward_scale)
         live &= ~(terminated | truncated)
-    steps = len(xs)
-    ret = np.zeros(episodes)
-    returns = np.zeros((steps, episodes), dtype=np.float32)
-    for t in reversed(range(steps)):
-        ret = rewards[t] + gamma * ret
-        returns[t] = ret
-    on = np.stack(alive)  # (steps, episodes)
-    order = np.argwhere(on.T)  # episode-major: (episode, step)
-    ep, st = order[:, 0], order[:, 1]
-    x_all, m_all = np.stack(xs), np.stack(ms)
-    return (x_all[st, ep].astype(np.float32), m_all[st, ep], np.stack(labels)[st, ep],
-            returns[st, ep])
+    return trace
+
+
+def collect_batch(scenario: str, episodes: int, seeds: Iterator[int], gamma: float,
+                  reward_scale: float, featurize: Callable[[dict[str, np.ndarray]], np.ndarray],
+                  driver: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+                  ) -> tuple[np.ndarray, ...]:
+    """Features, masks, heuristic labels and discounted scaled returns of ``episodes`` whole
+    episodes (seeds from ``seeds``), driven by the heuristic or by ``driver(features, masks)``
+    (the learner: DAgger), in the order episode by episode."""
+    return play(EDv3Vec(episodes, scenario), seeds, reward_scale, featurize, driver
+                ).flatten(gamma)
 
 
 def greedy_driver(agent: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:

@@ -29,8 +29,7 @@ import numpy as np
 from lifeline.envs.ed.baselines import EDHeuristicAgent
 from lifeline.envs.ed.batch_v3 import EDBatchV3
 from lifeline.envs.ed.rules import Layout
-from lifeline.faces.features import MASK_KEY
-from lifeline.train.ed.clone import heuristic_labels
+from lifeline.train.ed.clone import heuristic_labels, play
 from lifeline.train.ed.vec import EDv3Vec
 
 BRANCH_KINDS = ("admit_general", "admit_icu", "ventilate", "transfer_to_icu", "step_down",
@@ -117,38 +116,19 @@ def collect_lookahead(scenario: str, episodes: int, seeds: Iterator[int], gamma:
     episode by episode), with the lookahead teacher's labels at a ``prob`` share of states."""
     rng = np.random.default_rng(rng_seed)
     venv = EDv3Vec(episodes, scenario)
-    obs = venv.reset([int(next(seeds)) for _ in range(episodes)])
-    agent = EDHeuristicAgent()
-    layout = Layout(venv.params)
-    allowed = _branchable(layout)
-    live = np.ones(episodes, dtype=bool)
-    xs: list[np.ndarray] = []
-    ms: list[np.ndarray] = []
-    labels: list[np.ndarray] = []
-    rewards: list[np.ndarray] = []
-    alive: list[np.ndarray] = []
+    allowed = _branchable(Layout(venv.params))
     branches: list[tuple[int, int, list[int]]] = []  # (step, env, candidates)
     snapshots: list[Snapshot] = []
-    all_rows = np.arange(episodes)
-    while live.any():
-        rows = all_rows[live]
-        x = featurize(obs)
-        mask = obs[MASK_KEY].astype(bool)
-        label = np.zeros(episodes, dtype=np.int64)
-        label[rows] = heuristic_labels(agent, obs, layout, rows)
+
+    def branch(step: int, rows: np.ndarray, mask: np.ndarray, label: np.ndarray) -> None:
         for e in rows[rng.random(len(rows)) < prob]:
             cands = candidates_for(mask[e], int(label[e]), allowed, candidates, rng)
             if len(cands) > 1:
-                branches.append((len(xs), int(e), cands))
+                branches.append((step, int(e), cands))
                 snapshots.append(snapshot(venv.batch, int(e)))
-        xs.append(x)
-        ms.append(mask)
-        labels.append(label)
-        alive.append(live.copy())
-        action = label if driver is None else driver(x, mask)
-        obs, reward, terminated, truncated, _ = venv.step(action)
-        rewards.append(reward * reward_scale)
-        live &= ~(terminated | truncated)
+
+    trace = play(venv, seeds, reward_scale, featurize, driver, hook=branch)
+    labels = trace.labels
     if branches:
         snaps = [s for s, (_, _, c) in zip(snapshots, branches, strict=True) for _ in c]
         first = [a for _, _, c in branches for a in c]
@@ -166,13 +146,4 @@ def collect_lookahead(scenario: str, episodes: int, seeds: Iterator[int], gamma:
                 if stats is not None:
                     stats.changed += 1
                     stats.gain += float(sc[best] - sc[0])
-    steps = len(xs)
-    ret = np.zeros(episodes)
-    returns = np.zeros((steps, episodes), dtype=np.float32)
-    for t in reversed(range(steps)):
-        ret = rewards[t] + gamma * ret
-        returns[t] = ret
-    order = np.argwhere(np.stack(alive).T)  # episode-major: (episode, step)
-    ep, st = order[:, 0], order[:, 1]
-    return (np.stack(xs)[st, ep].astype(np.float32), np.stack(ms)[st, ep],
-            np.stack(labels)[st, ep], returns[st, ep])
+    return trace.flatten(gamma)
