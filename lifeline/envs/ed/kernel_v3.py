@@ -816,34 +816,66 @@ def survival(st, e, kp):
 
 
 @jit
-def step_env(st, e, a, kp, mask, beds, risk):
-    """``Environment.step`` of env ``e`` with encoded action ``a``: returns (reward, valid,
-    terminated, truncated). The episode must not be over, and ``mask[e]`` must be the env's
-    current :func:`action_mask` (validity is read from it)."""
-    S, EV = st.S, st.EV
+def transition(st, e, a, kp, beds, risk):
+    """The dynamics of one step of env ``e``: the valid encoded action ``a`` (``dynamics``'s
+    ``apply_action``), or, for ``a < 0``, an invalid action that only uses a decision slot (the
+    K-th advances the clock). ``EV[e]`` holds the step's events after it."""
     for j in range(N_E):
-        EV[e, j] = 0
-    S[e, S_STEPS] += 1
-    valid = 0 <= a < kp.offsets[-1] and mask[e, a]
-    if valid:
+        st.EV[e, j] = 0
+    if a >= 0:
         apply_action(st, e, a, kp, beds, risk)
     else:
-        S[e, S_INVALID] += 1
         use_slot(st, e, kp, beds, risk)
-    if kp.early_stop_deaths and S[e, S_DEATHS] >= kp.early_stop_deaths \
-            and S[e, S_TICK] < kp.horizon:
-        S[e, S_ESTOP] = S[e, S_TICK]
-        while S[e, S_TICK] < kp.horizon:
-            advance_tick(st, e, kp, beds, risk)
+
+
+@jit
+def early_stop_due(st, e, kp):
+    """The death limit is reached before the end of the shift (:func:`finish_shift` next)."""
+    S = st.S
+    return (kp.early_stop_deaths > 0 and S[e, S_DEATHS] >= kp.early_stop_deaths
+            and S[e, S_TICK] < kp.horizon)
+
+
+@jit
+def finish_shift(st, e, kp, beds, risk):
+    """The early stop: the rest of the shift runs with nobody admitted, and is graded
+    (stopping early never escapes harm: the waiting room keeps deteriorating, dying, leaving)."""
+    st.S[e, S_ESTOP] = st.S[e, S_TICK]
+    while st.S[e, S_TICK] < kp.horizon:
+        advance_tick(st, e, kp, beds, risk)
+
+
+@jit
+def step_reward(st, e, kp):
+    """``reward.step_reward`` of the step's events, plus ``reward.terminal_bonus`` at the end of
+    the shift; added to the episode return ``RET[e]`` (invalid penalties are not)."""
+    EV = st.EV
     r = (5.0 * EV[e, E_TREATED] + 5.0 * EV[e, E_TCRIT] - 15.0 * EV[e, E_DEATHS]
          - 0.5 * EV[e, E_WCRIT] - 0.1 * EV[e, E_WOTHER]
          - 3.0 * EV[e, E_SEVERITY]
          - 15.0 * kp.return_harm * (EV[e, E_DHARMS] + EV[e, E_DETER])
          - 2.0 * EV[e, E_LWBS])
-    terminated = S[e, S_TICK] >= kp.horizon
-    if terminated:
+    if st.S[e, S_TICK] >= kp.horizon:
         r += 20.0 * survival(st, e, kp)
     st.RET[e] += r
+    return r
+
+
+@jit
+def step_env(st, e, a, kp, mask, beds, risk):
+    """``Environment.step`` of env ``e`` with encoded action ``a``: returns (reward, valid,
+    terminated, truncated). The episode must not be over, and ``mask[e]`` must be the env's
+    current :func:`action_mask` (validity is read from it)."""
+    S = st.S
+    S[e, S_STEPS] += 1
+    valid = 0 <= a < kp.offsets[-1] and mask[e, a]
+    if not valid:
+        S[e, S_INVALID] += 1
+    transition(st, e, a if valid else -1, kp, beds, risk)
+    if early_stop_due(st, e, kp):
+        finish_shift(st, e, kp, beds, risk)
+    r = step_reward(st, e, kp)
+    terminated = S[e, S_TICK] >= kp.horizon
     if not valid:
         r += -1.0
     truncated = not terminated and S[e, S_STEPS] >= 2 * kp.horizon * kp.k
