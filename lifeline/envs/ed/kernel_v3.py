@@ -862,6 +862,24 @@ def step_reward(st, e, kp):
 
 
 @jit
+def scalar_step(st, e, a, kp, beds, risk):
+    """The scalar env's step in one call: :func:`transition`, then the step's reward
+    (:func:`step_reward`); returns (reward, False), or (0.0, True) when the death limit stops
+    the shift: the caller then loads the rest of the shift and calls :func:`finish_and_reward`."""
+    transition(st, e, a, kp, beds, risk)
+    if early_stop_due(st, e, kp):
+        return 0.0, True
+    return step_reward(st, e, kp), False
+
+
+@jit
+def finish_and_reward(st, e, kp, beds, risk):
+    """:func:`finish_shift`, then :func:`step_reward` (after :func:`scalar_step` said so)."""
+    finish_shift(st, e, kp, beds, risk)
+    return step_reward(st, e, kp)
+
+
+@jit
 def step_env(st, e, a, kp, mask, beds, risk):
     """``Environment.step`` of env ``e`` with encoded action ``a``: returns (reward, valid,
     terminated, truncated). The episode must not be over, and ``mask[e]`` must be the env's

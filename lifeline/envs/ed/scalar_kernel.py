@@ -23,6 +23,8 @@ kernel does not record).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from operator import attrgetter
 from typing import Any
 
@@ -59,6 +61,8 @@ COUNTERS = (("patients", K.S_PATIENTS), ("treated", K.S_TREATED),
             ("deteriorations", K.S_DETER))
 """``EDCounters`` field <-> kernel ``S`` column."""
 
+_STAMPS = itertools.count()
+"""Stamps of stored states (unique in the process; never part of a state's pickle)."""
 _KINDS_SEE = (8, 9)
 _KINDS_DISCHARGE = (6, 7)
 
@@ -70,6 +74,9 @@ class ScalarKernel:
         self.params = params
         self.kp = K.kparams(params)
         self.returns = returns
+        self._offsets = self.kp.offsets.tolist()
+        self._stamp = -1
+        """``EDState.kernel_stamp`` of the state whose patients the arrays hold (-1: none)."""
         self._alloc(64)
 
     def _alloc(self, capacity: int) -> None:
@@ -79,58 +86,65 @@ class ScalarKernel:
     # ----- load ----------------------------------------------------------------------------------
     def _load(self, state: EDState, arrivals_to: int) -> tuple[K.KState, list[Patient],
                                                                 np.ndarray]:
-        """Write ``state`` into the kernel arrays (patients that can change in a step whose
-        arrivals reach schedule tick ``arrivals_to``); return the kernel state (with the
-        state's own draw arrays), the loaded patients and their loaded rows."""
-        kp = self.kp
+        """Write ``state`` into the kernel arrays: the patients a step can touch (whose
+        arrivals reach schedule tick ``arrivals_to``; only those not ``synced`` when this
+        kernel stored ``state`` last), the lists, the scalars. Returns the kernel state (with
+        the state's own draw arrays), the patients a step can change, and their rows now."""
         pids = int(state.hazard_draws.shape[0])
         if pids > self.st.PT.shape[1]:
             self._alloc(max(pids, int(self.st.PT.shape[1] * 1.5)))
+            self._stamp = -1
         st = self.st
         S = st.S[0]
         waiting = state.waiting
         general = [p for p in state.general if p is not None]
         icu = [p for p in state.icu if p is not None]
         pending = [r[2] for r in state.returns]
-        loaded = waiting + general + icu + pending
-        loaded += self._arrivals(state, arrivals_to, arrivals_to + 1)
-        rows = np.array([_row(p) for p in loaded], dtype=np.int32).reshape(len(loaded), N_ROW)
-        index = np.array([p.pid for p in loaded], dtype=np.int64)
+        people = waiting + general + icu + pending + self._arrivals(
+            state, arrivals_to, arrivals_to + 1)
+        full = getattr(state, "kernel_stamp", -2) != self._stamp
+        self._write(people if full else [p for p in people if not p.synced])
         PT = st.PT[0]
-        PT[index, :N_ROW] = rows
-        PT[index, K.F_SCANLEFT] = 0
-        PT[index, K.F_RTICK] = -1
         for patient, left in state.scanning:
             PT[patient.pid, K.F_SCANLEFT] = left
         for due, pid, _ in state.returns:
             PT[pid, K.F_RTICK] = due
-        for arr, people in ((st.WL, waiting), (st.PR, pending)):
-            arr[0, :len(people)] = [p.pid for p in people]
+        st.WL[0, :len(waiting)] = [p.pid for p in waiting]
+        st.PR[0, :len(pending)] = [p.pid for p in pending]
         st.GB[0] = [-1 if p is None else p.pid for p in state.general]
         st.IB[0] = [-1 if p is None else p.pid for p in state.icu]
         st.IQ[0, :len(state.imaging_queue)] = [p.pid for p in state.imaging_queue]
         st.SC[0, :len(state.scanning)] = [entry[0].pid for entry in state.scanning]
-        S[:] = 0
+        values = [0] * K.N_S
         c = state.counters
         for name, column in COUNTERS:
-            S[column] = getattr(c, name)
-        S[K.S_TICK], S[K.S_ACT], S[K.S_VENT] = (state.tick, state.actions_this_tick,
-                                                state.ventilators_in_use)
-        S[K.S_NWAIT], S[K.S_NQ], S[K.S_NSCAN] = (len(waiting), len(state.imaging_queue),
-                                                 len(state.scanning))
-        S[K.S_NPEND], S[K.S_NPIDS] = len(pending), pids
-        S[K.S_WARDFREE], S[K.S_HICUFREE] = state.ward_free, state.hospital_icu_free
-        S[K.S_BACKLOG_W], S[K.S_BACKLOG_I] = state.elective_backlog
-        S[K.S_BUSYPHYS] = state.log.busy_physician_ticks
-        S[K.S_PHYSTICKS] = state.log.physician_ticks
-        S[K.S_SCANTICKS] = state.log.scanner_ticks
-        S[K.S_BUSY] = sum(1 for p in general if p.assess_left > 0) + sum(
+            values[column] = getattr(c, name)
+        values[K.S_TICK], values[K.S_ACT] = state.tick, state.actions_this_tick
+        values[K.S_VENT], values[K.S_NWAIT] = state.ventilators_in_use, len(waiting)
+        values[K.S_NQ], values[K.S_NSCAN] = len(state.imaging_queue), len(state.scanning)
+        values[K.S_NPEND], values[K.S_NPIDS] = len(pending), pids
+        values[K.S_WARDFREE], values[K.S_HICUFREE] = state.ward_free, state.hospital_icu_free
+        values[K.S_BACKLOG_W], values[K.S_BACKLOG_I] = state.elective_backlog
+        log = state.log
+        values[K.S_BUSYPHYS], values[K.S_PHYSTICKS] = log.busy_physician_ticks, log.physician_ticks
+        values[K.S_SCANTICKS] = log.scanner_ticks
+        values[K.S_BUSY] = sum(1 for p in general if p.assess_left > 0) + sum(
             1 for p in icu if p.assess_left > 0)
+        S[:] = values
         st.RET[0] = state.episode_return
         kstate = st._replace(PD=state.patient_draws[None], RD=state.return_draws[None],
                              FLOW=state.inpatient_flow[None])
         self._hazards(state, state.tick, state.tick + 1)
-        return kstate, loaded, rows
+        self._stamp = -1  # the kernel now holds a state being stepped, not a stored one
+        return kstate, people, PT[[p.pid for p in people], :N_ROW]
+
+    def _write(self, patients: list[Patient]) -> None:
+        """The patients' rows into the kernel arrays (they are ``synced`` once stored)."""
+        if patients:
+            rows = np.array([_row(p) for p in patients], dtype=np.int32)
+            self.st.PT[0, [p.pid for p in patients], :N_ROW] = rows
+            for p in patients:
+                object.__setattr__(p, "synced", True)
 
     def _hazards(self, state: EDState, start: int, stop: int) -> None:
         """The kernel's ranks of ``state.hazard_draws`` for ticks ``start .. stop - 1``."""
@@ -141,17 +155,17 @@ class ScalarKernel:
                 state.hazard_draws[:, start:stop].T, self.kp)
 
     # ----- store ---------------------------------------------------------------------------------
-    def _store(self, state: EDState, kstate: K.KState, loaded: list[Patient],
+    def _store(self, state: EDState, kstate: K.KState, people: list[Patient],
                rows: np.ndarray) -> None:
-        """Write the kernel's env 0 back into ``state``."""
+        """Write the kernel's env 0 back into ``state`` (the patients' changed attributes)."""
         st = kstate
         S = st.S[0]
-        index = [p.pid for p in loaded]
-        new = st.PT[0, index, :N_ROW]
+        new = st.PT[0, [p.pid for p in people], :N_ROW]
         changed_rows, changed_cols = np.nonzero(new != rows)
+        setter = object.__setattr__  # stays synced
         for r, col in zip(changed_rows.tolist(), changed_cols.tolist(), strict=True):
-            setattr(loaded[r], FIELDS[col], _CONVERT[col](new[r, col]))
-        by_pid = {p.pid: p for p in loaded}
+            setter(people[r], FIELDS[col], _CONVERT[col](new[r, col]))
+        by_pid = {p.pid: p for p in people}
         state.waiting = [by_pid[q] for q in st.WL[0, :S[K.S_NWAIT]].tolist()]
         state.general = [None if q < 0 else by_pid[q] for q in st.GB[0].tolist()]
         state.icu = [None if q < 0 else by_pid[q] for q in st.IB[0].tolist()]
@@ -161,16 +175,19 @@ class ScalarKernel:
         state.returns = [(int(st.PT[0, q, K.F_RTICK]), q, by_pid[q])
                          for q in st.PR[0, :S[K.S_NPEND]].tolist()]
         c = state.counters
+        values = S.tolist()
         for name, column in COUNTERS:
-            setattr(c, name, int(S[column]))
-        state.tick, state.actions_this_tick = int(S[K.S_TICK]), int(S[K.S_ACT])
-        state.ventilators_in_use = int(S[K.S_VENT])
-        state.ward_free, state.hospital_icu_free = int(S[K.S_WARDFREE]), int(S[K.S_HICUFREE])
-        state.elective_backlog = [int(S[K.S_BACKLOG_W]), int(S[K.S_BACKLOG_I])]
-        state.log.busy_physician_ticks = int(S[K.S_BUSYPHYS])
-        state.log.physician_ticks = int(S[K.S_PHYSTICKS])
-        state.log.scanner_ticks = int(S[K.S_SCANTICKS])
+            setattr(c, name, values[column])
+        state.tick, state.actions_this_tick = values[K.S_TICK], values[K.S_ACT]
+        state.ventilators_in_use = values[K.S_VENT]
+        state.ward_free, state.hospital_icu_free = values[K.S_WARDFREE], values[K.S_HICUFREE]
+        state.elective_backlog = [values[K.S_BACKLOG_W], values[K.S_BACKLOG_I]]
+        state.log.busy_physician_ticks = values[K.S_BUSYPHYS]
+        state.log.physician_ticks = values[K.S_PHYSTICKS]
+        state.log.scanner_ticks = values[K.S_SCANTICKS]
         state.episode_return = float(st.RET[0])
+        self._stamp = next(_STAMPS)
+        state.kernel_stamp = self._stamp  # type: ignore[attr-defined]
 
     # ----- entry points --------------------------------------------------------------------------
     def admit_arrivals(self, state: EDState) -> None:
@@ -185,14 +202,15 @@ class ScalarKernel:
         kp = self.kp
         kstate, loaded, rows = self._load(state, state.tick + 1 - kp.triage_ticks)
         record = self._log_before(state, action)
-        K.transition(kstate, 0, action, kp, self.beds, self.risk)
-        if K.early_stop_due(kstate, 0, kp):  # the rest of the shift: every arrival and draw
+        reward, stop = K.scalar_step(kstate, 0, action, kp, self.beds, self.risk)
+        if stop:  # the death limit: the rest of the shift runs, with every arrival and draw
             tick = int(kstate.S[0, K.S_TICK])
-            more, more_rows = self._load_rest(state, kstate, tick)
-            loaded, rows = loaded + more, np.concatenate([rows, more_rows])
+            more = self._load_rest(state, tick, loaded)
+            rows = np.concatenate([rows, kstate.PT[0, [p.pid for p in more], :N_ROW]])
+            loaded = loaded + more
             self._hazards(state, tick, kp.horizon)
-            K.finish_shift(kstate, 0, kp, self.beds, self.risk)
-        reward = float(K.step_reward(kstate, 0, kp))
+            reward = K.finish_and_reward(kstate, 0, kp, self.beds, self.risk)
+        reward = float(reward)
         ev = kstate.EV[0]
         info = {"ticks": int(ev[K.E_TICKS]), "deaths": int(ev[K.E_DEATHS]),
                 "treated": int(ev[K.E_TREATED]),
@@ -224,24 +242,22 @@ class ScalarKernel:
             out = arrivals + out
         return out
 
-    def _load_rest(self, state: EDState, kstate: K.KState, tick: int
-                   ) -> tuple[list[Patient], np.ndarray]:
-        """Load every arrival after ``tick``'s (an early stop runs the rest of the shift)."""
-        more = self._arrivals(state, tick + 1 - self.kp.triage_ticks, self.kp.horizon)
-        rows = np.array([_row(p) for p in more], dtype=np.int32).reshape(len(more), N_ROW)
-        if more:
-            index = np.array([p.pid for p in more], dtype=np.int64)
-            kstate.PT[0, index, :N_ROW] = rows
-            kstate.PT[0, index, K.F_SCANLEFT] = 0
-            kstate.PT[0, index, K.F_RTICK] = -1
-        return more, rows
+    def _load_rest(self, state: EDState, tick: int, loaded: list[Patient]) -> list[Patient]:
+        """Load every arrival after ``tick``'s not in ``loaded`` (an early stop runs the rest of
+        the shift); return them."""
+        known = {p.pid for p in loaded}
+        more = [p for p in self._arrivals(state, tick + 1 - self.kp.triage_ticks,
+                                          self.kp.horizon) if p.pid not in known]
+        self._write(more)
+        return more
 
     # ----- the calibration card's visit log (not a mechanic: nothing reads it back) -------------
     def _log_before(self, state: EDState, action: int) -> tuple[int, Patient, int] | None:
         """The patient a see or discharge action acts on, with the action's kind and tick."""
         if action < 0:
             return None
-        kind, arg = K._kind_of(action, self.kp)
+        kind = bisect.bisect_right(self._offsets, action) - 1
+        arg = action - self._offsets[kind]
         if kind in _KINDS_SEE or kind in _KINDS_DISCHARGE:
             ward = state.general if kind in (6, 8) else state.icu
             patient = ward[arg]

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -99,6 +100,24 @@ class Patient:
     ``bed_turnaround_minutes`` later (bed preparation, handover, transport)."""
     esi_at_arrival: int = 0
     """True ESI at first arrival (the calibration card's stratum)."""
+    synced: bool = field(default=False, init=False, repr=False, compare=False)
+    """v3 bookkeeping, not part of the patient: the scalar env's kernel arrays hold this
+    patient's current values (``scalar_kernel``); any other assignment to an attribute clears
+    it, so a state edited by hand is reloaded."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name != "synced":
+            object.__setattr__(self, "synced", False)
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        """Pickles and copies carry the patient, not ``synced`` (a copy is never synced)."""
+        return tuple(getattr(self, name) for name in PATIENT_FIELDS)
+
+    def __setstate__(self, values: tuple[Any, ...]) -> None:
+        for name, value in zip(PATIENT_FIELDS, values, strict=True):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "synced", False)
 
     @property
     def observed_acuity(self) -> int:
@@ -121,6 +140,10 @@ class Patient:
     def boarding(self) -> bool:
         """Treated ward admission still waiting in its ED bed for the ward."""
         return self.treatment_done and not self.ready
+
+
+PATIENT_FIELDS = tuple(f.name for f in dataclasses.fields(Patient) if f.name != "synced")
+"""The fields that make a patient (what pickles and copies carry)."""
 
 
 @dataclass
@@ -238,6 +261,12 @@ class EDState(CoreState):
     """v3: per tick [ward discharges, ward electives, ICU discharges, other ICU admissions],
     drawn up front from the ``inpatient`` stream (identical for every policy)."""
     log: EDLog = field(default_factory=EDLog)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickles and copies leave out the scalar env's sync stamp (``scalar_kernel``)."""
+        state = self.__dict__.copy()
+        state.pop("kernel_stamp", None)
+        return state
 
     @property
     def physicians_busy(self) -> int:
