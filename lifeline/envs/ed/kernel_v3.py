@@ -63,6 +63,11 @@ N_S = 39
  F_AWAIT, F_SEEN, F_ASSESS, F_LABS, F_IMG, F_LABT, F_READT, F_LABRES, F_IMGRES, F_IMGSTATE,
  F_DECISION, F_BEDASSIGN, F_ESI0, F_SCANLEFT, F_RTICK) = range(37)
 N_F = 37
+PT_DTYPE = np.int16
+"""Patient rows are 16-bit (74 bytes): the step is bound by memory, and every field is a tick
+count or a small code; patience beyond :data:`PATIENCE_CAP` ticks (far past the shift) is
+stored as the cap (:func:`clip_rows`)."""
+PATIENCE_CAP = 32767
 
 # ----- events of one step (dynamics.StepEvents) --------------------------------------------------
 (E_TREATED, E_TCRIT, E_DEATHS, E_LWBS, E_SEVERITY, E_DHARMS, E_WCRIT, E_WOTHER, E_TICKS,
@@ -766,9 +771,12 @@ def apply_action(st, e, a, kp, beds, risk):
 
 # ================================ rules.action_mask ===============================================
 @jit
-def action_mask(st, e, kp, mask):
-    """rules.action_mask into ``mask[e]`` (same predicates as rules.validate)."""
-    S, PT = st.S, st.PT
+def action_mask(st, e, kp, mask, o_gen, o_icu):
+    """rules.action_mask into ``mask[e]`` (same predicates as rules.validate), read from the
+    env's current observation rows (:func:`observe`) rather than the patient rows, which are
+    scattered in memory: a bed's observed ESI (column 0), ventilator (4), seen flag (6) and
+    imaging-queue place (8: 1 = first, so an order can be expedited iff it is >= 2)."""
+    S = st.S
     off = kp.offsets
     for j in range(off[-1]):
         mask[e, j] = False
@@ -785,24 +793,19 @@ def action_mask(st, e, kp, mask):
         mask[e, off[2] + j] = free_i
     vent_free = S[e, S_VENT] < kp.ventilators
     doctor = physicians_free(st, e, kp) > 0
-    first = st.IQ[e, 0] if S[e, S_NQ] > 0 else -1
     for b in range(kp.icu_beds):
-        q = st.IB[e, b]
-        if q >= 0:
+        if st.IB[e, b] >= 0:
             mask[e, off[7] + b] = True
             mask[e, off[5] + b] = free_g
-            mask[e, off[3] + b] = vent_free and not PT[e, q, F_VENTD]
-            mask[e, off[9] + b] = PT[e, q, F_SEEN] < 0 and (
-                doctor or observed_acuity(PT, e, q) == 1)
-            mask[e, off[11] + b] = PT[e, q, F_IMGSTATE] == 1 and q != first
+            mask[e, off[3] + b] = vent_free and o_icu[e, b, 4] == 0.0
+            mask[e, off[9] + b] = o_icu[e, b, 6] == 0.0 and (doctor or o_icu[e, b, 0] == 1.0)
+            mask[e, off[11] + b] = o_icu[e, b, 8] >= 2.0
     for b in range(kp.general_beds):
-        q = st.GB[e, b]
-        if q >= 0:
+        if st.GB[e, b] >= 0:
             mask[e, off[6] + b] = True
             mask[e, off[4] + b] = free_i
-            mask[e, off[8] + b] = PT[e, q, F_SEEN] < 0 and (
-                doctor or observed_acuity(PT, e, q) == 1)
-            mask[e, off[10] + b] = PT[e, q, F_IMGSTATE] == 1 and q != first
+            mask[e, off[8] + b] = o_gen[e, b, 6] == 0.0 and (doctor or o_gen[e, b, 0] == 1.0)
+            mask[e, off[10] + b] = o_gen[e, b, 8] >= 2.0
 
 
 # ================================ env.step ========================================================
@@ -915,39 +918,46 @@ def _pending(PT, e, q, tick):
 
 
 @jit
-def _bed_rows(st, e, ward, size, loc, hpt, out):
+def _bed_row(st, e, q, b, hpt, out):
+    """Columns 0-7 of bed ``b``'s row (occupant ``q``, -1 empty); column 8 is
+    :func:`_imaging_positions`'."""
     PT = st.PT
-    tick = st.S[e, S_TICK]
-    for b in range(size):
-        q = ward[e, b]
-        if q < 0:
-            for c in range(9):
-                out[e, b, c] = 0.0
-            continue
-        out[e, b, 0] = observed_acuity(PT, e, q)
-        out[e, b, 1] = PT[e, q, F_COND] + 1
-        out[e, b, 2] = min(PT[e, q, F_TIB] * hpt, 72.0)
-        is_ready = ready(PT, e, q)
-        out[e, b, 3] = is_ready
-        out[e, b, 4] = PT[e, q, F_VENTD] != 0
-        out[e, b, 5] = treatment_done(PT, e, q) and not is_ready
-        out[e, b, 6] = PT[e, q, F_SEEN] >= 0
-        out[e, b, 7] = _pending(PT, e, q, tick)
-        out[e, b, 8] = 0.0
-    for k in range(st.S[e, S_NQ]):  # imaging queue positions
-        q = st.IQ[e, k]
-        if PT[e, q, F_LOC] == loc:
-            out[e, PT[e, q, F_BED], 8] = k + 1
+    if q < 0:
+        for c in range(8):
+            out[e, b, c] = 0.0
+        return
+    out[e, b, 0] = observed_acuity(PT, e, q)
+    out[e, b, 1] = PT[e, q, F_COND] + 1
+    out[e, b, 2] = min(PT[e, q, F_TIB] * hpt, 72.0)
+    is_ready = ready(PT, e, q)
+    out[e, b, 3] = is_ready
+    out[e, b, 4] = PT[e, q, F_VENTD] != 0
+    out[e, b, 5] = treatment_done(PT, e, q) and not is_ready
+    out[e, b, 6] = PT[e, q, F_SEEN] >= 0
+    out[e, b, 7] = _pending(PT, e, q, st.S[e, S_TICK])
 
 
 @jit
-def observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff):
-    """observation.observe of env ``e`` into the given float32 arrays."""
+def _imaging_positions(st, e, kp, o_gen, o_icu):
+    """Column 8 of the bed rows: the occupant's place in the imaging queue (1 = next)."""
+    PT = st.PT
+    for b in range(kp.general_beds):
+        o_gen[e, b, 8] = 0.0
+    for b in range(kp.icu_beds):
+        o_icu[e, b, 8] = 0.0
+    for k in range(st.S[e, S_NQ]):
+        q = st.IQ[e, k]
+        if PT[e, q, F_LOC] == GENERAL:
+            o_gen[e, PT[e, q, F_BED], 8] = k + 1
+        elif PT[e, q, F_LOC] == ICU:
+            o_icu[e, PT[e, q, F_BED], 8] = k + 1
+
+
+@jit
+def _scalars(st, e, kp, hpt, o_vent, o_queue, o_time, o_totals, o_staff):
+    """Every part of the observation but the bed rows."""
     S, PT = st.S, st.PT
-    hpt = kp.tick_minutes / 60.0
     tick = S[e, S_TICK]
-    _bed_rows(st, e, st.GB, kp.general_beds, GENERAL, hpt, o_gen)
-    _bed_rows(st, e, st.IB, kp.icu_beds, ICU, hpt, o_icu)
     o_vent[e, 0] = kp.ventilators - S[e, S_VENT]
     o_vent[e, 1] = S[e, S_VENT]
     for j in range(kp.queue_slots):
@@ -972,6 +982,78 @@ def observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff)
     o_staff[e, 5] = S[e, S_HICUFREE]
 
 
+@jit
+def observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff):
+    """observation.observe of env ``e`` into the given float32 arrays."""
+    hpt = kp.tick_minutes / 60.0
+    for b in range(kp.general_beds):
+        _bed_row(st, e, st.GB[e, b], b, hpt, o_gen)
+    for b in range(kp.icu_beds):
+        _bed_row(st, e, st.IB[e, b], b, hpt, o_icu)
+    _imaging_positions(st, e, kp, o_gen, o_icu)
+    _scalars(st, e, kp, hpt, o_vent, o_queue, o_time, o_totals, o_staff)
+
+
+@jit
+def _first_free(ward, e, size):
+    for b in range(size):
+        if ward[e, b] < 0:
+            return b
+    return -1
+
+
+@jit
+def touched_beds(st, e, a, kp):
+    """The beds (general bed ``b`` as ``b``, ICU bed ``b`` as ``G + b``; -1 none) whose
+    observation rows the valid action ``a`` can change without the clock moving: its bed, and
+    the first free bed it moves a patient to. Read before the step."""
+    kind, arg = _kind_of(a, kp)
+    g = kp.general_beds
+    if kind == 0:
+        return -1, -1
+    if kind == 1:
+        return _first_free(st.GB, e, g), -1
+    if kind == 2:
+        f = _first_free(st.IB, e, kp.icu_beds)
+        return (g + f if f >= 0 else -1), -1
+    if kind == 4:
+        f = _first_free(st.IB, e, kp.icu_beds)
+        return arg, (g + f if f >= 0 else -1)
+    if kind == 5:
+        return g + arg, _first_free(st.GB, e, g)
+    general = kind == 6 or kind == 8 or kind == 10
+    return (arg if general else g + arg), -1
+
+
+@jit
+def _observe_bed(st, e, kp, slot, hpt, o_gen, o_icu):
+    if slot < 0:
+        return
+    if slot < kp.general_beds:
+        _bed_row(st, e, st.GB[e, slot], slot, hpt, o_gen)
+    else:
+        b = slot - kp.general_beds
+        _bed_row(st, e, st.IB[e, b], b, hpt, o_icu)
+
+
+@jit
+def observe_after(st, e, kp, valid, t1, t2, o_gen, o_icu, o_vent, o_queue, o_time, o_totals,
+                  o_staff):
+    """:func:`observe` after a step, redoing only what the step can have changed: everything
+    when the clock moved; nothing after an invalid action that did not move it; else the beds
+    :func:`touched_beds` named (``t1``, ``t2``), the imaging positions and the rest."""
+    if st.EV[e, E_TICKS] > 0:
+        observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff)
+        return
+    if not valid:
+        return
+    hpt = kp.tick_minutes / 60.0
+    _observe_bed(st, e, kp, t1, hpt, o_gen, o_icu)
+    _observe_bed(st, e, kp, t2, hpt, o_gen, o_icu)
+    _imaging_positions(st, e, kp, o_gen, o_icu)
+    _scalars(st, e, kp, hpt, o_vent, o_queue, o_time, o_totals, o_staff)
+
+
 # ================================ packing a reset scalar state ====================================
 OBS_KEYS = ("general_beds", "icu_beds", "ventilators", "queue", "time", "totals", "staff")
 """The order of :func:`observe`'s output arrays."""
@@ -987,7 +1069,7 @@ def allocate(num_envs: int, kp: KParams, pids: int, returns: int) -> KState:
     """Zeroed arrays for ``num_envs`` envs of up to ``pids`` patients."""
     n, h = num_envs, kp.horizon
     return KState(
-        S=np.zeros((n, N_S), dtype=np.int64), PT=np.zeros((n, pids, N_F), dtype=np.int32),
+        S=np.zeros((n, N_S), dtype=np.int64), PT=np.zeros((n, pids, N_F), dtype=PT_DTYPE),
         GB=np.full((n, kp.general_beds), -1, dtype=np.int32),
         IB=np.full((n, kp.icu_beds), -1, dtype=np.int32),
         WL=np.full((n, pids), -1, dtype=np.int32), IQ=np.full((n, pids), -1, dtype=np.int32),
@@ -1025,6 +1107,13 @@ def _row(p: Patient) -> list[int]:
     return row
 
 
+def clip_rows(rows: np.ndarray) -> np.ndarray:
+    """Patient rows (``[..., F_ARR ...]``, int64) as stored: patience capped at
+    :data:`PATIENCE_CAP` (a wait that long cannot happen in a shift)."""
+    np.minimum(rows[..., F_PATI], PATIENCE_CAP, out=rows[..., F_PATI])
+    return rows
+
+
 def pack(st: KState, e: int, state: EDState, kp: KParams) -> None:
     """Copy a freshly reset scalar ``EDState`` (tick 0, nothing scanned, no returns pending)
     into env ``e`` of ``st``."""
@@ -1039,7 +1128,7 @@ def pack(st: KState, e: int, state: EDState, kp: KParams) -> None:
     st.PT[e] = 0
     for q, known in enumerate(by_pid):
         if known is not None:
-            st.PT[e, q] = _row(known)
+            st.PT[e, q] = clip_rows(np.array(_row(known), dtype=np.int64))
     c = state.counters
     S = st.S[e]
     S[:] = 0
@@ -1075,7 +1164,7 @@ def pack(st: KState, e: int, state: EDState, kp: KParams) -> None:
 def refresh(st, e, kp, mask, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff):
     """Observe env ``e`` and compute its mask (after :func:`pack`)."""
     observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff)
-    action_mask(st, e, kp, mask)
+    action_mask(st, e, kp, mask, o_gen, o_icu)
 
 
 @jit
@@ -1086,7 +1175,11 @@ def step_all(st, kp, actions, skip, reward, valid, terminated, truncated, info, 
     for e in range(actions.shape[0]):
         if skip[e]:
             continue
-        r, ok, term, trunc = step_env(st, e, actions[e], kp, mask, beds, risk)
+        a = actions[e]
+        t1, t2 = -1, -1
+        if 0 <= a < kp.offsets[-1] and mask[e, a]:
+            t1, t2 = touched_beds(st, e, a, kp)
+        r, ok, term, trunc = step_env(st, e, a, kp, mask, beds, risk)
         reward[e] = r
         valid[e] = ok
         terminated[e] = term
@@ -1095,5 +1188,7 @@ def step_all(st, kp, actions, skip, reward, valid, terminated, truncated, info, 
         info[e, 1] = st.EV[e, E_DEATHS]
         info[e, 2] = st.EV[e, E_TREATED]
         info[e, 3] = st.S[e, S_ESTOP] >= 0
-        observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff)
-        action_mask(st, e, kp, mask)
+        observe_after(st, e, kp, ok, t1, t2, o_gen, o_icu, o_vent, o_queue, o_time, o_totals,
+                      o_staff)
+        if ok or st.EV[e, E_TICKS] > 0:
+            action_mask(st, e, kp, mask, o_gen, o_icu)

@@ -141,7 +141,7 @@ class ScalarKernel:
     def _write(self, patients: list[Patient]) -> None:
         """The patients' rows into the kernel arrays (they are ``synced`` once stored)."""
         if patients:
-            rows = np.array([_row(p) for p in patients], dtype=np.int32)
+            rows = K.clip_rows(np.array([_row(p) for p in patients], dtype=np.int64))
             self.st.PT[0, [p.pid for p in patients], :N_ROW] = rows
             for p in patients:
                 object.__setattr__(p, "synced", True)
