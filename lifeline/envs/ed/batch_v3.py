@@ -1,4 +1,5 @@
-"""The batch ED-v3: N environments stepped together by :mod:`lifeline.envs.ed.kernel_v3`.
+"""The batch ED-v3: N environments stepped together by :mod:`lifeline.envs.ed.kernel_v3`
+(the same kernel the scalar ``EDEnv`` steps with, N = 1).
 
 Each env is reset by the scalar :class:`~lifeline.envs.ed.env.EDEnv` (``generator.py`` draws its
 patient stream, its pre-drawn hazards and inpatient flow) and packed into the kernel's arrays

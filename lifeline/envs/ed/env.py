@@ -94,7 +94,7 @@ class EDEnv(Environment[EDState, EDAction]):
             state.ward_free = min(p.ward_free_start, p.ward_capacity)
             state.hospital_icu_free = min(p.hospital_icu_free_start, p.hospital_icu_capacity)
         state.tick = 0
-        if v3:
+        if self._kernel is not None:
             self._kernel.admit_arrivals(state)
         else:
             dynamics.admit_arrivals(state, p)
@@ -131,13 +131,16 @@ class EDEnv(Environment[EDState, EDAction]):
     def _apply_invalid(self, state: EDState) -> tuple[float, dict[str, Any]]:
         """An invalid action uses one of the tick's K decision slots, like any action (the K-th
         advances the clock); nothing else happens."""
+        if self._kernel is not None:
+            return self._kernel.step(state, -1)
         events = dynamics.StepEvents()
         dynamics.use_slot(state, self.params, events)
         return self._finish_step(state, events)
 
     def _finish_step(self, state: EDState, events: dynamics.StepEvents
                      ) -> tuple[float, dict[str, Any]]:
-        """Early stop (the rest of the shift is still simulated), reward and info of a step."""
+        """Early stop (the rest of the shift is still simulated), reward and info of a v2 step
+        (v3's are the kernel's: ``scalar_kernel.ScalarKernel.step``)."""
         limit = self.params.early_stop_deaths
         if limit and state.counters.deaths >= limit and not self.is_terminal(state):
             dynamics.finish_shift(state, self.params, events)

@@ -1,23 +1,25 @@
 # mypy: disable-error-code="no-untyped-def"
-"""ED-v3's dynamics over arrays (issue 27 item 3, first step): one function per mechanic of
-``dynamics.py`` / ``care.py`` / ``rules.action_mask`` / ``observation.observe``, written over
-plain integer and float arrays so that numba can compile them (and so that, without numba, they
-run as the plain Python below).
+"""ED-v3's dynamics over arrays: the one implementation of every ED-v3 mechanic (issue 27
+item 3), written over plain integer and float arrays so that numba can compile it (and so that,
+without numba, it runs as the plain Python below).
 
 State of environment ``e`` (``KState``): ``S[e, S_*]`` the clock and counters, ``PT[e, pid,
-F_*]`` one row of integers per patient, ``GB`` / ``IB`` the pid in each general / ICU bed (-1
-empty), ``WL`` the waiting room's pids in its sorted order (``S_NWAIT`` of them), ``IQ`` the
+F_*]`` one row of 16-bit integers per patient, ``GB`` / ``IB`` the pid in each general / ICU bed
+(-1 empty), ``WL`` the waiting room's pids in its sorted order (``S_NWAIT`` of them), ``IQ`` the
 imaging queue (``S_NQ``), ``SC`` the scanners' pids (``S_NSCAN``) with ``F_SCANLEFT`` their
 ticks left; ``PR`` the pids with a pending return (due at ``F_RTICK``, served in (tick, pid)
-order). The random numbers are the scalar env's own pre-drawn arrays (``hazard_draws`` as
-their ranks among the thresholds they are compared with, ``HZ[e, t, pid]``, exact and 8x smaller;
-``patient_draws`` ``PD``, ``return_draws`` ``RD``), so the same seed and actions give the
-same trajectory as :class:`lifeline.envs.ed.env.EDEnv` (``tests/envs/ed/test_ed_kernel_v3.py``
-checks every step). The patient stream itself comes from ``generator.py`` (:func:`pack`).
+order). The random numbers are the pre-drawn arrays of ``EDEnv.reset`` (``hazard_draws`` as
+their ranks among the thresholds they are compared with, ``HZ[e, t, pid]``, exact and 8x
+smaller; ``patient_draws`` ``PD``, ``return_draws`` ``RD``). The patient stream itself comes
+from ``generator.py``.
 
-It serves the batch env (:mod:`lifeline.envs.ed.batch_v3`, what ``gymnasium.make_vec(
-"lifeline/ED-v3")`` builds). Status (issue 27): the scalar ``EDEnv`` does not call it yet, so the
-v3 step exists twice (``dynamics.py``/``care.py`` and here), kept equal by the parity tests.
+Two callers, one step: the scalar :class:`lifeline.envs.ed.env.EDEnv` runs it with N = 1
+(:mod:`lifeline.envs.ed.scalar_kernel` loads its ``EDState``, calls :func:`scalar_step`, stores
+back), and the batch env (:mod:`lifeline.envs.ed.batch_v3`, what ``gymnasium.make_vec(
+"lifeline/ED-v3")`` builds) calls :func:`step_all` for N envs. What stays in Python beside it
+are views over an ``EDState`` (``rules.validate`` / ``action_mask``, ``observation.observe``,
+the render, the grader); ``tests/envs/ed/test_ed_kernel_v3.py`` checks, step for step, that the
+kernel's own observation and mask (:func:`observe`, :func:`action_mask`) equal them.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ count or a small code; patience beyond :data:`PATIENCE_CAP` ticks (far past the 
 stored as the cap (:func:`clip_rows`)."""
 PATIENCE_CAP = 32767
 
-# ----- events of one step (dynamics.StepEvents) --------------------------------------------------
+# ----- events of one step (the dense reward's tally) ---------------------------------------------
 (E_TREATED, E_TCRIT, E_DEATHS, E_LWBS, E_SEVERITY, E_DHARMS, E_WCRIT, E_WOTHER, E_TICKS,
  E_DETER) = range(10)
 N_E = 10
@@ -153,7 +155,7 @@ def kparams(params: EDParams) -> KParams:
 
 def hazard_factors(params: EDParams) -> tuple[float, ...]:
     """The factor of each :func:`hazard_class` (before the condition profile), as
-    ``dynamics.hazard_factor`` computes it: waiting; no ventilator, correct care, under-care in
+    the hazard multiplier of where a patient is: waiting; no ventilator, correct care, under-care in
     a bed a physician has seen; the same three in a bed without one (at least ``unseen``)."""
     care = (params.no_vent_factor, params.treated_factor, params.under_care_factor)
     return (1.0, *care, *(max(f, params.unseen_factor) for f in care))
@@ -162,7 +164,7 @@ def hazard_factors(params: EDParams) -> tuple[float, ...]:
 def hazard_thresholds(params: EDParams) -> np.ndarray:
     """Every threshold ``advance_tick`` compares a hazard draw with: (death, worsening by ESI)
     x every :func:`hazard_factors` x every condition profile, computed with the same float
-    operations as ``dynamics.advance_tick``, plus 0 (sorted, distinct)."""
+    operations as :func:`advance_tick`'s, plus 0 (sorted, distinct)."""
     bases = (params.death_hazard_untreated, *params.worsen_hazard)
     values = {0.0}
     for f in hazard_factors(params):
@@ -252,7 +254,7 @@ def hour_of(tick, kp):
 
 @jit
 def physicians_free(st, e, kp):
-    """care.physicians_free: on duty minus those in an assessment (``S_BUSY`` counts the
+    """Physicians on duty minus those in an assessment (``S_BUSY`` counts the
     patients with ``F_ASSESS > 0``), never negative."""
     return max(0, kp.physicians[hour_of(st.S[e, S_TICK], kp)] - st.S[e, S_BUSY])
 
@@ -274,7 +276,7 @@ def _remove(arr, e, n, q):
 
 @jit
 def _before(PT, e, a, b):
-    """Waiting-room order (dynamics.sort_key): observed ESI, arrival tick, pid."""
+    """Waiting-room order (as ``dynamics.sort_key``): observed ESI, arrival tick, pid."""
     oa, ob = observed_acuity(PT, e, a), observed_acuity(PT, e, b)
     if oa != ob:
         return oa < ob
@@ -295,7 +297,7 @@ def _sort_waiting(st, e):
         st.WL[e, j + 1] = x
 
 
-# ================================ dynamics.py =====================================================
+# ================================ transitions =====================================================
 @jit
 def _place(st, e, q, location, kp):
     ward = st.GB if location == GENERAL else st.IB
@@ -329,7 +331,8 @@ def _close_wait(st, e, q, end):
 
 @jit
 def _leave(st, e, q):
-    """care.leave (with dynamics._leave_v3's door-to-provider close done by the caller)."""
+    """A patient leaves the ED (discharge, death, LWBS): its imaging order or scan is dropped,
+    its assessment ends, a reserved inpatient bed goes back."""
     PT = st.PT
     if PT[e, q, F_IMGSTATE] == 1:
         st.S[e, S_NQ] = _remove(st.IQ, e, st.S[e, S_NQ], q)
@@ -397,7 +400,7 @@ def _discharge(st, e, q, kp):
 
 @jit
 def hazard_class(PT, e, q):
-    """Which of :func:`hazard_factors` applies (``dynamics.hazard_factor`` without the condition
+    """Which of :func:`hazard_factors` applies (the hazard multiplier without the condition
     profile); -1 once treatment is complete (no hazard)."""
     if PT[e, q, F_LOC] == WAITING:
         return 0
@@ -576,7 +579,7 @@ def assign_inpatient_beds(st, e, kp, beds):
 
 @jit
 def advance_tick(st, e, kp, beds, risk):
-    """dynamics.advance_tick: care progresses, hazards strike, LWBS, inpatient beds, arrivals.
+    """One 15-minute tick: care progresses, hazards strike, LWBS, inpatient beds, arrivals.
 
     ``beds`` and ``risk`` are scratch arrays of at least G + I and patients entries."""
     S, PT, EV = st.S, st.PT, st.EV
@@ -601,7 +604,7 @@ def advance_tick(st, e, kp, beds, risk):
         if not ready(PT, e, q) and PT[e, q, F_WORKUP] and correct_care(PT, e, q):
             PT[e, q, F_PROG] += 1
     update_workups(st, e, beds, nb)
-    for j in range(nb):  # care.note_decisions
+    for j in range(nb):  # the decision tick (ED work complete) of those whose treatment ended
         q = beds[j]
         if PT[e, q, F_DECISION] < 0 and PT[e, q, F_WORKUP] and treatment_done(PT, e, q):
             PT[e, q, F_DECISION] = t + 1
@@ -686,7 +689,7 @@ def admit_arrivals(st, e, kp):
         PT[e, q, F_RTICK] = -1
         S[e, S_NPEND] = _remove(st.PR, e, S[e, S_NPEND], q)
         PT[e, q, F_PROG] = 0
-        PT[e, q, F_SEEN] = -1  # care.reset_visit
+        PT[e, q, F_SEEN] = -1  # a new visit: seen, worked up and boarded again
         PT[e, q, F_ASSESS] = 0
         PT[e, q, F_WORKUP] = 0
         PT[e, q, F_LABRES] = -1
@@ -728,7 +731,8 @@ def _kind_of(a, kp):
 
 @jit
 def apply_action(st, e, a, kp, beds, risk):
-    """dynamics.apply_action for a valid encoded action ``a``."""
+    """Apply the valid encoded action ``a``; the K-th consecutive non-wait action also
+    advances the clock."""
     S, PT = st.S, st.PT
     kind, arg = _kind_of(a, kp)
     if kind == 0:

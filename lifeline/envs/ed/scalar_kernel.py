@@ -224,7 +224,8 @@ class ScalarKernel:
         """Point the kernel's ``SCHED`` at the arrivals of schedule ticks ``start .. stop - 1``
         (their pids must be consecutive, as ``generator.generate_schedule`` numbers them);
         return those patients."""
-        sched, out = self.st.SCHED[0], []
+        sched = self.st.SCHED[0]
+        out: list[Patient] = []
         start, stop = max(start, 0), min(stop, self.kp.horizon)
         if stop > start:
             sched[stop] = 0
