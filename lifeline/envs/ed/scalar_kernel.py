@@ -32,7 +32,7 @@ import numpy as np
 
 from lifeline.envs.ed import kernel_v3 as K
 from lifeline.envs.ed.params import EDParams
-from lifeline.envs.ed.types import EDState, Patient
+from lifeline.envs.ed.types import EDState, Patient, SyncedPatient
 
 FIELDS = ("arrival_tick", "true_acuity", "triage_error", "condition", "needs_icu", "needs_vent",
           "treatment_ticks", "patience_ticks", "needs_ward", "board_ticks", "ever_critical",
@@ -87,8 +87,8 @@ class ScalarKernel:
     def _load(self, state: EDState, arrivals_to: int) -> tuple[K.KState, list[Patient],
                                                                 np.ndarray]:
         """Write ``state`` into the kernel arrays: the patients a step can touch (whose
-        arrivals reach schedule tick ``arrivals_to``; only those not ``synced`` when this
-        kernel stored ``state`` last), the lists, the scalars. Returns the kernel state (with
+        arrivals reach schedule tick ``arrivals_to``; only those not ``SyncedPatient`` when
+        this kernel stored ``state`` last), the lists, the scalars. Returns the kernel state (with
         the state's own draw arrays), the patients a step can change, and their rows now."""
         pids = int(state.hazard_draws.shape[0])
         if pids > self.st.PT.shape[1]:
@@ -103,7 +103,7 @@ class ScalarKernel:
         people = waiting + general + icu + pending + self._arrivals(
             state, arrivals_to, arrivals_to + 1)
         full = getattr(state, "kernel_stamp", -2) != self._stamp
-        self._write(people if full else [p for p in people if not p.synced])
+        self._write(people if full else [p for p in people if type(p) is not SyncedPatient])
         PT = st.PT[0]
         for patient, left in state.scanning:
             PT[patient.pid, K.F_SCANLEFT] = left
@@ -139,12 +139,12 @@ class ScalarKernel:
         return kstate, people, PT[[p.pid for p in people], :N_ROW]
 
     def _write(self, patients: list[Patient]) -> None:
-        """The patients' rows into the kernel arrays (they are ``synced`` once stored)."""
+        """The patients' rows into the kernel arrays (they become ``SyncedPatient``s)."""
         if patients:
             rows = K.clip_rows(np.array([_row(p) for p in patients], dtype=np.int64))
             self.st.PT[0, [p.pid for p in patients], :N_ROW] = rows
             for p in patients:
-                object.__setattr__(p, "synced", True)
+                object.__setattr__(p, "__class__", SyncedPatient)
 
     def _hazards(self, state: EDState, start: int, stop: int) -> None:
         """The kernel's ranks of ``state.hazard_draws`` for ticks ``start .. stop - 1``."""
@@ -162,7 +162,7 @@ class ScalarKernel:
         S = st.S[0]
         new = st.PT[0, [p.pid for p in people], :N_ROW]
         changed_rows, changed_cols = np.nonzero(new != rows)
-        setter = object.__setattr__  # stays synced
+        setter = object.__setattr__  # stays a SyncedPatient
         for r, col in zip(changed_rows.tolist(), changed_cols.tolist(), strict=True):
             setter(people[r], FIELDS[col], _CONVERT[col](new[r, col]))
         by_pid = {p.pid: p for p in people}

@@ -100,24 +100,18 @@ class Patient:
     ``bed_turnaround_minutes`` later (bed preparation, handover, transport)."""
     esi_at_arrival: int = 0
     """True ESI at first arrival (the calibration card's stratum)."""
-    synced: bool = field(default=False, init=False, repr=False, compare=False)
-    """v3 bookkeeping, not part of the patient: the scalar env's kernel arrays hold this
-    patient's current values (``scalar_kernel``); any other assignment to an attribute clears
-    it, so a state edited by hand is reloaded."""
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        """Pickles and copies carry the patient's fields only, and give a plain ``Patient``
+        (never a :class:`SyncedPatient`: a copy is not what the kernel arrays hold)."""
+        return (_rebuild, (tuple(getattr(self, name) for name in PATIENT_FIELDS),))
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)
-        if name != "synced":
-            object.__setattr__(self, "synced", False)
+    def __eq__(self, other: object) -> bool:
+        """Equal fields (a :class:`SyncedPatient` equals the same plain ``Patient``)."""
+        if not isinstance(other, Patient):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in PATIENT_FIELDS)
 
-    def __getstate__(self) -> tuple[Any, ...]:
-        """Pickles and copies carry the patient, not ``synced`` (a copy is never synced)."""
-        return tuple(getattr(self, name) for name in PATIENT_FIELDS)
-
-    def __setstate__(self, values: tuple[Any, ...]) -> None:
-        for name, value in zip(PATIENT_FIELDS, values, strict=True):
-            object.__setattr__(self, name, value)
-        object.__setattr__(self, "synced", False)
+    __hash__ = None  # type: ignore[assignment]  # mutable, like any non-frozen dataclass
 
     @property
     def observed_acuity(self) -> int:
@@ -142,8 +136,28 @@ class Patient:
         return self.treatment_done and not self.ready
 
 
-PATIENT_FIELDS = tuple(f.name for f in dataclasses.fields(Patient) if f.name != "synced")
+PATIENT_FIELDS = tuple(f.name for f in dataclasses.fields(Patient))
 """The fields that make a patient (what pickles and copies carry)."""
+
+
+def _rebuild(values: tuple[Any, ...]) -> Patient:
+    patient = Patient.__new__(Patient)
+    for name, value in zip(PATIENT_FIELDS, values, strict=True):
+        object.__setattr__(patient, name, value)
+    return patient
+
+
+class SyncedPatient(Patient):
+    """A patient whose current values the scalar env's kernel arrays hold (v3 bookkeeping,
+    ``scalar_kernel``): the env gives its patients this class when it stores a step, and any
+    assignment to an attribute turns the patient back into a plain ``Patient``, so a state
+    edited by hand is reloaded. Plain patients (every new one) pay nothing for it."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        object.__setattr__(self, "__class__", Patient)
 
 
 @dataclass
