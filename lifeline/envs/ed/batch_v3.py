@@ -1,4 +1,5 @@
-"""The batch ED-v3: N environments stepped together by :mod:`lifeline.envs.ed.kernel_v3`.
+"""The batch ED-v3: N environments stepped together by :mod:`lifeline.envs.ed.kernel_v3`
+(the same kernel the scalar ``EDEnv`` steps with, N = 1).
 
 Each env is reset by the scalar :class:`~lifeline.envs.ed.env.EDEnv` (``generator.py`` draws its
 patient stream, its pre-drawn hazards and inpatient flow) and packed into the kernel's arrays
@@ -22,6 +23,7 @@ from lifeline.envs.ed import kernel_v3 as K
 from lifeline.envs.ed import reward
 from lifeline.envs.ed.env import EDEnv, return_bound
 from lifeline.envs.ed.params import SCENARIOS, EDParams, resolve
+from lifeline.envs.ed.scalar_kernel import COUNTERS
 from lifeline.envs.ed.types import EDState, Patient
 
 
@@ -109,17 +111,6 @@ class EDBatchV3:
         return float(self.st.RET[i])
 
 
-_COUNTERS = (("patients", K.S_PATIENTS), ("treated", K.S_TREATED),
-             ("ward_admissions", K.S_WARDADM), ("deaths", K.S_DEATHS),
-             ("discharge_deaths", K.S_DDEATHS), ("critical", K.S_CRITICAL),
-             ("critical_deaths", K.S_CDEATHS), ("lwbs", K.S_LWBS),
-             ("early_discharges", K.S_EARLY), ("discharge_harms", K.S_DHARMS),
-             ("returns", K.S_RETURNS), ("wait_ticks_closed", K.S_WAITSUM),
-             ("waits_closed", K.S_WAITS), ("general_bed_ticks", K.S_GENT),
-             ("icu_bed_ticks", K.S_ICUT), ("ventilator_ticks", K.S_VENTT), ("ticks", K.S_TICKS),
-             ("early_stop_tick", K.S_ESTOP), ("provider_wait_ticks_closed", K.S_PROVWAIT),
-             ("deteriorations", K.S_DETER))
-"""``EDCounters`` field <- kernel ``S`` column."""
 
 
 def _patient(row: Any, pid: int) -> Patient:
@@ -141,7 +132,7 @@ def grade_state(st: K.KState, e: int, params: EDParams) -> EDState:
     state.tick = int(S[K.S_TICK])
     state.steps, state.invalid_actions = int(S[K.S_STEPS]), int(S[K.S_INVALID])
     state.done = bool(S[K.S_DONE])
-    for name, column in _COUNTERS:
+    for name, column in COUNTERS:
         setattr(state.counters, name, int(S[column]))
     state.log.busy_physician_ticks = int(S[K.S_BUSYPHYS])
     state.log.physician_ticks = int(S[K.S_PHYSTICKS])

@@ -1,4 +1,7 @@
-"""Transitions of the ED: applying a (valid) action and advancing the clock by one tick.
+"""Transitions of ED-v2 (:class:`~lifeline.envs.ed.env.EDv2Env`): applying a (valid) action
+and advancing the clock by one tick. ED-v3's transitions are written once, in
+:mod:`lifeline.envs.ed.kernel_v3`, which the scalar v3 env calls (``scalar_kernel``) and the
+batch env calls for N envs; nothing here runs for v3.
 
 v2 mechanics: a triage step (arrivals enter the waiting room ``triage_ticks`` after arriving),
 ward admissions that board in their ED bed after treatment (``Patient.board_ticks``), ICU need
@@ -16,7 +19,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from lifeline.envs.ed import care
 from lifeline.envs.ed.params import EDParams
 from lifeline.envs.ed.types import (
     GENERAL,
@@ -29,11 +31,7 @@ from lifeline.envs.ed.types import (
     DischargeICU,
     EDAction,
     EDState,
-    ExpediteGeneral,
-    ExpediteICU,
     Patient,
-    SeeGeneral,
-    SeeICU,
     StepDown,
     TransferToICU,
     Ventilate,
@@ -53,8 +51,6 @@ class StepEvents:
     """Sum over early discharges of severity = 6 - true ESI (ESI 1 -> 5 ... ESI 5 -> 1)."""
     discharge_harms: int = 0
     """Early discharges after which the patient will come back worse."""
-    deteriorations: int = 0
-    """v3: patients whose true ESI worsened one level in the ED (waiting, unseen or under care)."""
     waiting_critical_ticks: int = 0
     """Patient-ticks spent waiting at true ESI 1-2."""
     waiting_other_ticks: int = 0
@@ -132,32 +128,10 @@ def apply_action(state: EDState, params: EDParams, action: EDAction, events: Ste
         occupant = ward[action.bed]
         assert occupant is not None
         _discharge(state, params, occupant, events)
-    elif isinstance(action, (SeeGeneral, SeeICU)):
-        occupant = (state.general if isinstance(action, SeeGeneral) else state.icu)[action.bed]
-        assert occupant is not None
-        care.start_assessment(state, params, occupant)
-    elif isinstance(action, (ExpediteGeneral, ExpediteICU)):
-        occupant = (state.general if isinstance(action, ExpediteGeneral)
-                    else state.icu)[action.bed]
-        assert occupant is not None
-        care.expedite(state, occupant)
     use_slot(state, params, events)
 
 
-def _leave_v3(state: EDState, params: EDParams, patient: Patient, end_tick: int) -> None:
-    """v3 bookkeeping when a patient leaves the ED (discharge, death, LWBS): an unseen visit's
-    door-to-provider closes at ``end_tick``; a pending imaging order or scan is dropped."""
-    if params.version < 3:
-        return
-    if patient.seen_tick < 0:
-        care.close_provider_wait(state, patient, end_tick)
-    care.leave(state, patient)
-
-
 def _discharge(state: EDState, params: EDParams, patient: Patient, events: StepEvents) -> None:
-    _leave_v3(state, params, patient, state.tick)
-    if params.version >= 3 and patient.ready:
-        care.log_departure(state, patient)
     _vacate(state, patient)
     if patient.ready:
         state.counters.treated += 1
@@ -172,9 +146,9 @@ def _discharge(state: EDState, params: EDParams, patient: Patient, events: StepE
 
 def outside_outcome(state: EDState, params: EDParams, patient: Patient,
                     events: StepEvents) -> None:
-    """What happens to a patient who leaves unfinished (early discharge; in v3 also leaving
-    without being seen): dies outside with ``outside_death_prob`` by true ESI, else comes back
-    one level worse with ``return_prob`` (a harm of the policy, counted now)."""
+    """What happens to a patient who leaves unfinished (an early discharge): dies outside with
+    ``outside_death_prob`` by true ESI, else comes back one level worse with ``return_prob`` (a
+    harm of the policy, counted now)."""
     if patient.return_count:  # a repeat early discharge: the draws of the k-th return
         u_death, u_return, u_delay = state.return_draws[patient.pid, patient.return_count - 1]
     else:
@@ -214,8 +188,6 @@ def hazard_factor(patient: Patient, params: EDParams) -> float:
         factor = params.treated_factor
     else:
         factor = params.under_care_factor
-    if params.version >= 3 and patient.location != WAITING and care.awaiting_provider(patient):
-        factor = max(factor, params.unseen_factor)  # in a bed, no physician yet
     return factor * params.condition_hazard[patient.condition]
 
 
@@ -227,11 +199,7 @@ def _worsen(state: EDState, params: EDParams, patient: Patient) -> None:
         patient.needs_icu = True
         patient.needs_ward, patient.board_ticks = False, 0  # now an ICU admission
         patient.needs_vent = bool(u_vent < params.condition_vent_prob[patient.condition])
-        icu_hours = params.icu_stabilise_hours if params.version >= 3 else \
-            params.icu_treatment_hours
-        if params.version >= 3:
-            patient.awaiting_bed = True  # now waits for a hospital ICU bed
-        extra_hours = (icu_hours * params.condition_los[patient.condition]
+        extra_hours = (params.icu_treatment_hours * params.condition_los[patient.condition]
                        * (0.5 + 0.5 * float(u_hours)))
         patient.treatment_ticks = patient.progress_ticks + round(
             extra_hours * 60.0 / params.tick_minutes)
@@ -243,7 +211,6 @@ def _die(state: EDState, params: EDParams, patient: Patient, events: StepEvents)
     state.counters.deaths += 1
     state.counters.critical_deaths += int(patient.critical_at_arrival)
     events.deaths += 1
-    _leave_v3(state, params, patient, state.tick + 1)
     if patient.location == WAITING:
         state.waiting.remove(patient)
         _close_wait(state, patient, state.tick + 1)  # died during this tick
@@ -273,19 +240,11 @@ def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
     c.general_bed_ticks += len(in_beds) - sum(p is not None for p in state.icu)
     c.icu_bed_ticks += sum(p is not None for p in state.icu)
     c.ventilator_ticks += state.ventilators_in_use
-    v3 = params.version >= 3
-    if v3:
-        state.log.physician_ticks += care.physicians_on_duty(state, params)
-        care.advance_assessments(state, params, in_beds)
-        care.advance_scanners(state, params)
     for p in in_beds:
         p.ticks_in_bed += 1
         p.triage_error = 0  # a tick in a bed reveals the true acuity
         if not p.ready and p.workup_done and correct_care(p):
             p.progress_ticks += 1
-    if v3:
-        care.update_workups(state, in_beds)
-        care.note_decisions(state, in_beds)
     at_risk = [p for p in state.waiting] + [p for p in in_beds if not p.treatment_done]
     if at_risk:
         draws = state.hazard_draws[[p.pid for p in at_risk], state.tick]
@@ -296,27 +255,16 @@ def advance_tick(state: EDState, params: EDParams, events: StepEvents) -> None:
                     _die(state, params, p, events)
             elif u < params.worsen_hazard[p.true_acuity - 1] * factor:
                 _worsen(state, params, p)
-                if v3:  # the same harm as a return one level worse (reward.RETURN_HARM)
-                    state.counters.deteriorations += 1
-                    events.deteriorations += 1
     for p in list(state.waiting):
-        if (v3 or p.true_acuity >= 4) and state.tick - p.arrival_tick >= p.patience_ticks:
+        if p.true_acuity >= 4 and state.tick - p.arrival_tick >= p.patience_ticks:
             state.waiting.remove(p)
             _close_wait(state, p, state.tick + 1)  # left during this tick
-            _leave_v3(state, params, p, state.tick + 1)
             p.location = GONE
             state.counters.lwbs += 1
             events.lwbs += 1
-            if v3:  # v3: leaving unseen is not a safe exit (any ESI can leave)
-                outside_outcome(state, params, p, events)
-    if v3:
-        care.assign_inpatient_beds(state, params)
-    unseen = list(state.waiting)
-    if v3:  # v3: waiting is waiting for a provider (in a bed without one too)
-        unseen += [p for p in in_beds if p.location != GONE and care.awaiting_provider(p)]
-    critical_waiting = sum(1 for p in unseen if p.true_acuity <= 2)
+    critical_waiting = sum(1 for p in state.waiting if p.true_acuity <= 2)
     events.waiting_critical_ticks += critical_waiting
-    events.waiting_other_ticks += len(unseen) - critical_waiting
+    events.waiting_other_ticks += len(state.waiting) - critical_waiting
     state.tick += 1
     admit_arrivals(state, params)
 
@@ -334,12 +282,8 @@ def admit_arrivals(state: EDState, params: EDParams) -> None:
         due = sorted(r for r in state.returns if r[0] <= state.tick)
         state.returns = [r for r in state.returns if r[0] > state.tick]
         for _, _, p in due:
-            if params.version >= 3:
-                # v3 fixes v2's order: the new visit starts from nothing *before* worsening, so
-                # a return that worsens to ESI 1 needs the ICU treatment time, not its old
-                # progress plus that time.
-                p.progress_ticks = 0
-                care.reset_visit(p)
+            # v2's order (kept for its digests): worsening to ESI 1 sets the treatment time from
+            # the old visit's progress, reset only below (v3 resets first: ``kernel_v3``).
             if p.true_acuity > 1:
                 _worsen(state, params, p)  # returns come back one level worse
             p.location, p.bed, p.admitted_tick = WAITING, -1, -1

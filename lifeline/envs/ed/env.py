@@ -14,6 +14,7 @@ from lifeline.envs.ed import dynamics, observation, render, reward, rules
 from lifeline.envs.ed import frame as ed_frame
 from lifeline.envs.ed.generator import generate_schedule, initial_icu, inpatient_flow
 from lifeline.envs.ed.params import SCENARIOS, SCENARIOS_V2, EDParams, resolve
+from lifeline.envs.ed.scalar_kernel import ScalarKernel
 from lifeline.envs.ed.types import (
     ACTION_TYPES,
     ACTION_TYPES_V2,
@@ -54,6 +55,7 @@ class EDEnv(Environment[EDState, EDAction]):
         self.params = params
         self.layout = rules.Layout(params)
         self._spec = observation.observation_spec(params)
+        self._kernel = ScalarKernel(params, return_bound(params)) if self.version >= 3 else None
 
     @property
     def num_actions(self) -> int:
@@ -92,7 +94,10 @@ class EDEnv(Environment[EDState, EDAction]):
             state.ward_free = min(p.ward_free_start, p.ward_capacity)
             state.hospital_icu_free = min(p.hospital_icu_free_start, p.hospital_icu_capacity)
         state.tick = 0
-        dynamics.admit_arrivals(state, p)
+        if self._kernel is not None:
+            self._kernel.admit_arrivals(state)
+        else:
+            dynamics.admit_arrivals(state, p)
         return state
 
     def validate(self, state: EDState, action: EDAction) -> str | None:
@@ -117,6 +122,8 @@ class EDEnv(Environment[EDState, EDAction]):
         return reward.INVALID_PENALTY
 
     def _apply(self, state: EDState, action: EDAction) -> tuple[float, dict[str, Any]]:
+        if self._kernel is not None:
+            return self._kernel.step(state, self.layout.encode(action))
         events = dynamics.StepEvents()
         dynamics.apply_action(state, self.params, action, events)
         return self._finish_step(state, events)
@@ -124,13 +131,16 @@ class EDEnv(Environment[EDState, EDAction]):
     def _apply_invalid(self, state: EDState) -> tuple[float, dict[str, Any]]:
         """An invalid action uses one of the tick's K decision slots, like any action (the K-th
         advances the clock); nothing else happens."""
+        if self._kernel is not None:
+            return self._kernel.step(state, -1)
         events = dynamics.StepEvents()
         dynamics.use_slot(state, self.params, events)
         return self._finish_step(state, events)
 
     def _finish_step(self, state: EDState, events: dynamics.StepEvents
                      ) -> tuple[float, dict[str, Any]]:
-        """Early stop (the rest of the shift is still simulated), reward and info of a step."""
+        """Early stop (the rest of the shift is still simulated), reward and info of a v2 step
+        (v3's are the kernel's: ``scalar_kernel.ScalarKernel.step``)."""
         limit = self.params.early_stop_deaths
         if limit and state.counters.deaths >= limit and not self.is_terminal(state):
             dynamics.finish_shift(state, self.params, events)

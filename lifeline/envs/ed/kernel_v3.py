@@ -1,23 +1,25 @@
 # mypy: disable-error-code="no-untyped-def"
-"""ED-v3's dynamics over arrays (issue 27 item 3, first step): one function per mechanic of
-``dynamics.py`` / ``care.py`` / ``rules.action_mask`` / ``observation.observe``, written over
-plain integer and float arrays so that numba can compile them (and so that, without numba, they
-run as the plain Python below).
+"""ED-v3's dynamics over arrays: the one implementation of every ED-v3 mechanic (issue 27
+item 3), written over plain integer and float arrays so that numba can compile it (and so that,
+without numba, it runs as the plain Python below).
 
 State of environment ``e`` (``KState``): ``S[e, S_*]`` the clock and counters, ``PT[e, pid,
-F_*]`` one row of integers per patient, ``GB`` / ``IB`` the pid in each general / ICU bed (-1
-empty), ``WL`` the waiting room's pids in its sorted order (``S_NWAIT`` of them), ``IQ`` the
+F_*]`` one row of 16-bit integers per patient, ``GB`` / ``IB`` the pid in each general / ICU bed
+(-1 empty), ``WL`` the waiting room's pids in its sorted order (``S_NWAIT`` of them), ``IQ`` the
 imaging queue (``S_NQ``), ``SC`` the scanners' pids (``S_NSCAN``) with ``F_SCANLEFT`` their
 ticks left; ``PR`` the pids with a pending return (due at ``F_RTICK``, served in (tick, pid)
-order). The random numbers are the scalar env's own pre-drawn arrays (``hazard_draws`` as
-their ranks among the thresholds they are compared with, ``HZ[e, t, pid]``, exact and 8x smaller;
-``patient_draws`` ``PD``, ``return_draws`` ``RD``), so the same seed and actions give the
-same trajectory as :class:`lifeline.envs.ed.env.EDEnv` (``tests/envs/ed/test_ed_kernel_v3.py``
-checks every step). The patient stream itself comes from ``generator.py`` (:func:`pack`).
+order). The random numbers are the pre-drawn arrays of ``EDEnv.reset`` (``hazard_draws`` as
+their ranks among the thresholds they are compared with, ``HZ[e, t, pid]``, exact and 8x
+smaller; ``patient_draws`` ``PD``, ``return_draws`` ``RD``). The patient stream itself comes
+from ``generator.py``.
 
-It serves the batch env (:mod:`lifeline.envs.ed.batch_v3`, what ``gymnasium.make_vec(
-"lifeline/ED-v3")`` builds). Status (issue 27): the scalar ``EDEnv`` does not call it yet, so the
-v3 step exists twice (``dynamics.py``/``care.py`` and here), kept equal by the parity tests.
+Two callers, one step: the scalar :class:`lifeline.envs.ed.env.EDEnv` runs it with N = 1
+(:mod:`lifeline.envs.ed.scalar_kernel` loads its ``EDState``, calls :func:`scalar_step`, stores
+back), and the batch env (:mod:`lifeline.envs.ed.batch_v3`, what ``gymnasium.make_vec(
+"lifeline/ED-v3")`` builds) calls :func:`step_all` for N envs. What stays in Python beside it
+are views over an ``EDState`` (``rules.validate`` / ``action_mask``, ``observation.observe``,
+the render, the grader); ``tests/envs/ed/test_ed_kernel_v3.py`` checks, step for step, that the
+kernel's own observation and mask (:func:`observe`, :func:`action_mask`) equal them.
 """
 
 from __future__ import annotations
@@ -63,8 +65,13 @@ N_S = 39
  F_AWAIT, F_SEEN, F_ASSESS, F_LABS, F_IMG, F_LABT, F_READT, F_LABRES, F_IMGRES, F_IMGSTATE,
  F_DECISION, F_BEDASSIGN, F_ESI0, F_SCANLEFT, F_RTICK) = range(37)
 N_F = 37
+PT_DTYPE = np.int16
+"""Patient rows are 16-bit (74 bytes): the step is bound by memory, and every field is a tick
+count or a small code; patience beyond :data:`PATIENCE_CAP` ticks (far past the shift) is
+stored as the cap (:func:`clip_rows`)."""
+PATIENCE_CAP = 32767
 
-# ----- events of one step (dynamics.StepEvents) --------------------------------------------------
+# ----- events of one step (the dense reward's tally) ---------------------------------------------
 (E_TREATED, E_TCRIT, E_DEATHS, E_LWBS, E_SEVERITY, E_DHARMS, E_WCRIT, E_WOTHER, E_TICKS,
  E_DETER) = range(10)
 N_E = 10
@@ -148,7 +155,7 @@ def kparams(params: EDParams) -> KParams:
 
 def hazard_factors(params: EDParams) -> tuple[float, ...]:
     """The factor of each :func:`hazard_class` (before the condition profile), as
-    ``dynamics.hazard_factor`` computes it: waiting; no ventilator, correct care, under-care in
+    the hazard multiplier of where a patient is: waiting; no ventilator, correct care, under-care in
     a bed a physician has seen; the same three in a bed without one (at least ``unseen``)."""
     care = (params.no_vent_factor, params.treated_factor, params.under_care_factor)
     return (1.0, *care, *(max(f, params.unseen_factor) for f in care))
@@ -157,7 +164,7 @@ def hazard_factors(params: EDParams) -> tuple[float, ...]:
 def hazard_thresholds(params: EDParams) -> np.ndarray:
     """Every threshold ``advance_tick`` compares a hazard draw with: (death, worsening by ESI)
     x every :func:`hazard_factors` x every condition profile, computed with the same float
-    operations as ``dynamics.advance_tick``, plus 0 (sorted, distinct)."""
+    operations as :func:`advance_tick`'s, plus 0 (sorted, distinct)."""
     bases = (params.death_hazard_untreated, *params.worsen_hazard)
     values = {0.0}
     for f in hazard_factors(params):
@@ -247,7 +254,7 @@ def hour_of(tick, kp):
 
 @jit
 def physicians_free(st, e, kp):
-    """care.physicians_free: on duty minus those in an assessment (``S_BUSY`` counts the
+    """Physicians on duty minus those in an assessment (``S_BUSY`` counts the
     patients with ``F_ASSESS > 0``), never negative."""
     return max(0, kp.physicians[hour_of(st.S[e, S_TICK], kp)] - st.S[e, S_BUSY])
 
@@ -269,7 +276,7 @@ def _remove(arr, e, n, q):
 
 @jit
 def _before(PT, e, a, b):
-    """Waiting-room order (dynamics.sort_key): observed ESI, arrival tick, pid."""
+    """Waiting-room order (as ``dynamics.sort_key``): observed ESI, arrival tick, pid."""
     oa, ob = observed_acuity(PT, e, a), observed_acuity(PT, e, b)
     if oa != ob:
         return oa < ob
@@ -290,7 +297,7 @@ def _sort_waiting(st, e):
         st.WL[e, j + 1] = x
 
 
-# ================================ dynamics.py =====================================================
+# ================================ transitions =====================================================
 @jit
 def _place(st, e, q, location, kp):
     ward = st.GB if location == GENERAL else st.IB
@@ -324,7 +331,8 @@ def _close_wait(st, e, q, end):
 
 @jit
 def _leave(st, e, q):
-    """care.leave (with dynamics._leave_v3's door-to-provider close done by the caller)."""
+    """A patient leaves the ED (discharge, death, LWBS): its imaging order or scan is dropped,
+    its assessment ends, a reserved inpatient bed goes back."""
     PT = st.PT
     if PT[e, q, F_IMGSTATE] == 1:
         st.S[e, S_NQ] = _remove(st.IQ, e, st.S[e, S_NQ], q)
@@ -392,7 +400,7 @@ def _discharge(st, e, q, kp):
 
 @jit
 def hazard_class(PT, e, q):
-    """Which of :func:`hazard_factors` applies (``dynamics.hazard_factor`` without the condition
+    """Which of :func:`hazard_factors` applies (the hazard multiplier without the condition
     profile); -1 once treatment is complete (no hazard)."""
     if PT[e, q, F_LOC] == WAITING:
         return 0
@@ -571,7 +579,7 @@ def assign_inpatient_beds(st, e, kp, beds):
 
 @jit
 def advance_tick(st, e, kp, beds, risk):
-    """dynamics.advance_tick: care progresses, hazards strike, LWBS, inpatient beds, arrivals.
+    """One 15-minute tick: care progresses, hazards strike, LWBS, inpatient beds, arrivals.
 
     ``beds`` and ``risk`` are scratch arrays of at least G + I and patients entries."""
     S, PT, EV = st.S, st.PT, st.EV
@@ -596,7 +604,7 @@ def advance_tick(st, e, kp, beds, risk):
         if not ready(PT, e, q) and PT[e, q, F_WORKUP] and correct_care(PT, e, q):
             PT[e, q, F_PROG] += 1
     update_workups(st, e, beds, nb)
-    for j in range(nb):  # care.note_decisions
+    for j in range(nb):  # the decision tick (ED work complete) of those whose treatment ended
         q = beds[j]
         if PT[e, q, F_DECISION] < 0 and PT[e, q, F_WORKUP] and treatment_done(PT, e, q):
             PT[e, q, F_DECISION] = t + 1
@@ -681,7 +689,7 @@ def admit_arrivals(st, e, kp):
         PT[e, q, F_RTICK] = -1
         S[e, S_NPEND] = _remove(st.PR, e, S[e, S_NPEND], q)
         PT[e, q, F_PROG] = 0
-        PT[e, q, F_SEEN] = -1  # care.reset_visit
+        PT[e, q, F_SEEN] = -1  # a new visit: seen, worked up and boarded again
         PT[e, q, F_ASSESS] = 0
         PT[e, q, F_WORKUP] = 0
         PT[e, q, F_LABRES] = -1
@@ -723,7 +731,8 @@ def _kind_of(a, kp):
 
 @jit
 def apply_action(st, e, a, kp, beds, risk):
-    """dynamics.apply_action for a valid encoded action ``a``."""
+    """Apply the valid encoded action ``a``; the K-th consecutive non-wait action also
+    advances the clock."""
     S, PT = st.S, st.PT
     kind, arg = _kind_of(a, kp)
     if kind == 0:
@@ -766,9 +775,12 @@ def apply_action(st, e, a, kp, beds, risk):
 
 # ================================ rules.action_mask ===============================================
 @jit
-def action_mask(st, e, kp, mask):
-    """rules.action_mask into ``mask[e]`` (same predicates as rules.validate)."""
-    S, PT = st.S, st.PT
+def action_mask(st, e, kp, mask, o_gen, o_icu):
+    """rules.action_mask into ``mask[e]`` (same predicates as rules.validate), read from the
+    env's current observation rows (:func:`observe`) rather than the patient rows, which are
+    scattered in memory: a bed's observed ESI (column 0), ventilator (4), seen flag (6) and
+    imaging-queue place (8: 1 = first, so an order can be expedited iff it is >= 2)."""
+    S = st.S
     off = kp.offsets
     for j in range(off[-1]):
         mask[e, j] = False
@@ -785,24 +797,19 @@ def action_mask(st, e, kp, mask):
         mask[e, off[2] + j] = free_i
     vent_free = S[e, S_VENT] < kp.ventilators
     doctor = physicians_free(st, e, kp) > 0
-    first = st.IQ[e, 0] if S[e, S_NQ] > 0 else -1
     for b in range(kp.icu_beds):
-        q = st.IB[e, b]
-        if q >= 0:
+        if st.IB[e, b] >= 0:
             mask[e, off[7] + b] = True
             mask[e, off[5] + b] = free_g
-            mask[e, off[3] + b] = vent_free and not PT[e, q, F_VENTD]
-            mask[e, off[9] + b] = PT[e, q, F_SEEN] < 0 and (
-                doctor or observed_acuity(PT, e, q) == 1)
-            mask[e, off[11] + b] = PT[e, q, F_IMGSTATE] == 1 and q != first
+            mask[e, off[3] + b] = vent_free and o_icu[e, b, 4] == 0.0
+            mask[e, off[9] + b] = o_icu[e, b, 6] == 0.0 and (doctor or o_icu[e, b, 0] == 1.0)
+            mask[e, off[11] + b] = o_icu[e, b, 8] >= 2.0
     for b in range(kp.general_beds):
-        q = st.GB[e, b]
-        if q >= 0:
+        if st.GB[e, b] >= 0:
             mask[e, off[6] + b] = True
             mask[e, off[4] + b] = free_i
-            mask[e, off[8] + b] = PT[e, q, F_SEEN] < 0 and (
-                doctor or observed_acuity(PT, e, q) == 1)
-            mask[e, off[10] + b] = PT[e, q, F_IMGSTATE] == 1 and q != first
+            mask[e, off[8] + b] = o_gen[e, b, 6] == 0.0 and (doctor or o_gen[e, b, 0] == 1.0)
+            mask[e, off[10] + b] = o_gen[e, b, 8] >= 2.0
 
 
 # ================================ env.step ========================================================
@@ -816,34 +823,84 @@ def survival(st, e, kp):
 
 
 @jit
-def step_env(st, e, a, kp, mask, beds, risk):
-    """``Environment.step`` of env ``e`` with encoded action ``a``: returns (reward, valid,
-    terminated, truncated). The episode must not be over, and ``mask[e]`` must be the env's
-    current :func:`action_mask` (validity is read from it)."""
-    S, EV = st.S, st.EV
+def transition(st, e, a, kp, beds, risk):
+    """The dynamics of one step of env ``e``: the valid encoded action ``a`` (``dynamics``'s
+    ``apply_action``), or, for ``a < 0``, an invalid action that only uses a decision slot (the
+    K-th advances the clock). ``EV[e]`` holds the step's events after it."""
     for j in range(N_E):
-        EV[e, j] = 0
-    S[e, S_STEPS] += 1
-    valid = 0 <= a < kp.offsets[-1] and mask[e, a]
-    if valid:
+        st.EV[e, j] = 0
+    if a >= 0:
         apply_action(st, e, a, kp, beds, risk)
     else:
-        S[e, S_INVALID] += 1
         use_slot(st, e, kp, beds, risk)
-    if kp.early_stop_deaths and S[e, S_DEATHS] >= kp.early_stop_deaths \
-            and S[e, S_TICK] < kp.horizon:
-        S[e, S_ESTOP] = S[e, S_TICK]
-        while S[e, S_TICK] < kp.horizon:
-            advance_tick(st, e, kp, beds, risk)
+
+
+@jit
+def early_stop_due(st, e, kp):
+    """The death limit is reached before the end of the shift (:func:`finish_shift` next)."""
+    S = st.S
+    return (kp.early_stop_deaths > 0 and S[e, S_DEATHS] >= kp.early_stop_deaths
+            and S[e, S_TICK] < kp.horizon)
+
+
+@jit
+def finish_shift(st, e, kp, beds, risk):
+    """The early stop: the rest of the shift runs with nobody admitted, and is graded
+    (stopping early never escapes harm: the waiting room keeps deteriorating, dying, leaving)."""
+    st.S[e, S_ESTOP] = st.S[e, S_TICK]
+    while st.S[e, S_TICK] < kp.horizon:
+        advance_tick(st, e, kp, beds, risk)
+
+
+@jit
+def step_reward(st, e, kp):
+    """``reward.step_reward`` of the step's events, plus ``reward.terminal_bonus`` at the end of
+    the shift; added to the episode return ``RET[e]`` (invalid penalties are not)."""
+    EV = st.EV
     r = (5.0 * EV[e, E_TREATED] + 5.0 * EV[e, E_TCRIT] - 15.0 * EV[e, E_DEATHS]
          - 0.5 * EV[e, E_WCRIT] - 0.1 * EV[e, E_WOTHER]
          - 3.0 * EV[e, E_SEVERITY]
          - 15.0 * kp.return_harm * (EV[e, E_DHARMS] + EV[e, E_DETER])
          - 2.0 * EV[e, E_LWBS])
-    terminated = S[e, S_TICK] >= kp.horizon
-    if terminated:
+    if st.S[e, S_TICK] >= kp.horizon:
         r += 20.0 * survival(st, e, kp)
     st.RET[e] += r
+    return r
+
+
+@jit
+def scalar_step(st, e, a, kp, beds, risk):
+    """The scalar env's step in one call: :func:`transition`, then the step's reward
+    (:func:`step_reward`); returns (reward, False), or (0.0, True) when the death limit stops
+    the shift: the caller then loads the rest of the shift and calls :func:`finish_and_reward`."""
+    transition(st, e, a, kp, beds, risk)
+    if early_stop_due(st, e, kp):
+        return 0.0, True
+    return step_reward(st, e, kp), False
+
+
+@jit
+def finish_and_reward(st, e, kp, beds, risk):
+    """:func:`finish_shift`, then :func:`step_reward` (after :func:`scalar_step` said so)."""
+    finish_shift(st, e, kp, beds, risk)
+    return step_reward(st, e, kp)
+
+
+@jit
+def step_env(st, e, a, kp, mask, beds, risk):
+    """``Environment.step`` of env ``e`` with encoded action ``a``: returns (reward, valid,
+    terminated, truncated). The episode must not be over, and ``mask[e]`` must be the env's
+    current :func:`action_mask` (validity is read from it)."""
+    S = st.S
+    S[e, S_STEPS] += 1
+    valid = 0 <= a < kp.offsets[-1] and mask[e, a]
+    if not valid:
+        S[e, S_INVALID] += 1
+    transition(st, e, a if valid else -1, kp, beds, risk)
+    if early_stop_due(st, e, kp):
+        finish_shift(st, e, kp, beds, risk)
+    r = step_reward(st, e, kp)
+    terminated = S[e, S_TICK] >= kp.horizon
     if not valid:
         r += -1.0
     truncated = not terminated and S[e, S_STEPS] >= 2 * kp.horizon * kp.k
@@ -865,39 +922,46 @@ def _pending(PT, e, q, tick):
 
 
 @jit
-def _bed_rows(st, e, ward, size, loc, hpt, out):
+def _bed_row(st, e, q, b, hpt, out):
+    """Columns 0-7 of bed ``b``'s row (occupant ``q``, -1 empty); column 8 is
+    :func:`_imaging_positions`'."""
     PT = st.PT
-    tick = st.S[e, S_TICK]
-    for b in range(size):
-        q = ward[e, b]
-        if q < 0:
-            for c in range(9):
-                out[e, b, c] = 0.0
-            continue
-        out[e, b, 0] = observed_acuity(PT, e, q)
-        out[e, b, 1] = PT[e, q, F_COND] + 1
-        out[e, b, 2] = min(PT[e, q, F_TIB] * hpt, 72.0)
-        is_ready = ready(PT, e, q)
-        out[e, b, 3] = is_ready
-        out[e, b, 4] = PT[e, q, F_VENTD] != 0
-        out[e, b, 5] = treatment_done(PT, e, q) and not is_ready
-        out[e, b, 6] = PT[e, q, F_SEEN] >= 0
-        out[e, b, 7] = _pending(PT, e, q, tick)
-        out[e, b, 8] = 0.0
-    for k in range(st.S[e, S_NQ]):  # imaging queue positions
-        q = st.IQ[e, k]
-        if PT[e, q, F_LOC] == loc:
-            out[e, PT[e, q, F_BED], 8] = k + 1
+    if q < 0:
+        for c in range(8):
+            out[e, b, c] = 0.0
+        return
+    out[e, b, 0] = observed_acuity(PT, e, q)
+    out[e, b, 1] = PT[e, q, F_COND] + 1
+    out[e, b, 2] = min(PT[e, q, F_TIB] * hpt, 72.0)
+    is_ready = ready(PT, e, q)
+    out[e, b, 3] = is_ready
+    out[e, b, 4] = PT[e, q, F_VENTD] != 0
+    out[e, b, 5] = treatment_done(PT, e, q) and not is_ready
+    out[e, b, 6] = PT[e, q, F_SEEN] >= 0
+    out[e, b, 7] = _pending(PT, e, q, st.S[e, S_TICK])
 
 
 @jit
-def observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff):
-    """observation.observe of env ``e`` into the given float32 arrays."""
+def _imaging_positions(st, e, kp, o_gen, o_icu):
+    """Column 8 of the bed rows: the occupant's place in the imaging queue (1 = next)."""
+    PT = st.PT
+    for b in range(kp.general_beds):
+        o_gen[e, b, 8] = 0.0
+    for b in range(kp.icu_beds):
+        o_icu[e, b, 8] = 0.0
+    for k in range(st.S[e, S_NQ]):
+        q = st.IQ[e, k]
+        if PT[e, q, F_LOC] == GENERAL:
+            o_gen[e, PT[e, q, F_BED], 8] = k + 1
+        elif PT[e, q, F_LOC] == ICU:
+            o_icu[e, PT[e, q, F_BED], 8] = k + 1
+
+
+@jit
+def _scalars(st, e, kp, hpt, o_vent, o_queue, o_time, o_totals, o_staff):
+    """Every part of the observation but the bed rows."""
     S, PT = st.S, st.PT
-    hpt = kp.tick_minutes / 60.0
     tick = S[e, S_TICK]
-    _bed_rows(st, e, st.GB, kp.general_beds, GENERAL, hpt, o_gen)
-    _bed_rows(st, e, st.IB, kp.icu_beds, ICU, hpt, o_icu)
     o_vent[e, 0] = kp.ventilators - S[e, S_VENT]
     o_vent[e, 1] = S[e, S_VENT]
     for j in range(kp.queue_slots):
@@ -922,6 +986,78 @@ def observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff)
     o_staff[e, 5] = S[e, S_HICUFREE]
 
 
+@jit
+def observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff):
+    """observation.observe of env ``e`` into the given float32 arrays."""
+    hpt = kp.tick_minutes / 60.0
+    for b in range(kp.general_beds):
+        _bed_row(st, e, st.GB[e, b], b, hpt, o_gen)
+    for b in range(kp.icu_beds):
+        _bed_row(st, e, st.IB[e, b], b, hpt, o_icu)
+    _imaging_positions(st, e, kp, o_gen, o_icu)
+    _scalars(st, e, kp, hpt, o_vent, o_queue, o_time, o_totals, o_staff)
+
+
+@jit
+def _first_free(ward, e, size):
+    for b in range(size):
+        if ward[e, b] < 0:
+            return b
+    return -1
+
+
+@jit
+def touched_beds(st, e, a, kp):
+    """The beds (general bed ``b`` as ``b``, ICU bed ``b`` as ``G + b``; -1 none) whose
+    observation rows the valid action ``a`` can change without the clock moving: its bed, and
+    the first free bed it moves a patient to. Read before the step."""
+    kind, arg = _kind_of(a, kp)
+    g = kp.general_beds
+    if kind == 0:
+        return -1, -1
+    if kind == 1:
+        return _first_free(st.GB, e, g), -1
+    if kind == 2:
+        f = _first_free(st.IB, e, kp.icu_beds)
+        return (g + f if f >= 0 else -1), -1
+    if kind == 4:
+        f = _first_free(st.IB, e, kp.icu_beds)
+        return arg, (g + f if f >= 0 else -1)
+    if kind == 5:
+        return g + arg, _first_free(st.GB, e, g)
+    general = kind == 6 or kind == 8 or kind == 10
+    return (arg if general else g + arg), -1
+
+
+@jit
+def _observe_bed(st, e, kp, slot, hpt, o_gen, o_icu):
+    if slot < 0:
+        return
+    if slot < kp.general_beds:
+        _bed_row(st, e, st.GB[e, slot], slot, hpt, o_gen)
+    else:
+        b = slot - kp.general_beds
+        _bed_row(st, e, st.IB[e, b], b, hpt, o_icu)
+
+
+@jit
+def observe_after(st, e, kp, valid, t1, t2, o_gen, o_icu, o_vent, o_queue, o_time, o_totals,
+                  o_staff):
+    """:func:`observe` after a step, redoing only what the step can have changed: everything
+    when the clock moved; nothing after an invalid action that did not move it; else the beds
+    :func:`touched_beds` named (``t1``, ``t2``), the imaging positions and the rest."""
+    if st.EV[e, E_TICKS] > 0:
+        observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff)
+        return
+    if not valid:
+        return
+    hpt = kp.tick_minutes / 60.0
+    _observe_bed(st, e, kp, t1, hpt, o_gen, o_icu)
+    _observe_bed(st, e, kp, t2, hpt, o_gen, o_icu)
+    _imaging_positions(st, e, kp, o_gen, o_icu)
+    _scalars(st, e, kp, hpt, o_vent, o_queue, o_time, o_totals, o_staff)
+
+
 # ================================ packing a reset scalar state ====================================
 OBS_KEYS = ("general_beds", "icu_beds", "ventilators", "queue", "time", "totals", "staff")
 """The order of :func:`observe`'s output arrays."""
@@ -937,7 +1073,7 @@ def allocate(num_envs: int, kp: KParams, pids: int, returns: int) -> KState:
     """Zeroed arrays for ``num_envs`` envs of up to ``pids`` patients."""
     n, h = num_envs, kp.horizon
     return KState(
-        S=np.zeros((n, N_S), dtype=np.int64), PT=np.zeros((n, pids, N_F), dtype=np.int32),
+        S=np.zeros((n, N_S), dtype=np.int64), PT=np.zeros((n, pids, N_F), dtype=PT_DTYPE),
         GB=np.full((n, kp.general_beds), -1, dtype=np.int32),
         IB=np.full((n, kp.icu_beds), -1, dtype=np.int32),
         WL=np.full((n, pids), -1, dtype=np.int32), IQ=np.full((n, pids), -1, dtype=np.int32),
@@ -975,6 +1111,13 @@ def _row(p: Patient) -> list[int]:
     return row
 
 
+def clip_rows(rows: np.ndarray) -> np.ndarray:
+    """Patient rows (``[..., F_ARR ...]``, int64) as stored: patience capped at
+    :data:`PATIENCE_CAP` (a wait that long cannot happen in a shift)."""
+    np.minimum(rows[..., F_PATI], PATIENCE_CAP, out=rows[..., F_PATI])
+    return rows
+
+
 def pack(st: KState, e: int, state: EDState, kp: KParams) -> None:
     """Copy a freshly reset scalar ``EDState`` (tick 0, nothing scanned, no returns pending)
     into env ``e`` of ``st``."""
@@ -989,7 +1132,7 @@ def pack(st: KState, e: int, state: EDState, kp: KParams) -> None:
     st.PT[e] = 0
     for q, known in enumerate(by_pid):
         if known is not None:
-            st.PT[e, q] = _row(known)
+            st.PT[e, q] = clip_rows(np.array(_row(known), dtype=np.int64))
     c = state.counters
     S = st.S[e]
     S[:] = 0
@@ -1025,7 +1168,7 @@ def pack(st: KState, e: int, state: EDState, kp: KParams) -> None:
 def refresh(st, e, kp, mask, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff):
     """Observe env ``e`` and compute its mask (after :func:`pack`)."""
     observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff)
-    action_mask(st, e, kp, mask)
+    action_mask(st, e, kp, mask, o_gen, o_icu)
 
 
 @jit
@@ -1036,7 +1179,11 @@ def step_all(st, kp, actions, skip, reward, valid, terminated, truncated, info, 
     for e in range(actions.shape[0]):
         if skip[e]:
             continue
-        r, ok, term, trunc = step_env(st, e, actions[e], kp, mask, beds, risk)
+        a = actions[e]
+        t1, t2 = -1, -1
+        if 0 <= a < kp.offsets[-1] and mask[e, a]:
+            t1, t2 = touched_beds(st, e, a, kp)
+        r, ok, term, trunc = step_env(st, e, a, kp, mask, beds, risk)
         reward[e] = r
         valid[e] = ok
         terminated[e] = term
@@ -1045,5 +1192,7 @@ def step_all(st, kp, actions, skip, reward, valid, terminated, truncated, info, 
         info[e, 1] = st.EV[e, E_DEATHS]
         info[e, 2] = st.EV[e, E_TREATED]
         info[e, 3] = st.S[e, S_ESTOP] >= 0
-        observe(st, e, kp, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff)
-        action_mask(st, e, kp, mask)
+        observe_after(st, e, kp, ok, t1, t2, o_gen, o_icu, o_vent, o_queue, o_time, o_totals,
+                      o_staff)
+        if ok or st.EV[e, E_TICKS] > 0:
+            action_mask(st, e, kp, mask, o_gen, o_icu)

@@ -39,11 +39,13 @@ FLOW_WEIGHTS = {"wait": 0.4, "completion": 0.3, "lwbs": 0.2, "validity": 0.1}
 
 
 def step_reward(events: StepEvents) -> float:
-    """Dense reward of one step from its event tally."""
+    """ED-v2's dense reward of one step from its event tally (ED-v3's is
+    ``kernel_v3.step_reward``: these terms, with deteriorations in the ED weighted like a
+    return one level worse)."""
     return (5.0 * events.treated + 5.0 * events.treated_critical - 15.0 * events.deaths
             - 0.5 * events.waiting_critical_ticks - 0.1 * events.waiting_other_ticks
             - 3.0 * events.early_discharge_severity
-            - 15.0 * RETURN_HARM * (events.discharge_harms + events.deteriorations)
+            - 15.0 * RETURN_HARM * events.discharge_harms
             - 2.0 * events.lwbs)
 
 

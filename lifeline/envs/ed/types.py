@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -99,6 +100,18 @@ class Patient:
     ``bed_turnaround_minutes`` later (bed preparation, handover, transport)."""
     esi_at_arrival: int = 0
     """True ESI at first arrival (the calibration card's stratum)."""
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        """Pickles and copies carry the patient's fields only, and give a plain ``Patient``
+        (never a :class:`SyncedPatient`: a copy is not what the kernel arrays hold)."""
+        return (_rebuild, (tuple(getattr(self, name) for name in PATIENT_FIELDS),))
+
+    def __eq__(self, other: object) -> bool:
+        """Equal fields (a :class:`SyncedPatient` equals the same plain ``Patient``)."""
+        if not isinstance(other, Patient):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in PATIENT_FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like any non-frozen dataclass
 
     @property
     def observed_acuity(self) -> int:
@@ -121,6 +134,30 @@ class Patient:
     def boarding(self) -> bool:
         """Treated ward admission still waiting in its ED bed for the ward."""
         return self.treatment_done and not self.ready
+
+
+PATIENT_FIELDS = tuple(f.name for f in dataclasses.fields(Patient))
+"""The fields that make a patient (what pickles and copies carry)."""
+
+
+def _rebuild(values: tuple[Any, ...]) -> Patient:
+    patient = Patient.__new__(Patient)
+    for name, value in zip(PATIENT_FIELDS, values, strict=True):
+        object.__setattr__(patient, name, value)
+    return patient
+
+
+class SyncedPatient(Patient):
+    """A patient whose current values the scalar env's kernel arrays hold (v3 bookkeeping,
+    ``scalar_kernel``): the env gives its patients this class when it stores a step, and any
+    assignment to an attribute turns the patient back into a plain ``Patient``, so a state
+    edited by hand is reloaded. Plain patients (every new one) pay nothing for it."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        object.__setattr__(self, "__class__", Patient)
 
 
 @dataclass
@@ -238,6 +275,12 @@ class EDState(CoreState):
     """v3: per tick [ward discharges, ward electives, ICU discharges, other ICU admissions],
     drawn up front from the ``inpatient`` stream (identical for every policy)."""
     log: EDLog = field(default_factory=EDLog)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickles and copies leave out the scalar env's sync stamp (``scalar_kernel``)."""
+        state = self.__dict__.copy()
+        state.pop("kernel_stamp", None)
+        return state
 
     @property
     def physicians_busy(self) -> int:

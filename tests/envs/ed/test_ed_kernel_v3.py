@@ -39,11 +39,11 @@ def lockstep(scenario: str, seed: int, agent_name: str, invalid_every: int = 0) 
     rng = np.random.default_rng(seed)
     steps = 0
     while not s.done:
-        K.action_mask(st, 0, kp, mask)
-        np.testing.assert_array_equal(mask[0], env.action_mask(s), err_msg=f"mask, step {steps}")
         K.observe(st, 0, kp, *obs.values())
         for key, value in env.observe(s).items():
             np.testing.assert_array_equal(obs[key][0], value, err_msg=f"{key}, step {steps}")
+        K.action_mask(st, 0, kp, mask, obs["general_beds"], obs["icu_beds"])
+        np.testing.assert_array_equal(mask[0], env.action_mask(s), err_msg=f"mask, step {steps}")
         action = agent.act(env, s)
         a = action if isinstance(action, int) else env.encode(action)  # type: ignore[arg-type]
         if invalid_every and steps % invalid_every == 3:
