@@ -48,6 +48,11 @@ class PointerConfig:
     """Registered env name."""
     scenario: str | None = None
     """Scenario (default: the env's default)."""
+    teacher: str = ""
+    """Agent that labels every visited state (DAgger and the PPO anchor); empty: the env's
+    reference. It may be stronger than the reference or read hidden state (a privileged
+    teacher, e.g. ``mpc`` on evgrid, ``oracle`` on codered): the student still sees only the
+    observation, and the held-out comparison is always against the reference."""
     d: int = 64
     """Width of the row encodings, context and scorers."""
     dagger_rounds: int = 6
@@ -72,8 +77,10 @@ class PointerConfig:
     """GAE lambda."""
     anchor: float = 0.5
     """Weight of the cross-entropy to the reference's label during PPO."""
-    ppo_lr: float = 3e-4
+    ppo_lr: float = 1e-4
     """Adam learning rate of PPO."""
+    value_warmup: int = 10
+    """Epochs fitting the value head alone on the first PPO batch (0: none)."""
     val_episodes: int = 10
     """Validation episodes per checkpoint (model selection)."""
     seed: int = 0
@@ -102,6 +109,9 @@ class Recipe:
         self.seeds = train_seed_stream(cfg.seed)
         self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 0x9017]))
         self.reference = make_agent(self.env_spec.reference, cfg.env)
+        self.teacher_name = cfg.teacher or self.env_spec.reference
+        self.teacher = (self.reference if self.teacher_name == self.env_spec.reference
+                        else make_agent(self.teacher_name, cfg.env))
         self.data: list[tuple[dict[str, np.ndarray], np.ndarray, int]] = []
         self.history: list[dict[str, Any]] = []
         self.best = (-np.inf, copy.deepcopy(self.net.state_dict()))
@@ -115,8 +125,8 @@ class Recipe:
         return logits[0].numpy(), float(value[0])
 
     def _reference(self, state: Any) -> tuple[Any, int]:
-        """The reference's action in ``state`` and its index (-1: a tool-only call, no index)."""
-        action = self.reference.act(self.core, state)
+        """The teacher's action in ``state`` and its index (-1: a tool-only call, no index)."""
+        action = self.teacher.act(self.core, state)
         try:
             return action, _action_index(self.core, action)
         except ValueError:
@@ -125,7 +135,7 @@ class Recipe:
     def _episode(self, beta: float, sample: bool) -> list[dict[str, Any]]:
         seed = next(self.seeds)
         obs, info = self.gym.reset(seed=seed)
-        self.reference.reset(self.core, seed)
+        self.teacher.reset(self.core, seed)
         steps: list[dict[str, Any]] = []
         done = False
         while not done:
@@ -139,16 +149,17 @@ class Recipe:
                 obs, info = {**self.core.observe(self.gym.state), "action_mask": mask}, {
                     "action_mask": mask}
                 continue
-            logits, value = self._policy(obs, mask)
-            if expert:
-                action = label
-            elif sample:
-                p = np.exp(logits - logits.max())
-                action = int(self.rng.choice(len(p), p=p / p.sum()))
+            if expert:  # the teacher acts: no forward pass (logp and value unused in DAgger)
+                action, logp, value = label, 0.0, 0.0
             else:
-                action = int(logits.argmax())
-            top = logits.max()
-            logp = float(logits[action] - top - np.log(np.exp(logits - top).sum()))
+                logits, value = self._policy(obs, mask)
+                if sample:
+                    p = np.exp(logits - logits.max())
+                    action = int(self.rng.choice(len(p), p=p / p.sum()))
+                else:
+                    action = int(logits.argmax())
+                top = logits.max()
+                logp = float(logits[action] - top - np.log(np.exp(logits - top).sum()))
             nxt, reward, term, trunc, info = self.gym.step(action)
             steps.append({"obs": obs, "mask": mask, "label": label, "action": action,
                           "logp": logp, "value": value, "reward": float(reward)})
@@ -217,27 +228,78 @@ class Recipe:
             if self._out_of_time():
                 return
 
+    def _values(self, steps: list[dict[str, Any]]) -> np.ndarray:
+        """The current value head on the states of ``steps`` (no gradient)."""
+        out = []
+        with torch.no_grad():
+            for start in range(0, len(steps), self.cfg.batch):
+                sel = steps[start:start + self.cfg.batch]
+                mask = torch.from_numpy(np.stack([s["mask"] for s in sel]))
+                _, v = self.net(batch_tables(self.spec, [s["obs"] for s in sel]), mask)
+                out.append(v.numpy())
+        return np.concatenate(out) if out else np.zeros(0)
+
+    def _gae(self, episodes: list[list[dict[str, Any]]]) -> None:
+        """Advantages and returns (GAE) of each episode under the current value head."""
+        for ep in episodes:
+            values = self._values(ep)
+            adv, nxt = 0.0, 0.0
+            for s, v in zip(reversed(ep), values[::-1], strict=True):
+                delta = s["reward"] + self.cfg.gamma * nxt - float(v)
+                adv = delta + self.cfg.gamma * self.cfg.lam * adv
+                s["adv"], s["ret"], s["value"] = adv, adv + float(v), float(v)
+                nxt = float(v)
+
+    def _warm_value(self, episodes: list[list[dict[str, Any]]]) -> float:
+        """Fit the value head alone on the discounted returns (before any policy update: the
+        cloned network's head was never trained, and its noise would be the advantages)."""
+        steps = [s for ep in episodes for s in ep]
+        for ep in episodes:
+            ret = 0.0
+            for s in reversed(ep):
+                ret = s["reward"] + self.cfg.gamma * ret
+                s["mc"] = ret
+        opt = torch.optim.Adam(self.net.value.parameters(), lr=self.cfg.lr)
+        loss_v = 0.0
+        for _ in range(self.cfg.value_warmup):
+            order = self.rng.permutation(len(steps))
+            for start in range(0, len(steps), self.cfg.batch):
+                sel = [steps[i] for i in order[start:start + self.cfg.batch]]
+                mask = torch.from_numpy(np.stack([s["mask"] for s in sel]))
+                _, values = self.net(batch_tables(self.spec, [s["obs"] for s in sel]), mask)
+                loss = ((values - torch.tensor([s["mc"] for s in sel],
+                                               dtype=torch.float32)) ** 2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                loss_v = float(loss.detach())
+        return loss_v
+
     def ppo(self) -> None:
-        """Stage 2: masked PPO from the selected network, anchored to the reference's labels."""
+        """Stage 2: masked PPO from the selected network, anchored to the teacher's labels.
+
+        The value head reads a detached context (its loss never moves the cloned policy's
+        features) and is fitted alone on the first batch (``value_warmup`` epochs); advantages
+        are recomputed with the current head each iteration. Each checkpoint row logs the
+        diagnostics: approximate KL, clipped share, explained variance of the value, agreement
+        of the greedy action with the teacher's label, entropy.
+        """
         self.net.load_state_dict(self.best[1])
         opt = torch.optim.Adam(self.net.parameters(), lr=self.cfg.ppo_lr)
         for it in range(self.cfg.ppo_iters):
             if self._out_of_time():
                 return
-            batch: list[dict[str, Any]] = []
-            returns_sum = 0.0
-            for _ in range(self.cfg.episodes):
-                ep = self._episode(beta=0.0, sample=True)
-                adv, last = 0.0, 0.0
-                for s in reversed(ep):
-                    delta = s["reward"] + self.cfg.gamma * last - s["value"]
-                    adv = delta + self.cfg.gamma * self.cfg.lam * adv
-                    s["adv"], s["ret"] = adv, adv + s["value"]
-                    last = s["value"]
-                    returns_sum += s["reward"]
-                batch += ep
+            episodes = [self._episode(beta=0.0, sample=True) for _ in range(self.cfg.episodes)]
+            returns_sum = sum(s["reward"] for ep in episodes for s in ep)
+            warm = self._warm_value(episodes) if it == 0 and self.cfg.value_warmup else None
+            self._gae(episodes)
+            batch = [s for ep in episodes for s in ep]
             advs = np.array([s["adv"] for s in batch])
+            rets = np.array([s["ret"] for s in batch])
+            vals = np.array([s["value"] for s in batch])
+            explained = float(1.0 - np.var(rets - vals) / (np.var(rets) + 1e-12))
             advs = (advs - advs.mean()) / (advs.std() + 1e-8)
+            kls, clipped, agree, ent = [], [], [], []
             for _ in range(self.cfg.ppo_epochs):
                 order = self.rng.permutation(len(batch))
                 for start in range(0, len(batch), self.cfg.batch):
@@ -249,7 +311,8 @@ class Recipe:
                     logp_all = torch.log_softmax(logits, -1)
                     acts = torch.tensor([s["action"] for s in sel])
                     logp = logp_all.gather(1, acts[:, None])[:, 0]
-                    ratio = torch.exp(logp - torch.tensor([s["logp"] for s in sel]))
+                    old = torch.tensor([s["logp"] for s in sel])
+                    ratio = torch.exp(logp - old)
                     a = torch.tensor(advs[idx], dtype=torch.float32)
                     pg = -torch.min(ratio * a, ratio.clamp(1 - self.cfg.clip,
                                                            1 + self.cfg.clip) * a).mean()
@@ -265,8 +328,23 @@ class Recipe:
                     loss.backward()
                     nn.utils.clip_grad_norm_(self.net.parameters(), 0.5)
                     opt.step()
-            self._checkpoint(f"ppo{it}", {"mean_return": round(returns_sum / self.cfg.episodes,
-                                                              4)})
+                    with torch.no_grad():
+                        kls.append(float((old - logp).mean()))
+                        clipped.append(float(((ratio - 1).abs() > self.cfg.clip).float().mean()))
+                        if bool(legal.any()):
+                            agree.append(float((logits[legal].argmax(-1) == labels[legal])
+                                               .float().mean()))
+                        p_all = torch.softmax(logits, -1)
+                        ent.append(float(-(p_all * logp_all.clamp(min=-30)).sum(-1).mean()))
+            diag = {"mean_return": round(returns_sum / self.cfg.episodes, 4),
+                    "approx_kl": round(float(np.mean(kls)), 5),
+                    "clip_frac": round(float(np.mean(clipped)), 4),
+                    "explained_var": round(explained, 4),
+                    "teacher_agreement": round(float(np.mean(agree)), 4) if agree else None,
+                    "entropy": round(float(np.mean(ent)), 4)}
+            if warm is not None:
+                diag["value_warmup_loss"] = round(warm, 6)
+            self._checkpoint(f"ppo{it}", diag)
 
     def run(self) -> dict[str, Any]:
         """Both stages, then ``pointer.pt`` (the validation-best network) and ``metadata.json``."""
@@ -278,7 +356,7 @@ class Recipe:
         self.net.load_state_dict(self.best[1])
         meta = {"env": self.cfg.env, "scenario": self.scenario, "config": asdict(self.cfg),
                 "reference": self.env_spec.reference, "best_validation_score": self.best[0],
-                "reference_validation_score": ref_val,
+                "reference_validation_score": ref_val, "teacher": self.teacher_name,
                 "cpu_s": round(time.process_time() - self.cpu0, 1), "history": self.history}
         save(self.net, self.out, meta)
         return meta
@@ -290,16 +368,17 @@ def train_pointer(cfg: PointerConfig, out: Path) -> dict[str, Any]:
 
 
 def held_out_comparison(env: str, scenario: str, run_dir: Path, episodes: int = 30,
-                        workers: int = 1) -> dict[str, Any]:
-    """The learned agent (named ``learned``) and the reference on the held-out seeds, with the
-    paired score difference and the paired harm difference: a ``lifeline compare --json``
-    result."""
+                        workers: int = 1, also: list[str] | None = None) -> dict[str, Any]:
+    """The learned agent (named ``learned``) and the reference (and the agents in ``also``, e.g.
+    a teacher) on the held-out seeds, with the paired score difference and the paired harm
+    difference (learned minus reference): a ``lifeline compare --json`` result."""
     from lifeline.eval.harness import evaluate
     from lifeline.eval.stats import paired_compare, paired_differences, summarise
 
     env_spec = spec(env)
     ref, name = env_spec.reference, f"pointer:{run_dir}"
-    result = evaluate(env, [ref, name], [scenario], episodes=episodes, workers=workers)
+    result = evaluate(env, [ref, name, *(also or [])], [scenario], episodes=episodes,
+                      workers=workers)
     for rec in result["records"]:
         if rec["agent"] == name:
             rec["agent"] = "learned"
