@@ -70,16 +70,20 @@ class PointerNet(nn.Module):
             self.score[k] = _mlp(d * (2 + len(kind.ref_tables)), d, 1)
         self.value = _mlp(d, d, 1)
 
-    def forward(self, tables: dict[str, torch.Tensor], mask: torch.Tensor
-                ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Masked logits ``(B, A)`` and values ``(B,)`` for a batch of tables and masks."""
+    def encode(self, tables: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        """The context ``(B, d)`` and the refined rows of every table ``(B, rows, d)``."""
         hs = {n: self.enc[n](tables[n]) for n in self.names}
         pools = [hs[GLOBAL][:, 0]]
         for n in self.names[1:]:
             pools += [hs[n].mean(1), hs[n].max(1).values]
         ctx = self.ctx(torch.cat(pools, -1))
         bank = torch.cat([hs[n] for n in self.names], 1)
-        bank = bank + self.refine(torch.cat([bank, ctx[:, None].expand_as(bank)], -1))
+        return ctx, bank + self.refine(torch.cat([bank, ctx[:, None].expand_as(bank)], -1))
+
+    def forward(self, tables: dict[str, torch.Tensor], mask: torch.Tensor
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits ``(B, A)`` and values ``(B,)`` for a batch of tables and masks."""
+        ctx, bank = self.encode(tables)
         batch = bank.shape[0]
         logits = bank.new_full((batch, self.num_actions), NEG)
         for k in self.kind_names:

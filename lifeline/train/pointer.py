@@ -79,8 +79,8 @@ class PointerConfig:
     """Weight of the cross-entropy to the reference's label during PPO."""
     ppo_lr: float = 1e-4
     """Adam learning rate of PPO."""
-    value_warmup: int = 10
-    """Epochs fitting the value head alone on the first PPO batch (0: none)."""
+    value_epochs: int = 50
+    """Epochs fitting the value head alone (cached contexts, minibatch 64) on each PPO batch."""
     val_episodes: int = 10
     """Validation episodes per checkpoint (model selection)."""
     seed: int = 0
@@ -228,61 +228,69 @@ class Recipe:
             if self._out_of_time():
                 return
 
-    def _values(self, steps: list[dict[str, Any]]) -> np.ndarray:
-        """The current value head on the states of ``steps`` (no gradient)."""
+    def _contexts(self, steps: list[dict[str, Any]]) -> torch.Tensor:
+        """The (detached) contexts of the states of ``steps``: all the value head reads."""
         out = []
         with torch.no_grad():
             for start in range(0, len(steps), self.cfg.batch):
                 sel = steps[start:start + self.cfg.batch]
-                mask = torch.from_numpy(np.stack([s["mask"] for s in sel]))
-                _, v = self.net(batch_tables(self.spec, [s["obs"] for s in sel]), mask)
-                out.append(v.numpy())
-        return np.concatenate(out) if out else np.zeros(0)
+                out.append(self.net.encode(batch_tables(self.spec, [s["obs"] for s in sel]))[0])
+        return torch.cat(out) if out else torch.zeros(0, self.cfg.d)
 
-    def _gae(self, episodes: list[list[dict[str, Any]]]) -> None:
-        """Advantages and returns (GAE) of each episode under the current value head."""
-        for ep in episodes:
-            values = self._values(ep)
-            adv, nxt = 0.0, 0.0
-            for s, v in zip(reversed(ep), values[::-1], strict=True):
-                delta = s["reward"] + self.cfg.gamma * nxt - float(v)
-                adv = delta + self.cfg.gamma * self.cfg.lam * adv
-                s["adv"], s["ret"], s["value"] = adv, adv + float(v), float(v)
-                nxt = float(v)
-
-    def _warm_value(self, episodes: list[list[dict[str, Any]]]) -> float:
-        """Fit the value head alone on the discounted returns (before any policy update: the
-        cloned network's head was never trained, and its noise would be the advantages)."""
+    def _fit_value(self, episodes: list[list[dict[str, Any]]]) -> dict[str, float]:
+        """Fit the value head alone on this batch's discounted returns (``value_epochs`` epochs
+        over cached contexts: cheap, and the head sees enough updates to be a baseline), then
+        give every step its value. Returns the explained variance of the returns before the
+        fit (the head as the previous iteration left it: out of sample) and after."""
         steps = [s for ep in episodes for s in ep]
         for ep in episodes:
             ret = 0.0
             for s in reversed(ep):
                 ret = s["reward"] + self.cfg.gamma * ret
                 s["mc"] = ret
+        ctx = self._contexts(steps)
+        target = torch.tensor([s["mc"] for s in steps], dtype=torch.float32)
+
+        def explained() -> float:
+            with torch.no_grad():
+                v = self.net.value(ctx)[:, 0]
+            return float(1.0 - torch.var(target - v) / (torch.var(target) + 1e-12))
+
+        before = explained()
         opt = torch.optim.Adam(self.net.value.parameters(), lr=self.cfg.lr)
-        loss_v = 0.0
-        for _ in range(self.cfg.value_warmup):
-            order = self.rng.permutation(len(steps))
-            for start in range(0, len(steps), self.cfg.batch):
-                sel = [steps[i] for i in order[start:start + self.cfg.batch]]
-                mask = torch.from_numpy(np.stack([s["mask"] for s in sel]))
-                _, values = self.net(batch_tables(self.spec, [s["obs"] for s in sel]), mask)
-                loss = ((values - torch.tensor([s["mc"] for s in sel],
-                                               dtype=torch.float32)) ** 2).mean()
+        for _ in range(self.cfg.value_epochs):
+            order = torch.from_numpy(self.rng.permutation(len(steps)))
+            for start in range(0, len(steps), 64):
+                idx = order[start:start + 64]
+                loss = ((self.net.value(ctx[idx])[:, 0] - target[idx]) ** 2).mean()
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-                loss_v = float(loss.detach())
-        return loss_v
+        with torch.no_grad():
+            values = self.net.value(ctx)[:, 0].numpy()
+        for s, v in zip(steps, values, strict=True):
+            s["value"] = float(v)
+        return {"explained_var_before": round(before, 4), "explained_var": round(explained(), 4)}
+
+    def _gae(self, episodes: list[list[dict[str, Any]]]) -> None:
+        """Advantages and returns (GAE) of each episode from the steps' values."""
+        for ep in episodes:
+            adv, nxt = 0.0, 0.0
+            for s in reversed(ep):
+                delta = s["reward"] + self.cfg.gamma * nxt - s["value"]
+                adv = delta + self.cfg.gamma * self.cfg.lam * adv
+                s["adv"], s["ret"] = adv, adv + s["value"]
+                nxt = s["value"]
 
     def ppo(self) -> None:
         """Stage 2: masked PPO from the selected network, anchored to the teacher's labels.
 
         The value head reads a detached context (its loss never moves the cloned policy's
-        features) and is fitted alone on the first batch (``value_warmup`` epochs); advantages
-        are recomputed with the current head each iteration. Each checkpoint row logs the
-        diagnostics: approximate KL, clipped share, explained variance of the value, agreement
-        of the greedy action with the teacher's label, entropy.
+        features) and is fitted alone on each batch's returns before the advantages
+        (``value_epochs``; without it the head had a negative explained variance on every
+        iteration, so the advantages were noise). Each checkpoint row logs the diagnostics:
+        approximate KL, clipped share, explained variance of the returns before and after the
+        value fit, agreement of the greedy action with the teacher's label, entropy.
         """
         self.net.load_state_dict(self.best[1])
         opt = torch.optim.Adam(self.net.parameters(), lr=self.cfg.ppo_lr)
@@ -291,13 +299,10 @@ class Recipe:
                 return
             episodes = [self._episode(beta=0.0, sample=True) for _ in range(self.cfg.episodes)]
             returns_sum = sum(s["reward"] for ep in episodes for s in ep)
-            warm = self._warm_value(episodes) if it == 0 and self.cfg.value_warmup else None
+            value_diag = self._fit_value(episodes)
             self._gae(episodes)
             batch = [s for ep in episodes for s in ep]
             advs = np.array([s["adv"] for s in batch])
-            rets = np.array([s["ret"] for s in batch])
-            vals = np.array([s["value"] for s in batch])
-            explained = float(1.0 - np.var(rets - vals) / (np.var(rets) + 1e-12))
             advs = (advs - advs.mean()) / (advs.std() + 1e-8)
             kls, clipped, agree, ent = [], [], [], []
             for _ in range(self.cfg.ppo_epochs):
@@ -339,11 +344,9 @@ class Recipe:
             diag = {"mean_return": round(returns_sum / self.cfg.episodes, 4),
                     "approx_kl": round(float(np.mean(kls)), 5),
                     "clip_frac": round(float(np.mean(clipped)), 4),
-                    "explained_var": round(explained, 4),
+                    **value_diag,
                     "teacher_agreement": round(float(np.mean(agree)), 4) if agree else None,
                     "entropy": round(float(np.mean(ent)), 4)}
-            if warm is not None:
-                diag["value_warmup_loss"] = round(warm, 6)
             self._checkpoint(f"ppo{it}", diag)
 
     def run(self) -> dict[str, Any]:
