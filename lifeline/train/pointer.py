@@ -3,14 +3,15 @@
 Over the Gymnasium face (:class:`lifeline.faces.gymnasium.LifelineGymEnv`), on training seeds
 only (:func:`lifeline.eval.seeds.train_seed_stream`):
 
-1. **Behaviour cloning + DAgger** from the env's reference baseline: ``dagger_rounds`` rounds
-   of ``episodes`` episodes; in round ``r`` the executed action is the reference's with
-   probability ``0.5 ** r`` and the learner's otherwise, and every visited state is labelled
-   with the reference's action (legal labels only). After each round the network is fitted on
-   all labels so far (cross-entropy over the masked logits).
+1. **Behaviour cloning + DAgger** from a teacher (``teacher``; default the env's reference
+   baseline; it may be stronger or read the hidden state — the student sees only the
+   observation): ``dagger_rounds`` rounds of ``episodes`` episodes; in round ``r`` the executed
+   action is the teacher's with probability ``0.5 ** r`` and the learner's otherwise, and every
+   visited state is labelled with the teacher's action (legal labels only). After each round the
+   network is fitted on all labels so far (cross-entropy over the masked logits).
 2. **Masked PPO with a cloning anchor** for ``ppo_iters`` iterations: sampled actions, the env
-   reward, GAE, the clipped objective plus ``anchor`` x the cross-entropy to the reference's
-   label in the same states.
+   reward, GAE under a value head fitted alone on each batch, the clipped objective plus
+   ``anchor`` x the cross-entropy to the teacher's label in the same states.
 3. **Model selection on validation seeds** (:func:`lifeline.eval.seeds.validation_seeds`):
    after every round and iteration the greedy policy plays ``val_episodes`` validation episodes;
    the best mean score is kept (``pointer.pt``). The held-out seeds are never touched here; the
