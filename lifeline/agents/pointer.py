@@ -7,7 +7,8 @@
 2. a context: the ``global`` row's encoding plus the mean and max of every table's rows;
 3. each row refined with the context (``h + MLP([h, ctx])``);
 4. a scorer per action kind over ``[ctx, the rows it points at, its argument embeddings]``;
-5. illegal actions get ``-1e9`` (masked logits); a value head on the context for PPO.
+5. illegal actions get ``-1e9`` (masked logits); a value head on the detached context for PPO
+   (its loss never moves the policy's features).
 
 ``make_agent("pointer:PATH", env)`` builds :class:`PointerAgent` from a run directory written by
 :mod:`lifeline.train.pointer` (``pointer.pt`` + ``metadata.json``); it takes the most probable
@@ -69,16 +70,20 @@ class PointerNet(nn.Module):
             self.score[k] = _mlp(d * (2 + len(kind.ref_tables)), d, 1)
         self.value = _mlp(d, d, 1)
 
-    def forward(self, tables: dict[str, torch.Tensor], mask: torch.Tensor
-                ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Masked logits ``(B, A)`` and values ``(B,)`` for a batch of tables and masks."""
+    def encode(self, tables: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        """The context ``(B, d)`` and the refined rows of every table ``(B, rows, d)``."""
         hs = {n: self.enc[n](tables[n]) for n in self.names}
         pools = [hs[GLOBAL][:, 0]]
         for n in self.names[1:]:
             pools += [hs[n].mean(1), hs[n].max(1).values]
         ctx = self.ctx(torch.cat(pools, -1))
         bank = torch.cat([hs[n] for n in self.names], 1)
-        bank = bank + self.refine(torch.cat([bank, ctx[:, None].expand_as(bank)], -1))
+        return ctx, bank + self.refine(torch.cat([bank, ctx[:, None].expand_as(bank)], -1))
+
+    def forward(self, tables: dict[str, torch.Tensor], mask: torch.Tensor
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits ``(B, A)`` and values ``(B,)`` for a batch of tables and masks."""
+        ctx, bank = self.encode(tables)
         batch = bank.shape[0]
         logits = bank.new_full((batch, self.num_actions), NEG)
         for k in self.kind_names:
@@ -86,18 +91,22 @@ class PointerNet(nn.Module):
             idx: torch.Tensor = getattr(self, f"idx_{k}")
             refs: torch.Tensor = getattr(self, f"refs_{k}")
             args: torch.Tensor = getattr(self, f"args_{k}")
-            count = int(idx.shape[0])
-            parts = [ctx[:, None].expand(batch, count, self.d)]
-            if refs.shape[1]:
-                rows = bank[:, refs.reshape(-1)].reshape(batch, count, refs.shape[1] * self.d)
-                parts.append(rows)
-            emb = bank.new_zeros(count, self.d)
+            scorer: Any = self.score[k]
+            first, out = scorer[0], scorer[2]
+            w, d = first.weight, self.d
+            # the scorer's first layer on [ctx, rows..., args] split by input block: each row is
+            # projected once and gathered per action (the same function as the concatenation)
+            pre = (ctx @ w[:, :d].T + first.bias)[:, None]
+            for j in range(int(refs.shape[1])):
+                proj = bank @ w[:, d * (1 + j):d * (2 + j)].T
+                pre = pre + proj[:, refs[:, j]]
+            emb = bank.new_zeros(int(idx.shape[0]), d)
             for j, table in enumerate(arg_tables):
                 emb = emb + table(args[:, j])
-            parts.append(emb[None].expand(batch, count, self.d))
-            logits[:, idx] = self.score[k](torch.cat(parts, -1))[..., 0]
+            pre = pre + (emb @ w[:, -d:].T)[None]
+            logits[:, idx] = out(torch.relu(pre))[..., 0]
         logits = torch.where(mask, logits, torch.full_like(logits, NEG))
-        return logits, self.value(ctx)[:, 0]
+        return logits, self.value(ctx.detach())[:, 0]
 
 
 def batch_tables(spec: EntitySpec, observations: list[dict[str, np.ndarray]]

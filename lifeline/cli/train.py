@@ -180,14 +180,16 @@ def register_fastppo(train_app: typer.Typer) -> None:
     @train_app.command("fastppo")
     @friendly_errors
     def train_fastppo_cmd(
-        env: Annotated[str, typer.Argument(help="Environment (only 'ed' has a batch kernel).")
-                       ] = "ed",
+        env: Annotated[str, typer.Argument(
+            help="Environment: 'ed' runs the batch-kernel PPO; any other env the entity-pointer "
+                 "recipe (as `lifeline train pointer ENV --scenario S`).")] = "ed",
         scenario: Annotated[str, typer.Option("--scenario", "-s", help="Scenario.")] = "surge",
         cpu_seconds: Annotated[float, typer.Option(
             help="Training CPU seconds (process_time; evaluations excluded).")] = 120.0,
         seed: Annotated[int, typer.Option(help="Run seed (a training seed).")] = 0,
-        out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")
-                       ] = Path("results/ed/fastppo"),
+        out: Annotated[Path | None, typer.Option(
+            "--out", "-o", help="Output directory (ed: results/ed/fastppo; other envs: "
+                                "runs/pointer/ENV_SCENARIO).")] = None,
         target: Annotated[float | None, typer.Option(
             help="Score to reach (e.g. the heuristic's on the same validation seeds); the curve "
                  "records when it is first reached.")] = None,
@@ -207,8 +209,10 @@ def register_fastppo(train_app: typer.Typer) -> None:
 
         from lifeline.core.extras import require
 
-        if env != "ed":
-            raise UserError("only 'ed' has a batch kernel; use `lifeline train ppo` for others")
+        if env != "ed":  # no batch kernel: the generic entity-pointer recipe
+            run_pointer(env, scenario, cpu_seconds, seed, out, None, 30, sets)
+            return
+        out = out or Path("results/ed/fastppo")
         require("train", "lifeline train fastppo")
         require("fast", "lifeline train fastppo")
         from lifeline.train.ed.fastppo import FastPPOConfig, train_fast_ppo
@@ -266,34 +270,42 @@ def register_pointer(train_app: typer.Typer) -> None:
                         ] = None,
     ) -> None:
         """Cloning + DAgger + anchored PPO for the pointer policy; held-out paired comparison."""
-        import dataclasses
-        import json
+        run_pointer(env, scenario, cpu_seconds, seed, out, json_path, episodes, sets)
 
-        from lifeline.core.extras import require
-        from lifeline.core.registry import resolve_scenario, spec
 
-        require("train", "lifeline train pointer")
-        from lifeline.train.pointer import PointerConfig, held_out_comparison, train_pointer
+def run_pointer(env: str, scenario: str | None, cpu_seconds: float, seed: int, out: Path | None,
+                json_path: Path | None, episodes: int, sets: list[str] | None) -> None:
+    """``lifeline train pointer`` (and ``fastppo`` on envs without a batch kernel): train, then
+    the held-out paired comparison (learned vs reference)."""
+    import dataclasses
+    import json
 
-        env_spec = spec(env)
-        scen = resolve_scenario(env_spec, scenario)
-        cfg = PointerConfig(env_spec.name, scen, seed=seed, cpu_seconds=cpu_seconds)
-        types = {f.name: type(getattr(cfg, f.name)) for f in dataclasses.fields(cfg)}
-        for item in sets or []:
-            key, _, value = item.partition("=")
-            if key not in types or key in ("env", "scenario"):
-                raise UserError(f"unknown PointerConfig field {key!r}; one of {', '.join(types)}")
-            setattr(cfg, key, types[key](value))
-        run_dir = out or Path("runs/pointer") / f"{env_spec.name}_{scen}"
-        meta = train_pointer(cfg, run_dir)
-        note(f"trained in {meta['cpu_s']} CPU s; best validation score "
-             f"{meta['best_validation_score']:.4f}; model: {run_dir}")
-        if episodes > 0:
-            result = held_out_comparison(env_spec.name, scen, run_dir, episodes)
-            result["training"] = {k: meta[k] for k in ("config", "cpu_s",
-                                                        "best_validation_score", "history")}
-            if json_path is not None:
-                json_path.parent.mkdir(parents=True, exist_ok=True)
-                json_path.write_text(json.dumps(result, indent=2) + "\n")
-            typer.echo(json.dumps({"paired": result["paired"],
-                                   "paired_harm": result["paired_harm"]}))
+    from lifeline.core.extras import require
+    from lifeline.core.registry import resolve_scenario, spec
+
+    require("train", "lifeline train pointer")
+    from lifeline.train.pointer import PointerConfig, held_out_comparison, train_pointer
+
+    env_spec = spec(env)
+    scen = resolve_scenario(env_spec, scenario)
+    cfg = PointerConfig(env_spec.name, scen, seed=seed, cpu_seconds=cpu_seconds)
+    types = {f.name: type(getattr(cfg, f.name)) for f in dataclasses.fields(cfg)}
+    for item in sets or []:
+        key, _, value = item.partition("=")
+        if key not in types or key in ("env", "scenario"):
+            raise UserError(f"unknown PointerConfig field {key!r}; one of {', '.join(types)}")
+        setattr(cfg, key, types[key](value))
+    run_dir = out or Path("runs/pointer") / f"{env_spec.name}_{scen}"
+    meta = train_pointer(cfg, run_dir)
+    note(f"trained in {meta['cpu_s']} CPU s; best validation score "
+         f"{meta['best_validation_score']:.4f}; model: {run_dir}")
+    if episodes > 0:
+        teacher = [cfg.teacher] if cfg.teacher and cfg.teacher != env_spec.reference else []
+        result = held_out_comparison(env_spec.name, scen, run_dir, episodes, also=teacher)
+        result["training"] = {k: meta[k] for k in ("config", "cpu_s",
+                                                    "best_validation_score", "history")}
+        if json_path is not None:
+            json_path.parent.mkdir(parents=True, exist_ok=True)
+            json_path.write_text(json.dumps(result, indent=2) + "\n")
+        typer.echo(json.dumps({"paired": result["paired"],
+                               "paired_harm": result["paired_harm"]}))

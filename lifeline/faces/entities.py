@@ -55,12 +55,16 @@ class EntityHints:
     ``stacked``: extra tables built from arrays of one shape (the arrays leave their own tables).
     ``pairs``: ``(field_a, field_b)`` -> table whose row is ``a * rows_b + b`` (both fields are
     then one ref); ``rows_b`` is the second dimension of the stacked arrays of that table.
+    ``cross``: ``(field_a, field_b)`` -> stacked table whose row ``a * rows_b + b`` is an *extra*
+    ref of every action naming both fields (the fields keep their own refs): a pairwise feature,
+    e.g. the travel time from an EV to a station for ``route(ev, station)``.
     ``ignore``: fields never treated as refs (always args).
     """
 
     aliases: Mapping[str, str] = field(default_factory=dict)
     stacked: Mapping[str, StackedTable] = field(default_factory=dict)
     pairs: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    cross: Mapping[tuple[str, str], str] = field(default_factory=dict)
     ignore: tuple[str, ...] = ()
 
 
@@ -180,6 +184,9 @@ def entity_spec(core: Any, hints: EntityHints | None = None) -> EntitySpec:
             if table_name is not None:
                 ref_plan.append(((fname,), table_name))
                 used.add(fname)
+        for (fa, fb), cross_table in hints.cross.items():
+            if fa in values and fb in values and fa in used and fb in used:
+                ref_plan.append(((fa, fb), cross_table))
         arg_fields = tuple(f for f in fnames if f not in used)
         arg_values = {f: sorted(set(map(repr, values[f]))) for f in arg_fields}
         for i in indices:

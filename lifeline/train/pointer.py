@@ -3,14 +3,15 @@
 Over the Gymnasium face (:class:`lifeline.faces.gymnasium.LifelineGymEnv`), on training seeds
 only (:func:`lifeline.eval.seeds.train_seed_stream`):
 
-1. **Behaviour cloning + DAgger** from the env's reference baseline: ``dagger_rounds`` rounds
-   of ``episodes`` episodes; in round ``r`` the executed action is the reference's with
-   probability ``0.5 ** r`` and the learner's otherwise, and every visited state is labelled
-   with the reference's action (legal labels only). After each round the network is fitted on
-   all labels so far (cross-entropy over the masked logits).
+1. **Behaviour cloning + DAgger** from a teacher (``teacher``; default the env's reference
+   baseline; it may be stronger or read the hidden state — the student sees only the
+   observation): ``dagger_rounds`` rounds of ``episodes`` episodes; in round ``r`` the executed
+   action is the teacher's with probability ``0.5 ** r`` and the learner's otherwise, and every
+   visited state is labelled with the teacher's action (legal labels only). After each round the
+   network is fitted on all labels so far (cross-entropy over the masked logits).
 2. **Masked PPO with a cloning anchor** for ``ppo_iters`` iterations: sampled actions, the env
-   reward, GAE, the clipped objective plus ``anchor`` x the cross-entropy to the reference's
-   label in the same states.
+   reward, GAE under a value head fitted alone on each batch, the clipped objective plus
+   ``anchor`` x the cross-entropy to the teacher's label in the same states.
 3. **Model selection on validation seeds** (:func:`lifeline.eval.seeds.validation_seeds`):
    after every round and iteration the greedy policy plays ``val_episodes`` validation episodes;
    the best mean score is kept (``pointer.pt``). The held-out seeds are never touched here; the
@@ -48,6 +49,11 @@ class PointerConfig:
     """Registered env name."""
     scenario: str | None = None
     """Scenario (default: the env's default)."""
+    teacher: str = ""
+    """Agent that labels every visited state (DAgger and the PPO anchor); empty: the env's
+    reference. It may be stronger than the reference or read hidden state (a privileged
+    teacher, e.g. ``mpc`` on evgrid, ``oracle`` on codered): the student still sees only the
+    observation, and the held-out comparison is always against the reference."""
     d: int = 64
     """Width of the row encodings, context and scorers."""
     dagger_rounds: int = 6
@@ -72,8 +78,10 @@ class PointerConfig:
     """GAE lambda."""
     anchor: float = 0.5
     """Weight of the cross-entropy to the reference's label during PPO."""
-    ppo_lr: float = 3e-4
+    ppo_lr: float = 1e-4
     """Adam learning rate of PPO."""
+    value_epochs: int = 50
+    """Epochs fitting the value head alone (cached contexts, minibatch 64) on each PPO batch."""
     val_episodes: int = 10
     """Validation episodes per checkpoint (model selection)."""
     seed: int = 0
@@ -102,6 +110,9 @@ class Recipe:
         self.seeds = train_seed_stream(cfg.seed)
         self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 0x9017]))
         self.reference = make_agent(self.env_spec.reference, cfg.env)
+        self.teacher_name = cfg.teacher or self.env_spec.reference
+        self.teacher = (self.reference if self.teacher_name == self.env_spec.reference
+                        else make_agent(self.teacher_name, cfg.env))
         self.data: list[tuple[dict[str, np.ndarray], np.ndarray, int]] = []
         self.history: list[dict[str, Any]] = []
         self.best = (-np.inf, copy.deepcopy(self.net.state_dict()))
@@ -115,8 +126,8 @@ class Recipe:
         return logits[0].numpy(), float(value[0])
 
     def _reference(self, state: Any) -> tuple[Any, int]:
-        """The reference's action in ``state`` and its index (-1: a tool-only call, no index)."""
-        action = self.reference.act(self.core, state)
+        """The teacher's action in ``state`` and its index (-1: a tool-only call, no index)."""
+        action = self.teacher.act(self.core, state)
         try:
             return action, _action_index(self.core, action)
         except ValueError:
@@ -125,7 +136,7 @@ class Recipe:
     def _episode(self, beta: float, sample: bool) -> list[dict[str, Any]]:
         seed = next(self.seeds)
         obs, info = self.gym.reset(seed=seed)
-        self.reference.reset(self.core, seed)
+        self.teacher.reset(self.core, seed)
         steps: list[dict[str, Any]] = []
         done = False
         while not done:
@@ -139,16 +150,17 @@ class Recipe:
                 obs, info = {**self.core.observe(self.gym.state), "action_mask": mask}, {
                     "action_mask": mask}
                 continue
-            logits, value = self._policy(obs, mask)
-            if expert:
-                action = label
-            elif sample:
-                p = np.exp(logits - logits.max())
-                action = int(self.rng.choice(len(p), p=p / p.sum()))
+            if expert:  # the teacher acts: no forward pass (logp and value unused in DAgger)
+                action, logp, value = label, 0.0, 0.0
             else:
-                action = int(logits.argmax())
-            top = logits.max()
-            logp = float(logits[action] - top - np.log(np.exp(logits - top).sum()))
+                logits, value = self._policy(obs, mask)
+                if sample:
+                    p = np.exp(logits - logits.max())
+                    action = int(self.rng.choice(len(p), p=p / p.sum()))
+                else:
+                    action = int(logits.argmax())
+                top = logits.max()
+                logp = float(logits[action] - top - np.log(np.exp(logits - top).sum()))
             nxt, reward, term, trunc, info = self.gym.step(action)
             steps.append({"obs": obs, "mask": mask, "label": label, "action": action,
                           "logp": logp, "value": value, "reward": float(reward)})
@@ -217,27 +229,83 @@ class Recipe:
             if self._out_of_time():
                 return
 
+    def _contexts(self, steps: list[dict[str, Any]]) -> torch.Tensor:
+        """The (detached) contexts of the states of ``steps``: all the value head reads."""
+        out = []
+        with torch.no_grad():
+            for start in range(0, len(steps), self.cfg.batch):
+                sel = steps[start:start + self.cfg.batch]
+                out.append(self.net.encode(batch_tables(self.spec, [s["obs"] for s in sel]))[0])
+        return torch.cat(out) if out else torch.zeros(0, self.cfg.d)
+
+    def _fit_value(self, episodes: list[list[dict[str, Any]]]) -> dict[str, float]:
+        """Fit the value head alone on this batch's discounted returns (``value_epochs`` epochs
+        over cached contexts: cheap, and the head sees enough updates to be a baseline), then
+        give every step its value. Returns the explained variance of the returns before the
+        fit (the head as the previous iteration left it: out of sample) and after."""
+        steps = [s for ep in episodes for s in ep]
+        for ep in episodes:
+            ret = 0.0
+            for s in reversed(ep):
+                ret = s["reward"] + self.cfg.gamma * ret
+                s["mc"] = ret
+        ctx = self._contexts(steps)
+        target = torch.tensor([s["mc"] for s in steps], dtype=torch.float32)
+
+        def explained() -> float:
+            with torch.no_grad():
+                v = self.net.value(ctx)[:, 0]
+            return float(1.0 - torch.var(target - v) / (torch.var(target) + 1e-12))
+
+        before = explained()
+        opt = torch.optim.Adam(self.net.value.parameters(), lr=self.cfg.lr)
+        for _ in range(self.cfg.value_epochs):
+            order = torch.from_numpy(self.rng.permutation(len(steps)))
+            for start in range(0, len(steps), 64):
+                idx = order[start:start + 64]
+                loss = ((self.net.value(ctx[idx])[:, 0] - target[idx]) ** 2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        with torch.no_grad():
+            values = self.net.value(ctx)[:, 0].numpy()
+        for s, v in zip(steps, values, strict=True):
+            s["value"] = float(v)
+        return {"explained_var_before": round(before, 4), "explained_var": round(explained(), 4)}
+
+    def _gae(self, episodes: list[list[dict[str, Any]]]) -> None:
+        """Advantages and returns (GAE) of each episode from the steps' values."""
+        for ep in episodes:
+            adv, nxt = 0.0, 0.0
+            for s in reversed(ep):
+                delta = s["reward"] + self.cfg.gamma * nxt - s["value"]
+                adv = delta + self.cfg.gamma * self.cfg.lam * adv
+                s["adv"], s["ret"] = adv, adv + s["value"]
+                nxt = s["value"]
+
     def ppo(self) -> None:
-        """Stage 2: masked PPO from the selected network, anchored to the reference's labels."""
+        """Stage 2: masked PPO from the selected network, anchored to the teacher's labels.
+
+        The value head reads a detached context (its loss never moves the cloned policy's
+        features) and is fitted alone on each batch's returns before the advantages
+        (``value_epochs``; without it the head had a negative explained variance on every
+        iteration, so the advantages were noise). Each checkpoint row logs the diagnostics:
+        approximate KL, clipped share, explained variance of the returns before and after the
+        value fit, agreement of the greedy action with the teacher's label, entropy.
+        """
         self.net.load_state_dict(self.best[1])
         opt = torch.optim.Adam(self.net.parameters(), lr=self.cfg.ppo_lr)
         for it in range(self.cfg.ppo_iters):
             if self._out_of_time():
                 return
-            batch: list[dict[str, Any]] = []
-            returns_sum = 0.0
-            for _ in range(self.cfg.episodes):
-                ep = self._episode(beta=0.0, sample=True)
-                adv, last = 0.0, 0.0
-                for s in reversed(ep):
-                    delta = s["reward"] + self.cfg.gamma * last - s["value"]
-                    adv = delta + self.cfg.gamma * self.cfg.lam * adv
-                    s["adv"], s["ret"] = adv, adv + s["value"]
-                    last = s["value"]
-                    returns_sum += s["reward"]
-                batch += ep
+            episodes = [self._episode(beta=0.0, sample=True) for _ in range(self.cfg.episodes)]
+            returns_sum = sum(s["reward"] for ep in episodes for s in ep)
+            value_diag = self._fit_value(episodes)
+            self._gae(episodes)
+            batch = [s for ep in episodes for s in ep]
             advs = np.array([s["adv"] for s in batch])
             advs = (advs - advs.mean()) / (advs.std() + 1e-8)
+            kls, clipped, agree, ent = [], [], [], []
             for _ in range(self.cfg.ppo_epochs):
                 order = self.rng.permutation(len(batch))
                 for start in range(0, len(batch), self.cfg.batch):
@@ -249,7 +317,8 @@ class Recipe:
                     logp_all = torch.log_softmax(logits, -1)
                     acts = torch.tensor([s["action"] for s in sel])
                     logp = logp_all.gather(1, acts[:, None])[:, 0]
-                    ratio = torch.exp(logp - torch.tensor([s["logp"] for s in sel]))
+                    old = torch.tensor([s["logp"] for s in sel])
+                    ratio = torch.exp(logp - old)
                     a = torch.tensor(advs[idx], dtype=torch.float32)
                     pg = -torch.min(ratio * a, ratio.clamp(1 - self.cfg.clip,
                                                            1 + self.cfg.clip) * a).mean()
@@ -265,8 +334,21 @@ class Recipe:
                     loss.backward()
                     nn.utils.clip_grad_norm_(self.net.parameters(), 0.5)
                     opt.step()
-            self._checkpoint(f"ppo{it}", {"mean_return": round(returns_sum / self.cfg.episodes,
-                                                              4)})
+                    with torch.no_grad():
+                        kls.append(float((old - logp).mean()))
+                        clipped.append(float(((ratio - 1).abs() > self.cfg.clip).float().mean()))
+                        if bool(legal.any()):
+                            agree.append(float((logits[legal].argmax(-1) == labels[legal])
+                                               .float().mean()))
+                        p_all = torch.softmax(logits, -1)
+                        ent.append(float(-(p_all * logp_all.clamp(min=-30)).sum(-1).mean()))
+            diag = {"mean_return": round(returns_sum / self.cfg.episodes, 4),
+                    "approx_kl": round(float(np.mean(kls)), 5),
+                    "clip_frac": round(float(np.mean(clipped)), 4),
+                    **value_diag,
+                    "teacher_agreement": round(float(np.mean(agree)), 4) if agree else None,
+                    "entropy": round(float(np.mean(ent)), 4)}
+            self._checkpoint(f"ppo{it}", diag)
 
     def run(self) -> dict[str, Any]:
         """Both stages, then ``pointer.pt`` (the validation-best network) and ``metadata.json``."""
@@ -278,7 +360,7 @@ class Recipe:
         self.net.load_state_dict(self.best[1])
         meta = {"env": self.cfg.env, "scenario": self.scenario, "config": asdict(self.cfg),
                 "reference": self.env_spec.reference, "best_validation_score": self.best[0],
-                "reference_validation_score": ref_val,
+                "reference_validation_score": ref_val, "teacher": self.teacher_name,
                 "cpu_s": round(time.process_time() - self.cpu0, 1), "history": self.history}
         save(self.net, self.out, meta)
         return meta
@@ -290,16 +372,17 @@ def train_pointer(cfg: PointerConfig, out: Path) -> dict[str, Any]:
 
 
 def held_out_comparison(env: str, scenario: str, run_dir: Path, episodes: int = 30,
-                        workers: int = 1) -> dict[str, Any]:
-    """The learned agent (named ``learned``) and the reference on the held-out seeds, with the
-    paired score difference and the paired harm difference: a ``lifeline compare --json``
-    result."""
+                        workers: int = 1, also: list[str] | None = None) -> dict[str, Any]:
+    """The learned agent (named ``learned``) and the reference (and the agents in ``also``, e.g.
+    a teacher) on the held-out seeds, with the paired score difference and the paired harm
+    difference (learned minus reference): a ``lifeline compare --json`` result."""
     from lifeline.eval.harness import evaluate
     from lifeline.eval.stats import paired_compare, paired_differences, summarise
 
     env_spec = spec(env)
     ref, name = env_spec.reference, f"pointer:{run_dir}"
-    result = evaluate(env, [ref, name], [scenario], episodes=episodes, workers=workers)
+    result = evaluate(env, [ref, name, *(also or [])], [scenario], episodes=episodes,
+                      workers=workers)
     for rec in result["records"]:
         if rec["agent"] == name:
             rec["agent"] = "learned"

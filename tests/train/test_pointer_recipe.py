@@ -60,6 +60,10 @@ def test_the_recipe_trains_selects_on_validation_and_reloads_as_an_agent(
     meta = train_pointer(cfg, tmp_path)
     saved = json.loads((tmp_path / "metadata.json").read_text())
     assert [h["stage"] for h in saved["history"]] == ["dagger0", "dagger1", "ppo0"]
+    ppo = saved["history"][-1]  # the PPO diagnostics are logged with each iteration
+    assert {"approx_kl", "clip_frac", "explained_var", "explained_var_before",
+            "teacher_agreement", "entropy"} <= set(ppo)
+    assert 0.0 <= ppo["teacher_agreement"] <= 1.0 and ppo["entropy"] >= 0.0
     best = max(h["validation_score"] for h in saved["history"])
     assert saved["best_validation_score"] == pytest.approx(best, abs=1e-5)
     assert meta["best_validation_score"] == saved["best_validation_score"]
@@ -97,3 +101,54 @@ def test_with_beta_one_the_episode_is_the_references_own_including_tool_only_cal
     assert learned_play == pytest.approx(env.grade(state).score, abs=1e-12)
     assert 0 < len(steps) < calls  # tool-only calls are played but give no label
     assert all(s["label"] >= 0 and s["action"] == s["label"] for s in steps)
+
+
+def test_a_privileged_teacher_labels_and_plays_the_expert_steps(tmp_path: Path) -> None:
+    """``teacher`` replaces the reference as the labeller: at beta 1 the episode is the
+    teacher's own play (codered's ``oracle`` reads the hidden truth), every label its action."""
+    from lifeline.eval.seeds import train_seed_stream
+    from lifeline.train.pointer import Recipe
+
+    recipe = Recipe(PointerConfig("codered", "task1", d=8, teacher="oracle"), tmp_path)
+    assert recipe.teacher_name == "oracle" and recipe.teacher is not recipe.reference
+    steps = recipe._episode(beta=1.0, sample=False)
+    played = recipe.core.grade(recipe.gym.state).score
+    env = registry.make("codered", "task1")
+    seed = next(train_seed_stream(0))
+    oracle = make_agent("oracle", "codered")
+    state = env.reset(seed)
+    oracle.reset(env, seed)
+    while not state.done:
+        env.step(state, oracle.act(env, state))
+    assert env.grade(state).score == pytest.approx(played, abs=1e-12)
+    assert recipe.teacher.name == "oracle" and recipe.reference.name == "heuristic"
+    assert steps and all(s["action"] == s["label"] for s in steps)
+
+
+def test_the_value_loss_never_moves_the_policy_features() -> None:
+    env = registry.make("dispatch")
+    net = PointerNet(entity_spec(env), d=8)
+    state = env.reset(1)
+    mask = torch.from_numpy(np.asarray(env.action_mask(state), dtype=bool))[None]
+    _, value = net(batch_tables(net.spec, [env.observe(state)]), mask)
+    (value ** 2).sum().backward()
+    assert all(p.grad is None or float(p.grad.abs().sum()) == 0.0
+               for n, p in net.named_parameters() if not n.startswith("value."))
+    assert any(p.grad is not None and float(p.grad.abs().sum()) > 0
+               for p in net.value.parameters())
+
+
+def test_fastppo_on_an_env_without_a_batch_kernel_runs_the_pointer_recipe(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    import lifeline.cli.train as cli_train
+    from lifeline.cli import app
+
+    calls: list[tuple[object, ...]] = []
+    monkeypatch.setattr(cli_train, "run_pointer", lambda *a: calls.append(a))
+    result = CliRunner().invoke(app, ["train", "fastppo", "evgrid", "--scenario", "heatwave_peak",
+                                      "--cpu-seconds", "7", "--out", str(tmp_path),
+                                      "--set", "teacher=mpc"])
+    assert result.exit_code == 0, result.output
+    assert calls == [("evgrid", "heatwave_peak", 7.0, 0, tmp_path, None, 30, ["teacher=mpc"])]
