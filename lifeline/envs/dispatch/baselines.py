@@ -644,6 +644,21 @@ class VerifyThenDispatchAgent(ClosestIdleAgent):
         return proven + sure
 
 
+class VerifyDMEXCLPAgent(VerifyThenDispatchAgent, DMEXCLPAgent):
+    """The coverage-aware rung with the hidden-information signal: ``verify_then_dispatch``'s
+    call-back-and-hold of doubtful calls on top of ``dmexclp``'s dispatch and move-up.
+
+    No logic of its own: by the method order, ``act`` calls back every new call first
+    (``VerifyThenDispatchAgent.act``), the queue drops doubtful calls still young enough to be
+    fakes (``VerifyThenDispatchAgent._call_order``), and the rest is ``dmexclp``: road-walking
+    ETAs, tiered dispatch and, at epochs with nothing to dispatch (a held doubtful call
+    included), DMEXCLP move-up. Observation only. ``threshold`` is the verification threshold
+    (``VerifyThenDispatchAgent``); the move-up threshold is ``threshold_units`` (fleet-scaled).
+    """
+
+    name = "verify_dmexclp"
+
+
 # ----- exploit policies (each must lose; see the exploit suite) -----------------------------------
 class SwarmAgent(ClosestIdleAgent):
     """Send everything: every open call (fakes too) gets its closest free unit in slot order, all
@@ -785,6 +800,7 @@ AGENTS: dict[str, type[Agent]] = {
     "bound": BoundAgent,
     "oracle": OracleAgent,
     "verify_then_dispatch": VerifyThenDispatchAgent,
+    "verify_dmexclp": VerifyDMEXCLPAgent,
     "swarm": SwarmAgent,
     "aid_spam": AidSpamAgent,
     "type_blind": TypeBlindAgent,
