@@ -615,14 +615,14 @@ class OracleAgent(ClosestIdleAgent):
 class VerifyThenDispatchAgent(ClosestIdleAgent):
     """Closest-idle that calls back every new call first and holds the doubtful ones.
 
-    Observation only. A call whose verification confidence is below ``threshold`` gets no unit
+    Observation only. A call whose verification confidence is below ``doubt_below`` gets no unit
     while it could still be a fake: false alarms and ghost calls are cancelled
     ``fake_expiry_min`` (30 min) after they ring, so a doubtful call still open then is real, and
     it goes to the front of the queue. Verification costs one action slot and no simulated time.
     """
 
     name = "verify_then_dispatch"
-    threshold = 0.4
+    doubt_below = 0.4
     """Below this confidence (P ≈ 0.004 for a real call, 0.84 for a false alarm, 0.96 for a
     ghost with the default ``verify_beta``) a call is doubtful."""
 
@@ -640,7 +640,7 @@ class VerifyThenDispatchAgent(ClosestIdleAgent):
         order = super()._call_order(e, obs)
         proven = [k for k in order if calls[k, C_AGE] >= e.params.fake_expiry_min]
         sure = [k for k in order if k not in proven and not (
-            calls[k, C_VERIFIED] > 0 and calls[k, C_CONF] < self.threshold)]
+            calls[k, C_VERIFIED] > 0 and calls[k, C_CONF] < self.doubt_below)]
         return proven + sure
 
 
@@ -652,8 +652,8 @@ class VerifyDMEXCLPAgent(VerifyThenDispatchAgent, DMEXCLPAgent):
     (``VerifyThenDispatchAgent.act``), the queue drops doubtful calls still young enough to be
     fakes (``VerifyThenDispatchAgent._call_order``), and the rest is ``dmexclp``: road-walking
     ETAs, tiered dispatch and, at epochs with nothing to dispatch (a held doubtful call
-    included), DMEXCLP move-up. Observation only. ``threshold`` is the verification threshold
-    (``VerifyThenDispatchAgent``); the move-up threshold is ``threshold_units`` (fleet-scaled).
+    included), DMEXCLP move-up. Observation only. ``doubt_below`` is the verification threshold
+    (``VerifyThenDispatchAgent``), ``threshold_units`` / ``threshold`` the move-up ones.
     """
 
     name = "verify_dmexclp"
