@@ -6,7 +6,8 @@ hidden-information probes over closest-idle (``oracle``: knows true severity and
 ``verify_then_dispatch``: observation only; ``verify_dmexclp``: verification plus DMEXCLP,
 against ``dmexclp`` and ``verify_then_dispatch`` too), and the late-arrival ratio
 closest_idle / bound (the literature reports about 2.7 for closest-idle against the offline
-optimum; Jagtenberg et al., EJOR 2017). ``metro_*`` scenarios run on the ``dispatch_metro`` environment.
+optimum; Jagtenberg et al., EJOR 2017). ``metro_*`` scenarios run on the ``dispatch_metro``
+environment.
 
     PYTHONPATH=. python bench/dispatch_ladder.py [--episodes 30] [--scenarios warmup,...|all]
 """
