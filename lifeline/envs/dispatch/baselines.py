@@ -821,6 +821,10 @@ EXPLOITS: tuple[str, ...] = ("swarm", "aid_spam", "type_blind", "park_then_answe
 TEXT_POLICY = "lifeline.envs.dispatch.text_agent:DispatchTextPolicy"
 """The env's text-only heuristic (``EnvSpec.text_policy``; see ``text_agent.py``)."""
 
+TEXT_POLICY_TWIN = "closest_idle"
+"""The structured agent the text heuristic mirrors (closest-idle's rules from the text view),
+not the env's reference ``verify_dmexclp`` (tests/agents/test_text_heuristic.py)."""
+
 BOUNDED_COMPONENTS: tuple[str, ...] = ("response", "survival")
 """Components no policy may push above the bound's (exploit suite), besides the score itself.
 
