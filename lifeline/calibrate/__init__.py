@@ -113,9 +113,9 @@ class Card:
     plots: list[Path] = field(default_factory=list)
     notes: str = ""
     """Module docstring of the env's card module: the mapping from model to reality."""
-    role: str = "reference policy"
-    """How the card names ``agent``: the env's reference unless the card module pins its own
-    ``POLICY`` (the policy real services run, when the env's reference is stronger)."""
+    reference: str = ""
+    """The env's reference when the card module pins another ``POLICY`` (the policy real
+    services run, when the env's reference is stronger); empty when the card plays it."""
 
     def row(self, key: str) -> Row:
         """The row of statistic ``key``."""
@@ -182,5 +182,4 @@ def calibrate(env: str, scenario: str | None = None, episodes: int = 10,
     return Card(env=env_spec.name, scenario=scen, agent=agent, episodes=episodes,
                 seed_start=start, version=int(make(env_spec.name, scen).version), rows=rows,
                 plots=plots, notes=module.__doc__ or "",
-                role=("reference policy" if agent == env_spec.reference
-                      else f"calibration policy (the env's reference is `{env_spec.reference}`)"))
+                reference="" if agent == env_spec.reference else str(env_spec.reference))
