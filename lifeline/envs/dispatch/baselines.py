@@ -1,14 +1,16 @@
-"""Baseline ladder for ``dispatch``: hold, closest-idle, DMEXCLP and the clairvoyant bound, the
-hidden-information probes (``oracle``, ``verify_then_dispatch``) and the exploit policies.
+"""Baseline ladder for ``dispatch``: hold, closest-idle, DMEXCLP, DMEXCLP with verification
+(``verify_dmexclp``, the registered reference) and the clairvoyant bound, the hidden-information
+probes (``oracle``, ``verify_then_dispatch``) and the exploit policies.
 
-``closest_idle``, ``dmexclp`` and ``verify_then_dispatch`` see only the observation (reported
+``closest_idle``, ``dmexclp``, ``verify_then_dispatch`` and ``verify_dmexclp`` see only the
+observation (reported
 statuses and positions, the visible calls, reported hospital status) plus the static city map;
 ``oracle`` additionally reads the hidden severity and fake-call flags; ``bound`` reads the full
 state. The exploits (``swarm``, ``aid_spam``, ``type_blind``, ``park_then_answer``,
 ``verify_everything``, ``ignore_priority``, ``priority_only``, ``reroute_churn``,
 ``relocate_churn``) are policies
 written against the grader; the exploit suite (``lifeline.testing.run_exploit_suite``) proves they
-neither beat closest-idle or the bound significantly nor trade expected deaths for score.
+neither beat the bound nor beat the reference while trading expected deaths for score.
 """
 
 from __future__ import annotations
