@@ -3,8 +3,8 @@
 probes (``oracle``, ``verify_then_dispatch``) and the exploit policies.
 
 ``closest_idle``, ``dmexclp``, ``verify_then_dispatch`` and ``verify_dmexclp`` see only the
-observation (reported
-statuses and positions, the visible calls, reported hospital status) plus the static city map;
+observation (reported statuses and positions, the visible calls, reported hospital status) plus
+the static city map;
 ``oracle`` additionally reads the hidden severity and fake-call flags; ``bound`` reads the full
 state. The exploits (``swarm``, ``aid_spam``, ``type_blind``, ``park_then_answer``,
 ``verify_everything``, ``ignore_priority``, ``priority_only``, ``reroute_churn``,
