@@ -3,9 +3,11 @@
 For each scenario: mean score ± 95% CI per agent over the same seeds, the paired differences
 between neighbouring rungs (mean ± 95% CI of the per-seed difference), the margins of the
 hidden-information probes over closest-idle (``oracle``: knows true severity and fake calls;
-``verify_then_dispatch``: observation only), and the late-arrival ratio closest_idle / bound (the
-literature reports about 2.7 for closest-idle against the offline optimum; Jagtenberg et al.,
-EJOR 2017). ``metro_*`` scenarios run on the ``dispatch_metro`` environment.
+``verify_then_dispatch``: observation only; ``verify_dmexclp``: verification plus DMEXCLP,
+against ``dmexclp`` and ``verify_then_dispatch`` too), and the late-arrival ratio
+closest_idle / bound (the literature reports about 2.7 for closest-idle against the offline
+optimum; Jagtenberg et al., EJOR 2017). ``metro_*`` scenarios run on the ``dispatch_metro``
+environment.
 
     PYTHONPATH=. python bench/dispatch_ladder.py [--episodes 30] [--scenarios warmup,...|all]
 """
@@ -24,7 +26,7 @@ from lifeline.eval.seeds import EVAL_SEED_BASE
 from lifeline.eval.stats import mean_ci, paired_compare
 
 LADDER = ("hold", "random", "closest_idle", "dmexclp", "bound")
-PROBES = ("oracle", "verify_then_dispatch", "dmexclp_static")
+PROBES = ("oracle", "verify_then_dispatch", "dmexclp_static", "verify_dmexclp")
 
 
 def ladder(scenario: str, episodes: int, seed_start: int,
@@ -54,7 +56,8 @@ def ladder(scenario: str, episodes: int, seed_start: int,
                             "late_fraction": late, "p90_response_min": p90,
                             "expected_fatalities": deaths, **by_prio, "components": comps}
     pairs = [*itertools.pairwise(LADDER), *(("closest_idle", p) for p in PROBES),
-             ("dmexclp_static", "dmexclp")]
+             ("dmexclp_static", "dmexclp"), ("dmexclp", "verify_dmexclp"),
+             ("verify_then_dispatch", "verify_dmexclp"), ("verify_dmexclp", "bound")]
     for lo_a, hi_a in pairs:
         if lo_a not in names or hi_a not in names:
             continue

@@ -113,6 +113,9 @@ class Card:
     plots: list[Path] = field(default_factory=list)
     notes: str = ""
     """Module docstring of the env's card module: the mapping from model to reality."""
+    reference: str = ""
+    """The env's reference when the card module pins another ``POLICY`` (the policy real
+    services run, when the env's reference is stronger); empty when the card plays it."""
 
     def row(self, key: str) -> Row:
         """The row of statistic ``key``."""
@@ -155,7 +158,8 @@ def calibrate(env: str, scenario: str | None = None, episodes: int = 10,
     module = card_module(env)
     env_spec = spec(env)
     scen = resolve_scenario(env_spec, scenario) if scenario else env_spec.scenarios[0]
-    agent = env_spec.reference
+    pinned: str | None = getattr(module, "POLICY", None)
+    agent = pinned or env_spec.reference
     start = EVAL_SEED_BASE if seed_start is None else seed_start
     probes: list[Any] = []
     for i in range(episodes):
@@ -177,4 +181,5 @@ def calibrate(env: str, scenario: str | None = None, episodes: int = 10,
         plots = list(module.plots(probes, out_dir, scen))
     return Card(env=env_spec.name, scenario=scen, agent=agent, episodes=episodes,
                 seed_start=start, version=int(make(env_spec.name, scen).version), rows=rows,
-                plots=plots, notes=module.__doc__ or "")
+                plots=plots, notes=module.__doc__ or "",
+                reference="" if agent == env_spec.reference else str(env_spec.reference))

@@ -37,7 +37,8 @@ How the model maps onto the published statistics:
   (Henrico 2016, 2nd): warmup light (< 16 %), learning sustainable (16-24 %), advanced, expert
   and the stress scenarios stressed (25-35 %); the other two regime rows read n/a.
 
-Every number is read from the env's state by :class:`Probe` while ``closest_idle`` plays.
+Every number is read from the env's state by :class:`Probe` while ``closest_idle`` plays
+(``POLICY``), the industry default, not the env's stronger reference ``verify_dmexclp``.
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ SUGGESTED = "band suggested in shared/notes/calibration-references.md §2"
 HENRICO = ("Henrico County (VA) Fire unit-utilisation study 2016, as summarised in a "
            "fire-service standards-of-cover report (2nd; shared/notes §8)")
 REGIME = {"warmup": "light", "learning": "sustainable"}
+POLICY = "closest_idle"
+"""The cards play closest-idle dispatch, as most services do (the figures they are judged
+against come from such services), not the env's reference (``verify_dmexclp``, issue 26:
+call-back of doubtful calls and DMEXCLP move-up, which lower the load the card reads)."""
 """v4: the busy-fraction regime each difficulty is meant for (the others: stressed)."""
 
 STATS: tuple[Stat, ...] = (

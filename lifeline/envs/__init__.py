@@ -34,9 +34,9 @@ register(EnvSpec(
           "partial-observability"),
     description="Emergency medical dispatch on a city road graph over an 8 h shift "
                 "(the seed's 20-node dispatchr-20 city).",
-    agents=("hold", "random", "closest_idle", "dmexclp", "bound"),
+    agents=("hold", "random", "closest_idle", "dmexclp", "verify_dmexclp", "bound"),
     baselines="lifeline.envs.dispatch.baselines",
-    reference="closest_idle",
+    reference="verify_dmexclp",
     bound="bound",
     harm_metric="expected_fatalities",
 ))
@@ -52,9 +52,9 @@ register(EnvSpec(
           "partial-observability"),
     description="Emergency medical dispatch over an 8 h shift on a generated 240-node metro "
                 "city (30 units; same model as dispatch, own id because its spaces differ).",
-    agents=("hold", "random", "closest_idle", "dmexclp", "bound"),
+    agents=("hold", "random", "closest_idle", "dmexclp", "verify_dmexclp", "bound"),
     baselines="lifeline.envs.dispatch.baselines",
-    reference="closest_idle",
+    reference="verify_dmexclp",
     bound="bound",
     harm_metric="expected_fatalities",
 ))

@@ -29,6 +29,14 @@ LOCKSTEP = [e for e in POLICIES if e != "pharmacy"]
 episode. Pharmacy's reads its own earlier tool results, so it is compared episode by episode."""
 
 
+def _twin(env_name: str) -> str:
+    """The structured agent the text policy mirrors: the env's reference, unless its baselines
+    module names another (``TEXT_POLICY_TWIN``; dispatch: ``closest_idle``)."""
+    twin = spec(env_name).baselines_value("TEXT_POLICY_TWIN") or spec(env_name).reference
+    assert twin is not None
+    return str(twin)
+
+
 def _encoded(env: Any, action: Any) -> int:
     return action if isinstance(action, int) else env.encode(action)
 
@@ -80,8 +88,7 @@ def test_the_policy_sees_only_strings_and_answers_in_text(env_name: str,
 def test_lockstep_same_actions_as_the_structured_heuristic(env_name: str) -> None:
     """On one seed per scenario, asked at every state of the heuristic's own episode, the text
     agent picks the same action (numbers rounded in the text may flip a rare near-tie)."""
-    reference = spec(env_name).reference
-    assert reference is not None
+    reference = _twin(env_name)
     for scenario in spec(env_name).scenarios:
         env = make(env_name, scenario)
         h, t = make_agent(reference, env_name), make_agent("text_heuristic", env_name)
@@ -155,8 +162,7 @@ CASES = [(e, s) for e in sorted(POLICIES) for s in spec(e).scenarios]
 def test_text_heuristic_scores_within_the_heuristic_ci(env_name: str, scenario: str) -> None:
     """Held-out seeds, paired: the text agent's mean lies inside the structured heuristic's
     bootstrap 95% CI, and the mean paired difference is small."""
-    reference = spec(env_name).reference
-    assert reference is not None
+    reference = _twin(env_name)
     n = 6
     result = evaluate(env_name, [reference, "text_heuristic"], [scenario], episodes=n,
                       seed_start=EVAL_SEED_BASE)

@@ -1,14 +1,16 @@
-"""Baseline ladder for ``dispatch``: hold, closest-idle, DMEXCLP and the clairvoyant bound, the
-hidden-information probes (``oracle``, ``verify_then_dispatch``) and the exploit policies.
+"""Baseline ladder for ``dispatch``: hold, closest-idle, DMEXCLP, DMEXCLP with verification
+(``verify_dmexclp``, the registered reference) and the clairvoyant bound, the hidden-information
+probes (``oracle``, ``verify_then_dispatch``) and the exploit policies.
 
-``closest_idle``, ``dmexclp`` and ``verify_then_dispatch`` see only the observation (reported
-statuses and positions, the visible calls, reported hospital status) plus the static city map;
+``closest_idle``, ``dmexclp``, ``verify_then_dispatch`` and ``verify_dmexclp`` see only the
+observation (reported statuses and positions, the visible calls, reported hospital status) plus
+the static city map;
 ``oracle`` additionally reads the hidden severity and fake-call flags; ``bound`` reads the full
 state. The exploits (``swarm``, ``aid_spam``, ``type_blind``, ``park_then_answer``,
 ``verify_everything``, ``ignore_priority``, ``priority_only``, ``reroute_churn``,
 ``relocate_churn``) are policies
 written against the grader; the exploit suite (``lifeline.testing.run_exploit_suite``) proves they
-neither beat closest-idle or the bound significantly nor trade expected deaths for score.
+neither beat the bound nor beat the reference while trading expected deaths for score.
 """
 
 from __future__ import annotations
@@ -615,14 +617,14 @@ class OracleAgent(ClosestIdleAgent):
 class VerifyThenDispatchAgent(ClosestIdleAgent):
     """Closest-idle that calls back every new call first and holds the doubtful ones.
 
-    Observation only. A call whose verification confidence is below ``threshold`` gets no unit
+    Observation only. A call whose verification confidence is below ``doubt_below`` gets no unit
     while it could still be a fake: false alarms and ghost calls are cancelled
     ``fake_expiry_min`` (30 min) after they ring, so a doubtful call still open then is real, and
     it goes to the front of the queue. Verification costs one action slot and no simulated time.
     """
 
     name = "verify_then_dispatch"
-    threshold = 0.4
+    doubt_below = 0.4
     """Below this confidence (P ≈ 0.004 for a real call, 0.84 for a false alarm, 0.96 for a
     ghost with the default ``verify_beta``) a call is doubtful."""
 
@@ -640,8 +642,23 @@ class VerifyThenDispatchAgent(ClosestIdleAgent):
         order = super()._call_order(e, obs)
         proven = [k for k in order if calls[k, C_AGE] >= e.params.fake_expiry_min]
         sure = [k for k in order if k not in proven and not (
-            calls[k, C_VERIFIED] > 0 and calls[k, C_CONF] < self.threshold)]
+            calls[k, C_VERIFIED] > 0 and calls[k, C_CONF] < self.doubt_below)]
         return proven + sure
+
+
+class VerifyDMEXCLPAgent(VerifyThenDispatchAgent, DMEXCLPAgent):
+    """The coverage-aware rung with the hidden-information signal: ``verify_then_dispatch``'s
+    call-back-and-hold of doubtful calls on top of ``dmexclp``'s dispatch and move-up.
+
+    No logic of its own: by the method order, ``act`` calls back every new call first
+    (``VerifyThenDispatchAgent.act``), the queue drops doubtful calls still young enough to be
+    fakes (``VerifyThenDispatchAgent._call_order``), and the rest is ``dmexclp``: road-walking
+    ETAs, tiered dispatch and, at epochs with nothing to dispatch (a held doubtful call
+    included), DMEXCLP move-up. Observation only. ``doubt_below`` is the verification threshold
+    (``VerifyThenDispatchAgent``), ``threshold_units`` / ``threshold`` the move-up ones.
+    """
+
+    name = "verify_dmexclp"
 
 
 # ----- exploit policies (each must lose; see the exploit suite) -----------------------------------
@@ -785,6 +802,7 @@ AGENTS: dict[str, type[Agent]] = {
     "bound": BoundAgent,
     "oracle": OracleAgent,
     "verify_then_dispatch": VerifyThenDispatchAgent,
+    "verify_dmexclp": VerifyDMEXCLPAgent,
     "swarm": SwarmAgent,
     "aid_spam": AidSpamAgent,
     "type_blind": TypeBlindAgent,
@@ -804,6 +822,10 @@ EXPLOITS: tuple[str, ...] = ("swarm", "aid_spam", "type_blind", "park_then_answe
 
 TEXT_POLICY = "lifeline.envs.dispatch.text_agent:DispatchTextPolicy"
 """The env's text-only heuristic (``EnvSpec.text_policy``; see ``text_agent.py``)."""
+
+TEXT_POLICY_TWIN = "closest_idle"
+"""The structured agent the text heuristic mirrors (closest-idle's rules from the text view),
+not the env's reference ``verify_dmexclp`` (tests/agents/test_text_heuristic.py)."""
 
 BOUNDED_COMPONENTS: tuple[str, ...] = ("response", "survival")
 """Components no policy may push above the bound's (exploit suite), besides the score itself.

@@ -62,7 +62,7 @@ def test_kernels_match_numpy_on_random_play(scenario: str) -> None:
 
 
 @pytest.mark.parametrize("agent", ["closest_idle", "dmexclp", "verify_then_dispatch",
-                                   "reroute_churn", "aid_spam", "swarm"])
+                                   "verify_dmexclp", "reroute_churn", "aid_spam", "swarm"])
 def test_kernels_match_numpy_under_scripted_agents(agent: str) -> None:
     if agent not in AGENTS:
         pytest.skip(f"no agent {agent!r}")

@@ -19,7 +19,13 @@ import pytest
 from lifeline.agents.base import RandomAgent
 from lifeline.core.graph import RoadGraph, TrafficProfile
 from lifeline.envs.dispatch import dynamics
-from lifeline.envs.dispatch.baselines import BoundAgent, ClosestIdleAgent, DMEXCLPAgent, HoldAgent
+from lifeline.envs.dispatch.baselines import (
+    BoundAgent,
+    ClosestIdleAgent,
+    DMEXCLPAgent,
+    HoldAgent,
+    VerifyDMEXCLPAgent,
+)
 from lifeline.envs.dispatch.curriculum import AdversarialDesigner, Curriculum
 from lifeline.envs.dispatch.env import DispatchEnv, DispatchMetroEnv
 from lifeline.envs.dispatch.generator import generate_calls, generate_events, toy_params
@@ -366,12 +372,15 @@ def test_same_seed_same_episode_in_another_process() -> None:
 def test_ladder_orders_on_a_few_seeds(scenario: str) -> None:
     env = DispatchEnv(scenario)
     means = {}
-    for agent in (HoldAgent(), RandomAgent(), ClosestIdleAgent(), DMEXCLPAgent(), BoundAgent()):
+    for agent in (HoldAgent(), RandomAgent(), ClosestIdleAgent(), DMEXCLPAgent(),
+                  VerifyDMEXCLPAgent(), BoundAgent()):
         means[agent.name] = np.mean([env.grade(_run(env, agent, seed)[0]).score
                                      for seed in range(6)])
     assert means["hold"] < means["random"] < means["closest_idle"]
     assert means["bound"] >= means["closest_idle"] - 0.02
     assert means["dmexclp"] >= means["closest_idle"] - 0.03
+    # the reference (issue 26): not below closest-idle, not above the bound
+    assert means["closest_idle"] - 0.03 <= means["verify_dmexclp"] <= means["bound"] + 0.005
 
 
 def test_travel_takes_real_edge_minutes_on_the_toy_city() -> None:
