@@ -51,18 +51,21 @@ BOUND_AGENT = "bound"
 def env_ladder(env: str) -> tuple[tuple[str, ...], str]:
     """``(baseline ladder without the bound, reference agent)`` for ``env``.
 
-    The reference is the last (strongest) non-bound baseline of the registered ladder, e.g.
-    ``heuristic`` for ed and ``dmexclp`` for dispatch; unknown envs fall back to the defaults.
+    The reference is the env's registered ``reference`` (the one the exploit suite and the
+    leaderboard compare against, e.g. ``heuristic`` for ed and ``verify_dmexclp`` for dispatch),
+    else the last non-bound baseline of the registered ladder; unknown envs fall back to the
+    defaults.
     """
     try:
         from lifeline.core.registry import spec
 
-        agents = tuple(a for a in spec(env).agents if a != BOUND_AGENT)
+        registered = spec(env)
     except KeyError:
-        agents = ()
+        return LADDER_ORDER, REFERENCE_AGENT
+    agents = tuple(a for a in registered.agents if a != BOUND_AGENT)
     if not agents:
         return LADDER_ORDER, REFERENCE_AGENT
-    return agents, agents[-1]
+    return agents, registered.reference if registered.reference in agents else agents[-1]
 CURVE_FILE = "learning_curve.csv"
 """The learning curve of runs written before training logged through SB3's logger."""
 PROGRESS_FILE = "progress.csv"

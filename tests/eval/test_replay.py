@@ -176,7 +176,7 @@ def test_cli_replays_and_view_errors(tmp_path: Path) -> None:
     res = runner.invoke(app, ["replays", "--out", str(tmp_path), "--env", "dispatch"])
     assert res.exit_code == 0, res.output
     (written,) = tmp_path.glob("*.jsonl.gz")
-    assert written.name == replay_name("dispatch", "warmup", "closest_idle", 1_000_000)
+    assert written.name == replay_name("dispatch", "warmup", "verify_dmexclp", 1_000_000)
     assert f"lifeline view {written}" in res.output
     res = runner.invoke(app, ["view", str(tmp_path / "missing.jsonl"), "--no-browser"])
     assert res.exit_code == 2 and "no such replay" in res.output

@@ -128,14 +128,14 @@ def test_agent_labels() -> None:
 def test_reference_is_the_envs_strongest_baseline(tmp_path: Path) -> None:
     assert report.env_ladder("ed") == (("noop", "random", "heuristic"), "heuristic")
     res = _fake_results()
-    names = {"noop": "hold", "random": "closest_idle", "heuristic": "dmexclp"}
+    names = {"noop": "hold", "random": "closest_idle", "heuristic": "verify_dmexclp"}
     for r in res["records"]:
         r["env"] = "dispatch"
         r["agent"] = names.get(r["agent"], r["agent"])
     ladder, ref = report.env_ladder("dispatch")
-    assert ref == "dmexclp" and ladder[0] == "hold"
+    assert ref == "verify_dmexclp" and ladder[0] == "hold"
     text = report.write_report(res, tmp_path).read_text()
-    assert "### Paired differences vs `dmexclp`" in text
+    assert "### Paired differences vs `verify_dmexclp`" in text
     rows = _rows(_section(text, "### Paired differences"))
     assert "+0.050" in rows[("surge", "ppo")]
 
