@@ -295,26 +295,11 @@ def with_justifications(params: PharmacyParams, state: PharmacyState,
         if not mine or state.supplier_spend[r, p] + cost <= params.approval_threshold:
             continue
         skus = sorted({SKU_NAMES.index(c.product_id) for c in mine})
-        cites = [cite_for(state, s) for s in skus]
+        cites = [rules.citable_id(state, s) for s in skus]
         cites = [c for c in cites if c]
         if cites:
             out.append(FileJustification(cites[0], "orders for " + " ".join(cites)))
     return out + [c for c in calls if not isinstance(c, FileJustification)]
-
-
-def cite_for(state: PharmacyState, s: int) -> str:
-    """An id the agent has seen that concerns product ``s``: this round's evidence on it, else a
-    shortage ticket naming it, else a published event concerning it ('' if none)."""
-    for eid, (r, _, k) in state.evidence_ids.items():
-        if r == state.round and k == s:
-            return eid
-    for tid in state.tickets:
-        if s in rules.id_skus(state, tid):
-            return tid
-    for ev in state.events:
-        if ev.announce_round <= state.round and s in rules.id_skus(state, ev.eid):
-            return ev.eid
-    return ""
 
 
 def quoted_leads(state: PharmacyState) -> dict[int, int]:
