@@ -14,11 +14,8 @@ from lifeline.envs.dispatch.types import DispatchAction, Relocate
 from lifeline.eval.episode import Task, run_episode
 
 
-def _play(env: DispatchEnv, seed: int, threshold: float | None = None
-          ) -> tuple[int, float, float]:
-    agent = DMEXCLPAgent()
-    if threshold is not None:
-        agent.threshold, agent.threshold_units = threshold, 0.0
+def _play(env: DispatchEnv, seed: int, agent: DMEXCLPAgent) -> tuple[int, float, float]:
+    """Relocations, readiness and score of one episode of ``agent``."""
     s = env.reset(seed)
     agent.reset(env, seed)
     moves = 0
@@ -30,26 +27,22 @@ def _play(env: DispatchEnv, seed: int, threshold: float | None = None
     return moves, g.metrics["readiness"], g.score
 
 
+def _dmexclp(threshold: float | None = None) -> DMEXCLPAgent:
+    agent = DMEXCLPAgent()
+    if threshold is not None:
+        agent.threshold, agent.threshold_units = threshold, 0.0
+    return agent
+
+
 def test_move_up_fires_and_raises_readiness_and_off_it_does_not() -> None:
     env = DispatchEnv("advanced")
-    on = [_play(env, seed) for seed in range(4)]  # training seeds
-    off = [_play(env, seed, threshold=np.inf) for seed in range(4)]
+    on = [_play(env, seed, _dmexclp()) for seed in range(4)]  # training seeds
+    off = [_play(env, seed, _dmexclp(np.inf)) for seed in range(4)]
     assert min(m for m, _, _ in on) >= 5  # v3's rule fired about never
     assert all(m == 0 for m, _, _ in off)
     # measured on these seeds: readiness 0.746 with move-up, 0.677 without (v4 before the
     # fleet-scaled threshold: 0.751 / 0.678)
     assert np.mean([r for _, r, _ in on]) > np.mean([r for _, r, _ in off]) + 0.03
-
-
-def _moves(env: DispatchEnv, seed: int, agent: DMEXCLPAgent) -> int:
-    s = env.reset(seed)
-    agent.reset(env, seed)
-    moves = 0
-    while not s.done:
-        a = agent.act(env, s)
-        moves += isinstance(a, Relocate)
-        env.step(s, cast(DispatchAction, a))
-    return moves
 
 
 def test_fleet_scaled_threshold_lets_move_up_fire_on_the_metro_city() -> None:
@@ -58,7 +51,7 @@ def test_fleet_scaled_threshold_lets_move_up_fire_on_the_metro_city() -> None:
     env = DispatchMetroEnv("metro_advanced")
     scaled, fixed = DMEXCLPAgent(), DMEXCLPAgent()
     fixed.threshold_units = 0.0  # v4: the fixed share ``threshold`` (0.05)
-    n_scaled, n_fixed = _moves(env, 0, scaled), _moves(env, 0, fixed)
+    n_scaled, n_fixed = _play(env, 0, scaled)[0], _play(env, 0, fixed)[0]
     assert n_scaled > 2 * n_fixed, (n_scaled, n_fixed)  # seed 0: 15 against 5
 
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from lifeline.agents import make_agent
+from lifeline.core.agent import Agent
 from lifeline.envs.pharmacy import dynamics, inventory
 from lifeline.envs.pharmacy.env import PharmacyEnv
 from lifeline.envs.pharmacy.generator import expected_daily
@@ -32,8 +33,9 @@ def _env(scenario: str = "medium", **off: Any) -> PharmacyEnv:
     return PharmacyEnv(scenario, params=dataclasses.replace(SCENARIOS[scenario], **off))
 
 
-def _play(env: PharmacyEnv, name: str, seed: int) -> PharmacyState:
-    agent = make_agent(name, "pharmacy")
+def _play(env: PharmacyEnv, name: str | Agent, seed: int) -> PharmacyState:
+    """One whole episode of the agent ``name`` (or of the agent object itself)."""
+    agent = make_agent(name, "pharmacy") if isinstance(name, str) else name
     agent.reset(env, seed)
     state = env.reset(seed)
     while not state.done:
@@ -249,12 +251,10 @@ def test_ward_on_hand_counts_a_lot_that_lasts_the_round() -> None:
     assert state.on_hand[0, 1] == 0.0
 
 
-@pytest.mark.parametrize("on", [True, False])
-def test_reference_returns_ward_surplus_when_central_cannot_fill(on: bool) -> None:
-    """base_stock returns a ward's surplus (beyond 1.1 x its evidence estimate) to central when
-    central cannot fill the plan, and the other ward is then served: with transfers off the
-    same round leaves more critical need unmet."""
-    env = _env(transfers=on, stat_delivery=False)  # STAT would serve ICU at a premium
+def _short_round(transfers: bool) -> PharmacyState:
+    """Round 0 of seed 8 under base_stock with central's and ward 0's stock of SKU 0 gone and
+    ward 1 holding 60 units (STAT off: it would serve ICU at a premium)."""
+    env = _env(transfers=transfers, stat_delivery=False)
     agent = make_agent("base_stock", "pharmacy")
     agent.reset(env, 8)
     state = env.reset(8)
@@ -264,19 +264,19 @@ def test_reference_returns_ward_surplus_when_central_cannot_fill(on: bool) -> No
     dynamics.start_round(state, env.params)
     while state.round == 0:
         env.step(state, agent.act(env, state))
+    return state
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_reference_returns_ward_surplus_when_central_cannot_fill(on: bool) -> None:
+    """base_stock returns a ward's surplus (beyond 1.1 x its evidence estimate) to central when
+    central cannot fill the plan, and the other ward is then served: with transfers off the
+    same round leaves more critical need unmet."""
+    state = _short_round(on)
     assert (state.counters.transfers > 0) == on
-    unmet = state.counters.unmet_critical
     if on:
-        off = _env(transfers=False, stat_delivery=False)
-        agent.reset(off, 8)
-        other = off.reset(8)
-        other.central[0].clear()
-        other.wards[0][0].clear()
-        other.wards[1][0][:] = [Lot("L-er", 0, 60.0, 40)]
-        dynamics.start_round(other, off.params)
-        while other.round == 0:
-            off.step(other, agent.act(off, other))
-        assert unmet < other.counters.unmet_critical - 1.0
+        unmet_off = _short_round(False).counters.unmet_critical
+        assert state.counters.unmet_critical < unmet_off - 1.0
 
 
 # ----- round 2: the blood bank (crossmatch holds, same-day emergency issue, STAT) -------------
@@ -352,13 +352,7 @@ def test_reference_authorises_stat_only_with_spare_money(scenario: str) -> None:
     stat = sum(float(s.counters.stat_sku[:3].sum()) for s in states)
     never = make_agent("base_stock", "pharmacy")
     never.stat_rule = "never"  # type: ignore[attr-defined]
-    unmet_never = 0.0
-    for seed in range(4):
-        never.reset(env, seed)
-        state = env.reset(seed)
-        while not state.done:
-            env.step(state, never.act(env, state))
-        unmet_never += state.counters.unmet_critical
+    unmet_never = sum(_play(env, never, seed).counters.unmet_critical for seed in range(4))
     unmet = sum(s.counters.unmet_critical for s in states)
     if scenario == "light":
         assert stat > 20 and unmet < unmet_never - 20
@@ -391,12 +385,6 @@ def test_reference_keeps_platelets_pooled_in_the_blood_bank(pooled: bool) -> Non
     for skus in ((1,), ()):
         agent = make_agent("base_stock", "pharmacy")
         agent.pool_skus = skus if pooled else ()  # type: ignore[attr-defined]
-        total = 0.0
-        for seed in range(4):
-            agent.reset(env, seed)
-            state = env.reset(seed)
-            while not state.done:
-                env.step(state, agent.act(env, state))
-            total += float(state.counters.waste_sku[1])
-        waste.append(total)
+        waste.append(sum(float(_play(env, agent, seed).counters.waste_sku[1])
+                         for seed in range(4)))
     assert (waste[0] < 0.8 * waste[1]) == pooled
