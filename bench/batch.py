@@ -1,25 +1,23 @@
 """Batch ED vs scalar ED, side by side in one run (JSON on stdout).
 
     python bench/batch.py [--scenario surge] [--sizes 1,64,1024,4096] [--seconds 2] [--rounds 3]
-                          [--version 3]
 
-``--version 3`` measures ED-v3 (the array kernel ``kernel_v3`` through ``batch_v3.EDBatchV3``,
-and the scalar v3 ``EDEnv``); ``--version 2`` (the default, what ``results/ed/batch_bench.json``
-and the README's table hold) the ED-v2 kernel and ``EDv2Env``.
+Measures ED-v3: the array kernel ``kernel_v3`` through ``batch_v3.EDBatchV3``, and the scalar
+``EDEnv`` (which steps through the same kernel with N = 1).
 
 Measures CPU time (``time.process_time``: the machine is shared, wall time is not the env's),
 random legal actions chosen outside the timed region, ``rounds`` interleaved rounds, medians:
 
 * ``scalar``: the core ``EDEnv`` — ``step`` only, and ``step + observe + action_mask`` (what the
   batch kernel does per env-step), and ``reset``;
-* ``batch[N]``: :class:`lifeline.envs.ed.batch.EDBatch` — the kernel call alone (``kernel``, with
-  finished envs reset outside the clock), and the steady state with resets (``with_resets``: the
-  batch's measured per-env reset time spread over the random policy's episode length;
-  ``reset_share`` of that time), as ratios to the scalar core's ``step + observe + action_mask``
+* ``batch[N]``: :class:`lifeline.envs.ed.batch_v3.EDBatchV3` — the kernel call alone
+  (``kernel``, with finished envs reset outside the clock), and the steady state with resets
+  (``with_resets``: the batch's measured per-env reset time spread over the random policy's
+  episode length; ``reset_share`` of that time), as ratios to the scalar core's ``step + observe + action_mask``
   and ``step`` only;
 * ``vector[N]``: the Gymnasium faces — :class:`EDVectorEnv` (``gymnasium.make_vec``'s default
-  for ``lifeline/ED``) vs Gymnasium's ``SyncVectorEnv`` over the scalar env (the Python loop), both
-  with auto-reset, and their ratio.
+  for ``lifeline/ED-v3``) vs Gymnasium's ``SyncVectorEnv`` over the scalar env (the Python
+  loop), both with auto-reset, and their ratio.
 """
 
 from __future__ import annotations
@@ -39,26 +37,14 @@ import numpy as np
 
 import lifeline
 from lifeline.core.registry import spec
-from lifeline.envs.ed.batch import EDBatch, EDVectorEnv
+from lifeline.envs.ed.batch import EDVectorEnv
 from lifeline.envs.ed.batch_v3 import EDBatchV3
-from lifeline.envs.ed.env import EDEnv as EDv3Env
-from lifeline.envs.ed.env import EDv2Env
+from lifeline.envs.ed.env import EDEnv
 from lifeline.faces.gymnasium import LifelineGymEnv
 
-VERSION = {"version": 2}
-"""The ED version measured (``--version``); like with like: batch and scalar of one version."""
 
-
-def EDEnv(scenario: str) -> Any:
-    return EDv3Env(scenario) if VERSION["version"] >= 3 else EDv2Env(scenario)
-
-
-def Batch(n: int, scenario: str) -> Any:
-    return EDBatchV3(n, scenario) if VERSION["version"] >= 3 else EDBatch(n, scenario)
-
-
-def _v2_gym(scenario: str) -> gym.Env:
-    """The scalar ED (of ``VERSION``) as a Gymnasium env (what SyncVectorEnv loops over)."""
+def _scalar_gym(scenario: str) -> gym.Env:
+    """The scalar ED as a Gymnasium env (what SyncVectorEnv loops over)."""
     return LifelineGymEnv("ed", core=EDEnv(scenario))
 
 
@@ -97,7 +83,7 @@ def time_scalar(scenario: str, seconds: float, observe: bool) -> dict[str, float
 
 
 def time_batch(scenario: str, n: int, seconds: float, episode_steps: float) -> dict[str, float]:
-    batch = Batch(n, scenario)
+    batch = EDBatchV3(n, scenario)
     t0 = time.process_time()
     for i in range(n):
         batch.reset_env(i, i)
@@ -149,14 +135,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0,
                         help="CPU seconds per measurement")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--version", type=int, default=2, choices=(2, 3))
     parser.add_argument("--no-vector", action="store_true",
                         help="skip the Gymnasium vector-env comparison")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    VERSION["version"] = args.version
-    gym_id = spec("ed").gym_id if args.version >= 3 else "lifeline/ED-v2"
-    warm = Batch(1, args.scenario)  # compile (or load the cached kernel) first
+    gym_id = spec("ed").gym_id
+    warm = EDBatchV3(1, args.scenario)  # compile (or load the cached kernel) first
     warm.reset_env(0, 0)
     warm.step(np.zeros(1, dtype=np.int64))
     raw: dict[str, list[Any]] = {}
@@ -171,11 +155,11 @@ def main() -> None:
         for n in sizes:
             add(f"batch_{n}", time_batch(args.scenario, n, args.seconds, episode_steps))
             if not args.no_vector:
-                add(f"vector_{n}", time_vector(partial(EDVectorEnv, n, args.scenario,
-                                                       version=args.version), n, args.seconds))
+                add(f"vector_{n}", time_vector(partial(EDVectorEnv, n, args.scenario), n,
+                                               args.seconds))
                 add(f"loop_{n}", time_vector(
                     partial(gym.vector.SyncVectorEnv,
-                            [partial(_v2_gym, args.scenario) for _ in range(n)]),
+                            [partial(_scalar_gym, args.scenario) for _ in range(n)]),
                     n, args.seconds))
 
     def med(key: str, field: str | None = None) -> float:

@@ -1,6 +1,6 @@
 """Lifeline: reinforcement-learning environments for the operations that keep people alive.
 
-``import lifeline`` registers every environment's Gymnasium id (e.g. ``lifeline/ED-v2``).
+``import lifeline`` registers every environment's Gymnasium id (e.g. ``lifeline/ED-v3``).
 """
 
 import lifeline.envs  # noqa: F401 - registers the built-in environments (the registry imports none)

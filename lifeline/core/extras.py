@@ -37,8 +37,8 @@ DESCRIPTIONS: dict[str, str] = {
             "SuperSuit's wrappers on it (`lifeline.faces.flat_marl.FlatParallel`)",
     "dist": "`lifeline eval/compare --backend ray` and Ray PPO rollouts",
     "rllib": "RLlib on any id (`lifeline.faces.flat.RLlibEnv`)",
-    "fast": "the batch ED kernel (`gymnasium.make_vec(\"lifeline/ED-v2\")`, "
-            "`lifeline train fastppo`)",
+    "fast": "the compiled ED-v3 kernel (`gymnasium.make_vec(\"lifeline/ED-v3\")`, "
+            "`lifeline train fastppo`; plain Python, slow, without it)",
 }
 
 

@@ -25,7 +25,7 @@ class EnvSpec:
     name: str
     """Short id used by the CLI and Python API, e.g. ``"ed"``."""
     gym_id: str
-    """Versioned Gymnasium id, e.g. ``"lifeline/ED-v2"``."""
+    """Versioned Gymnasium id, e.g. ``"lifeline/ED-v3"``."""
     entry_point: str
     """``"module.path:ClassName"`` of the :class:`Environment` subclass."""
     scenarios: tuple[str, ...]

@@ -1,6 +1,6 @@
 """The faces of a Lifeline environment: the same core env seen through another API.
 
-* :mod:`~lifeline.faces.gymnasium` — ``gymnasium.Env`` / ``VectorEnv`` ids (``lifeline/ED-v2``);
+* :mod:`~lifeline.faces.gymnasium` — ``gymnasium.Env`` / ``VectorEnv`` ids (``lifeline/ED-v3``);
 * :mod:`~lifeline.faces.rendering` and :mod:`~lifeline.faces.raster` — its ``render()``
   (text, or the ``frame(state)`` picture drawn with matplotlib);
 * :mod:`~lifeline.faces.tools` — typed tools (one per action type), the text observation and

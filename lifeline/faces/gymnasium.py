@@ -1,6 +1,6 @@
 """Gymnasium face, generic over the registry.
 
-``gymnasium.make("lifeline/ED-v2", scenario="surge")`` (after ``import lifeline``) builds a
+``gymnasium.make("lifeline/ED-v3", scenario="surge")`` (after ``import lifeline``) builds a
 :class:`LifelineGymEnv`: a ``Dict`` observation whose arrays follow the core
 ``observation_spec`` plus ``action_mask`` (int8), a ``Discrete`` action space over the core's
 flat encoding, ``info["action_mask"]`` and ``env.action_masks()`` (found by sb3-contrib's
@@ -201,7 +201,7 @@ def make_vector_env(num_envs: int = 1, lifeline_env: str = "ed", scenario: str |
                     render_mode: str | None = None, asynchronous: bool = False,
                     max_episode_steps: int | None = None, **unknown: Any,
                     ) -> gym.vector.VectorEnv[Any, Any, Any]:
-    """The ids' ``vector_entry_point``: ``gym.make_vec("lifeline/ED-v2", num_envs=8)``.
+    """The ids' ``vector_entry_point``: ``gym.make_vec("lifeline/ED-v3", num_envs=8)``.
 
     Gymnasium's own ``SyncVectorEnv`` (or ``AsyncVectorEnv`` with ``asynchronous=True``, one
     process per copy) over :class:`RegisteredGymEnv`; each copy is seeded by the vector env's

@@ -19,7 +19,7 @@ def render(env: Any) -> Any:
     if mode is None:
         gym.logger.warn("You are calling render method without specifying any render mode. "
                         "You can specify the render_mode at initialization, e.g. "
-                        f'gym.make("{env.spec.id if env.spec else "lifeline/ED-v2"}", '
+                        f'gym.make("{env.spec.id if env.spec else "lifeline/ED-v3"}", '
                         'render_mode="rgb_array")')
         return None
     if env.state is None:

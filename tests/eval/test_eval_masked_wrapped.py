@@ -65,11 +65,11 @@ def test_evaluate_masked_plays_a_maskableppo_trained_with_flattenmasked() -> Non
 
 
 @pytest.mark.parametrize("gym_id,kwargs", [(s.gym_id, {}) for s in lifeline.all_specs()]
-                         + [(lifeline.spec("ed").gym_id, {"version": 2})])
+                         + [(lifeline.spec("ed").gym_id, {"vectorization_mode": "sync"})])
 def test_every_ids_vector_env_infos_carry_the_action_mask(gym_id: str,
                                                          kwargs: dict[str, Any]) -> None:
-    if kwargs:
-        pytest.importorskip("numba")  # the batch EDVectorEnv of ED-v2
+    """Every id's default vector env (ED's: the batch ``EDVectorEnv``), and ED's loop of scalar
+    envs too."""
     vec = gym.make_vec(gym_id, num_envs=2, **kwargs)
     _, info = vec.reset(seed=0)
     n = vec.single_action_space.n  # type: ignore[attr-defined]

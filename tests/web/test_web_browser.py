@@ -225,7 +225,7 @@ def test_live_page_play_by_hand_and_watch(browser: Any) -> None:
         assert page.locator("#tools form").count() == 12  # one form per tool (ED-v3: 12 kinds)
         n_legal = page.evaluate("LLL.snap.legal.length")
         assert page.locator("#legal button.call").count() == n_legal
-        # ED-v2 triages arrivals for one tick: wait (a legal call) until someone can be admitted
+        # ED triages arrivals for one tick: wait (a legal call) until someone can be admitted
         steps = 0
         while page.locator("#legal button[data-tool='admit_general']").count() == 0:
             assert steps < 12, "nobody reached the waiting room"

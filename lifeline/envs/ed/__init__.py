@@ -1,5 +1,5 @@
-"""``ed``: emergency-department triage and bed/ICU/ventilator allocation (``lifeline/ED-v2``);
-see README.md."""
+"""``ed``: emergency-department triage, physicians, diagnostics and bed/ICU/ventilator allocation
+(``lifeline/ED-v3``); see README.md."""
 
 # The env's public names, the same in every ``envs/<env>/``: ``Env`` (the core environment
 # class), ``Params`` (its parameters), ``State`` (its state) and ``SCENARIOS`` (its scenarios).

@@ -61,11 +61,8 @@ class EDHeuristicAgent(Agent):
     esi2_icu_free = 2
     """Send an ESI-2 patient to the ICU only while at least this many ICU beds are free."""
     fast_track_hours = 1.0
-    """v3: fast-track ESI 4-5 patients who have waited this long (before they leave unseen;
-    tuned on training seeds 100-105: 1.0 h beat 2.5 h on three of four scenarios)."""
-    fast_track_hours_v2 = 2.5
-    """The same threshold in ED-v2 (unchanged, so v2's trajectories are too)."""
-    _v3 = False
+    """Fast-track ESI 4-5 patients who have waited this long (before they leave unseen; tuned on
+    training seeds 100-105: 1.0 h beat v2's 2.5 h on three of four scenarios)."""
 
     def view(self, env: EDEnv, state: Any) -> dict[str, np.ndarray]:
         """What the policy looks at (the observation; exploits may distort it)."""
@@ -77,11 +74,8 @@ class EDHeuristicAgent(Agent):
     def decide(self, obs: dict[str, np.ndarray]) -> Action:
         """The recipe's first applicable step for one observation (else ``Wait``)."""
         gen, icu, queue = obs["general_beds"], obs["icu_beds"], obs["queue"]
-        v3 = self._v3 = "staff" in obs
         for action in (self.discharge(gen, icu), self.ventilate(icu, obs),
-                       self.transfer(gen, icu),
-                       self.see(gen, icu, obs) if v3 else None,
-                       self.expedite(gen, icu) if v3 else None,
+                       self.transfer(gen, icu), self.see(gen, icu, obs), self.expedite(gen, icu),
                        self.make_room(gen, icu, queue),
                        self.admit(gen, icu, queue)):
             if action is not None:
@@ -90,7 +84,7 @@ class EDHeuristicAgent(Agent):
 
     def see(self, gen: np.ndarray, icu: np.ndarray, obs: dict[str, np.ndarray]
             ) -> Action | None:
-        """v3: a free physician sees the most urgent unseen bed patient (ICU bays first at equal
+        """A free physician sees the most urgent unseen bed patient (ICU bays first at equal
         ESI, then the longest in bed)."""
         free = obs["staff"][_PHYS_FREE] >= 1
         best: tuple[float, int, float, int] | None = None
@@ -118,7 +112,7 @@ class EDHeuristicAgent(Agent):
         return esi if esi <= self.see_first_up_to else 10.0 - esi
 
     def expedite(self, gen: np.ndarray, icu: np.ndarray) -> Action | None:
-        """v3: move the most urgent queued imaging order ahead of a less urgent first one."""
+        """Move the most urgent queued imaging order ahead of a less urgent first one."""
         rows = [(float(beds[b, _ESI]), float(beds[b, _IMG_POS]), ward, int(b))
                 for ward, beds in (("icu", icu), ("general", gen))
                 for b in np.flatnonzero(beds[:, _IMG_POS] > 0)]
@@ -170,8 +164,7 @@ class EDHeuristicAgent(Agent):
         if free_g:
             urgent = (queue[:, _ESI] >= 1) & (queue[:, _ESI] <= 2)
             at_risk = np.flatnonzero((queue[:, _ESI] >= 4)
-                                     & (queue[:, _WAIT_H] >= (self.fast_track_hours if self._v3
-                                                              else self.fast_track_hours_v2)))
+                                     & (queue[:, _WAIT_H] >= self.fast_track_hours))
             if at_risk.size and not urgent.any():
                 return AdmitGeneral(slot=int(at_risk[0]))
         step_down = self._most_stable_icu(icu)
@@ -215,13 +208,12 @@ class EDBoundAgent(Agent):
 
     def act(self, env: Environment, state: Any) -> Action | int:
         s: EDState = state
-        if _ed(env).params.version >= 3:
-            for b, p in enumerate(s.icu):
-                if p is not None and p.seen_tick < 0:
-                    return SeeICU(bed=b)
-            for b, p in enumerate(s.general):
-                if p is not None and p.seen_tick < 0 and not p.needs_icu:
-                    return SeeGeneral(bed=b)
+        for b, p in enumerate(s.icu):
+            if p is not None and p.seen_tick < 0:
+                return SeeICU(bed=b)
+        for b, p in enumerate(s.general):
+            if p is not None and p.seen_tick < 0 and not p.needs_icu:
+                return SeeGeneral(bed=b)
         for b, p in enumerate(s.icu):
             if p is not None and p.ready:
                 return DischargeICU(bed=b)

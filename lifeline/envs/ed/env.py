@@ -10,25 +10,16 @@ import numpy as np
 from lifeline.core.env import Action, Environment, Grade
 from lifeline.core.rng import make_streams
 from lifeline.core.specs import ArraySpec
-from lifeline.envs.ed import dynamics, observation, render, reward, rules
 from lifeline.envs.ed import frame as ed_frame
+from lifeline.envs.ed import observation, render, reward, rules
 from lifeline.envs.ed.generator import generate_schedule, initial_icu, inpatient_flow
-from lifeline.envs.ed.params import SCENARIOS, SCENARIOS_V2, EDParams, resolve
+from lifeline.envs.ed.params import SCENARIOS, EDParams, resolve
 from lifeline.envs.ed.scalar_kernel import ScalarKernel
-from lifeline.envs.ed.types import (
-    ACTION_TYPES,
-    ACTION_TYPES_V2,
-    EDAction,
-    EDState,
-    Wait,
-    max_returns,
-)
+from lifeline.envs.ed.types import ACTION_TYPES, EDAction, EDState, Wait, max_returns
 
-STREAMS = ("arrivals", "patients", "deterioration", "returns")
-"""Named random streams, one per stochastic process (order is part of determinism)."""
-STREAMS_V3 = (*STREAMS, "inpatient")
-"""v3 adds the hospital's inpatient flow (discharges, elective admissions), appended so the
-first four streams are v2's."""
+STREAMS = ("arrivals", "patients", "deterioration", "returns", "inpatient")
+"""Named random streams, one per stochastic process (order is part of determinism);
+``inpatient`` is the hospital's inpatient flow (discharges, elective admissions)."""
 
 
 def return_bound(params: EDParams) -> int:
@@ -39,7 +30,8 @@ def return_bound(params: EDParams) -> int:
 
 class EDEnv(Environment[EDState, EDAction]):
     """Triage, clinicians, diagnostics and bed/ICU/ventilator allocation over one 24-hour shift
-    (ED-v3; see README.md). :class:`EDv2Env` is ED-v2 exactly."""
+    (ED-v3; see README.md). Every transition is ``kernel_v3``'s, stepped with N = 1 through
+    :class:`~lifeline.envs.ed.scalar_kernel.ScalarKernel` (the batch env steps N with it)."""
 
     name: ClassVar[str] = "ed"
     version: ClassVar[int] = 3
@@ -48,14 +40,11 @@ class EDEnv(Environment[EDState, EDAction]):
 
     def __init__(self, scenario: str = "normal_day", params: EDParams | None = None) -> None:
         params = resolve(scenario, params, self.scenarios)
-        if (params.version >= 3) != (self.version >= 3):
-            raise ValueError(f"{type(self).__name__} is ED-v{self.version}; these params are "
-                             f"v{params.version} (use EDEnv for v3, EDv2Env for v2)")
         super().__init__(scenario)
         self.params = params
         self.layout = rules.Layout(params)
         self._spec = observation.observation_spec(params)
-        self._kernel = ScalarKernel(params, return_bound(params)) if self.version >= 3 else None
+        self._kernel = ScalarKernel(params, return_bound(params))
 
     @property
     def num_actions(self) -> int:
@@ -71,8 +60,7 @@ class EDEnv(Environment[EDState, EDAction]):
 
     def reset(self, seed: int) -> EDState:
         p = self.params
-        v3 = p.version >= 3
-        rng = make_streams(seed, STREAMS_V3 if v3 else STREAMS)
+        rng = make_streams(seed, STREAMS)
         schedule = generate_schedule(p, rng["arrivals"], rng["patients"])
         first_free_pid = sum(len(t) for t in schedule)
         state = EDState(general=[None] * p.general_beds, icu=[None] * p.icu_beds,
@@ -89,15 +77,11 @@ class EDEnv(Environment[EDState, EDAction]):
                 state.ventilators_in_use += 1
             state.counters.patients += 1
             state.counters.critical += int(b.ever_critical)
-        if v3:
-            state.inpatient_flow = inpatient_flow(p, rng["inpatient"])
-            state.ward_free = min(p.ward_free_start, p.ward_capacity)
-            state.hospital_icu_free = min(p.hospital_icu_free_start, p.hospital_icu_capacity)
+        state.inpatient_flow = inpatient_flow(p, rng["inpatient"])
+        state.ward_free = min(p.ward_free_start, p.ward_capacity)
+        state.hospital_icu_free = min(p.hospital_icu_free_start, p.hospital_icu_capacity)
         state.tick = 0
-        if self._kernel is not None:
-            self._kernel.admit_arrivals(state)
-        else:
-            dynamics.admit_arrivals(state, p)
+        self._kernel.admit_arrivals(state)
         return state
 
     def validate(self, state: EDState, action: EDAction) -> str | None:
@@ -122,34 +106,12 @@ class EDEnv(Environment[EDState, EDAction]):
         return reward.INVALID_PENALTY
 
     def _apply(self, state: EDState, action: EDAction) -> tuple[float, dict[str, Any]]:
-        if self._kernel is not None:
-            return self._kernel.step(state, self.layout.encode(action))
-        events = dynamics.StepEvents()
-        dynamics.apply_action(state, self.params, action, events)
-        return self._finish_step(state, events)
+        return self._kernel.step(state, self.layout.encode(action))
 
     def _apply_invalid(self, state: EDState) -> tuple[float, dict[str, Any]]:
         """An invalid action uses one of the tick's K decision slots, like any action (the K-th
         advances the clock); nothing else happens."""
-        if self._kernel is not None:
-            return self._kernel.step(state, -1)
-        events = dynamics.StepEvents()
-        dynamics.use_slot(state, self.params, events)
-        return self._finish_step(state, events)
-
-    def _finish_step(self, state: EDState, events: dynamics.StepEvents
-                     ) -> tuple[float, dict[str, Any]]:
-        """Early stop (the rest of the shift is still simulated), reward and info of a v2 step
-        (v3's are the kernel's: ``scalar_kernel.ScalarKernel.step``)."""
-        limit = self.params.early_stop_deaths
-        if limit and state.counters.deaths >= limit and not self.is_terminal(state):
-            dynamics.finish_shift(state, self.params, events)
-        r = reward.step_reward(events)
-        if self.is_terminal(state):
-            r += reward.terminal_bonus(state)
-        state.episode_return += r
-        return r, {"ticks": events.ticks, "deaths": events.deaths, "treated": events.treated,
-                   "early_stopped": state.counters.early_stop_tick >= 0}
+        return self._kernel.step(state, -1)
 
     def is_terminal(self, state: EDState) -> bool:
         return state.tick >= self.params.horizon_ticks
@@ -168,13 +130,3 @@ class EDEnv(Environment[EDState, EDAction]):
 
     def grade(self, state: EDState) -> Grade:
         return reward.grade(state, self.params)
-
-
-class EDv2Env(EDEnv):
-    """ED-v2 exactly (no clinicians, diagnostics or inpatient units; v2's scenarios, actions,
-    observation and digests). Kept because the numba batch env implements only v2
-    (``lifeline.envs.ed.batch``); its parity tests compare against this class."""
-
-    version: ClassVar[int] = 2
-    action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES_V2
-    scenarios: ClassVar[dict[str, EDParams]] = SCENARIOS_V2

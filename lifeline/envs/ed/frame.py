@@ -49,13 +49,11 @@ def frame(state: EDState, params: EDParams, progress: float) -> dict[str, Any]:
         entry = _patient(p, state.tick, hpt)
         entry["slot"] = slot if slot < params.queue_slots else None
         waiting.append(entry)
-    staff = {}
-    if params.version >= 3:
-        staff = {"physicians_on_duty": care.physicians_on_duty(state, params),
-                 "physicians_free": care.physicians_free(state, params),
-                 "scanners_free": params.scanners - len(state.scanning),
-                 "imaging_queue": len(state.imaging_queue), "ward_beds_free": state.ward_free,
-                 "hospital_icu_beds_free": state.hospital_icu_free}
+    staff = {"physicians_on_duty": care.physicians_on_duty(state, params),
+             "physicians_free": care.physicians_free(state, params),
+             "scanners_free": params.scanners - len(state.scanning),
+             "imaging_queue": len(state.imaging_queue), "ward_beds_free": state.ward_free,
+             "hospital_icu_beds_free": state.hospital_icu_free}
     return {
         "staff": staff,
         "progress": progress,

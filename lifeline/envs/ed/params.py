@@ -22,6 +22,16 @@ FiveInts = tuple[int, int, int, int, int]
 """One value per ESI level 1..5."""
 HourInts = tuple[int, ...]
 """One value per hour of the day 00..23."""
+ED_V2_COMMIT = "72ee2d85efd0"
+"""The last commit with ED-v2 (``EDv2Env``, its numba batch kernel, ``SCENARIOS_V2``)."""
+
+
+def check_version(version: int) -> None:
+    """Only ED-v3 is in the tree: any other ``version`` fails with one line naming the commit to
+    check out (``EDParams(version=2)``, ``EDVectorEnv(version=2)``, ``make_vec(version=2)``)."""
+    if version != 3:
+        raise ValueError(f"ED-v{version} is not in this tree (only ED-v3); ED-v2 last existed at "
+                         f"commit {ED_V2_COMMIT}: git checkout {ED_V2_COMMIT}")
 
 
 @dataclass(frozen=True)
@@ -43,8 +53,9 @@ class EDParams:
     """Length of one tick, minutes."""
     horizon_ticks: int = 96
     """Episode length, ticks (96 x 15 min = 24 h, starting at 00:00)."""
-    actions_per_tick: int = 4
-    """K: the K-th consecutive non-wait action within a tick also advances the clock."""
+    actions_per_tick: int = 6
+    """K: the K-th consecutive non-wait action within a tick also advances the clock (v3 6: seeing
+    patients and imaging priority are decisions too; v2 4)."""
     # --- arrivals ----------------------------------------------------------------------------
     arrivals_per_hour: float = 5.5
     """Mean arrival rate over the day, patients/hour (the diurnal profile has mean 1)."""
@@ -76,51 +87,61 @@ class EDParams:
     """Inclusive range of trauma patients arriving in the incident (0 = no incident)."""
     mci_window_hours: tuple[float, float] = (8.0, 16.0)
     """The incident starts uniformly in this window (hours of the day); lasts one hour."""
-    # --- admission and boarding (v2) --------------------------------------------------------
+    # --- admission ----------------------------------------------------------------------------
     ward_admit_prob: tuple[float, float, float, float, float] = (0.05, 0.18, 0.15, 0.04, 0.05)
     """Probability that a patient of true ESI 1..5 *without* ICU need is admitted to an inpatient
     ward at the end of ED treatment (drawn at arrival). With ICU need (always an admission) this
     gives admitted shares of about 32 / 32 / 15.5 / 3 / 3.5 % (Hocker 2018, NHAMCS 2011); ESI
-    4-5 are set a little above their share because some of them leave unseen first."""
+    4-5 are set a little above their share because some of them leave unseen first. An
+    admission boards in its ED bed until the hospital assigns an inpatient bed (v3 section)."""
     boarding_hours: tuple[float, float, float, float, float] = (2.9, 4.3, 3.9, 3.9, 3.9)
     """Mean boarding time of a ward admission by true ESI at arrival, hours (lognormal): after
     treatment the patient keeps the ED bed this long, until the ward takes them (decision to
     departure of medical admissions by ESI I/II/III 2.9 / 4.3 / 3.9 h, West J Emerg Med 2022;
-    ESI 4-5 take the ESI-3 value, no published figure)."""
+    ESI 4-5 take the ESI-3 value, no published figure). ED-v2's sampled boarding: v3's boarding
+    emerges from inpatient census; ``generator.make_patient`` still makes this draw (and discards
+    it) so every patient consumes the same draws (the v3 digests depend on that)."""
     boarding_sigma: float = 0.6
-    """Lognormal shape of boarding times (dimensionless)."""
+    """Lognormal shape of ``boarding_hours`` (dimensionless; drawn and discarded, as above)."""
     triage_ticks: int = 1
-    """Ticks between arrival and the waiting room (triage and registration, v2): a patient
+    """Ticks between arrival and the waiting room (triage and registration): a patient
     arriving in tick t can be given a bed from tick t + triage_ticks on. No hazard applies
     during triage (the patient is with the triage nurse)."""
     # --- starting census ---------------------------------------------------------------------
     icu_boarders: int = 0
     """ICU beds occupied at 00:00 by long-stay (boarding) patients."""
     # --- treatment (hours) -------------------------------------------------------------------
-    general_treatment_hours: tuple[float, float, float, float, float] = (4.0, 4.0, 4.0, 2.0, 1.0)
-    """Mean general-bed treatment time by true acuity ESI 1..5, hours (lognormal). v2: ESI 1
-    4 h (v1: 6 h), as only the ESI-1 patients without ICU need are treated in the ED now."""
+    general_treatment_hours: FiveFloats = (2.0, 1.75, 1.25, 0.75, 0.75)
+    """Mean general-bed treatment time by true acuity ESI 1..5, hours (lognormal): the treatment
+    that follows the work-up (the assessment, the work-up and the queues make up the rest of the
+    stay; v2, without them: 4 / 4 / 4 / 2 / 1 h)."""
     icu_treatment_hours: float = 20.0
-    """Mean ICU treatment time, hours (lognormal, roughly 12-36 h)."""
+    """ED-v2's mean ICU treatment time in the ED, hours; not used by v3 (an ICU admission is
+    stabilised for ``icu_stabilise_hours``, then boards for the hospital ICU). Read only by
+    ``generator.make_patient``'s dead ``version < 3`` branch."""
     treatment_sigma: float = 0.4
     """Lognormal shape of treatment times (dimensionless)."""
     # --- deterioration (per-tick probabilities) ------------------------------------------------
-    worsen_hazard: tuple[float, float, float, float, float] = (0.0, 0.05, 0.015, 0.004, 0.001)
-    """Per-tick probability that an untreated patient of ESI 1..5 worsens one level."""
-    death_hazard_untreated: float = 0.10
-    """Per-tick death probability of an untreated ESI-1 patient."""
-    under_care_factor: float = 0.5
-    """Hazard multiplier for an ICU-need patient in a general bed (lower care than needed)."""
+    worsen_hazard: tuple[float, float, float, float, float] = (0.0, 0.03, 0.01, 0.003, 0.001)
+    """Per-tick probability that an untreated patient of ESI 1..5 worsens one level (lowered to
+    in-ED mortality in v3, see README; v2 0 / 5 / 1.5 / 0.4 / 0.1 %)."""
+    death_hazard_untreated: float = 0.06
+    """Per-tick death probability of an untreated ESI-1 patient (v2: 10 %)."""
+    under_care_factor: float = 0.3
+    """Hazard multiplier for an ICU-need patient in a general bed (lower care than needed;
+    v2: 0.5)."""
     no_vent_factor: float = 1.0
     """Hazard multiplier for a ventilator-need patient without a ventilator (respiratory failure
     without ventilation is as dangerous as no care at all)."""
-    treated_factor: float = 0.05
-    """Hazard multiplier under correct care (small but not zero)."""
+    treated_factor: float = 0.02
+    """Hazard multiplier under correct care (small but not zero; v2: 0.05)."""
     # --- leaving without being seen ----------------------------------------------------------
     lwbs_patience_hours: float = 4.0
-    """Mean patience of ESI 4-5 patients before they leave unseen, hours (lognormal)."""
-    lwbs_patience_sigma: float = 0.3
-    """Lognormal shape of that patience (dimensionless)."""
+    """ED-v2's mean patience of ESI 4-5 patients, hours; not used by v3 (patience by ESI:
+    ``lwbs_patience_by_esi``). Read only by ``generator.make_patient``'s dead ``version < 3``
+    branch."""
+    lwbs_patience_sigma: float = 0.6
+    """Lognormal shape of the patience (dimensionless; v2: 0.3)."""
     # --- early discharge ---------------------------------------------------------------------
     return_prob: float = 0.5
     """Probability that an early-discharged (not ready) survivor returns, one level worse."""
@@ -134,8 +155,8 @@ class EDParams:
     then simulated with nobody admitted and graded, so stopping never escapes harm."""
     # --- version -------------------------------------------------------------------------------
     version: int = 3
-    """Mechanics version: 3 (default) adds clinicians, diagnostics and inpatient units (the
-    fields below); 2 is ED-v2 exactly (the batch kernel implements only that, see README)."""
+    """Mechanics version: always 3 (ED-v3). ED-v2 was retired from the tree; any other value is
+    refused with the commit to check out for it (README, "Version history")."""
     # --- v3: clinicians ------------------------------------------------------------------------
     physicians_by_hour: HourInts = (2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 4, 4,
                                     4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3, 3)
@@ -204,69 +225,36 @@ class EDParams:
     """Mean patience in the waiting room by true ESI 1..5, hours (lognormal,
     ``lwbs_patience_sigma``; 0 = never leaves). v2 let only ESI 4-5 leave."""
 
-
-def _V2(**changes: object) -> EDParams:
-    return EDParams(version=2, **changes)  # type: ignore[arg-type]
-
-
-SCENARIOS_V2: dict[str, EDParams] = {
-    "normal_day": _V2(mistriage_prob=0.0),
-    "surge": _V2(arrivals_per_hour=5.5 * 1.6, respiratory_share=0.55,
-                      esi_mix=(0.03, 0.24, 0.45, 0.21, 0.07),
-                      condition_vent_prob=(0.10, 0.75, 0.15, 0.10, 0.20, 0.0)),
-    # Chaotic triage in the incident; the shift is called off after 60 deaths (the rest of the
-    # day is still simulated and graded).
-    "mass_casualty": _V2(mci_patients=(15, 25), early_stop_deaths=60),
-    # Night staffing: fewer staffed beds (6 general, 2 ICU, 1 ventilator) for fewer arrivals, and
-    # fewer hands: two bed moves per 15 minutes (v2; v1: four, as by day).
-    "night_shift": _V2(arrivals_per_hour=5.5 * 0.4, esi_mix=(0.005, 0.06, 0.40, 0.37, 0.165),
-                            general_beds=6, icu_beds=2, ventilators=1, actions_per_tick=2),
-    # A respiratory wave with ICU beds to spare: the 3 ventilators are the binding constraint.
-    "ventilator_crisis": _V2(respiratory_share=0.8, esi_mix=(0.03, 0.25, 0.45, 0.20, 0.07),
-                                  icu_beds=10,
-                                  condition_icu_prob=(0.15, 0.50, 0.15, 0.20, 0.20, 0.0),
-                                  condition_vent_prob=(0.10, 0.85, 0.15, 0.10, 0.20, 0.0)),
-    "icu_boarding": _V2(icu_boarders=4),  # 80% of the 5 ICU beds
-}
-"""ED-v2's scenarios, exactly (``version=2``: no clinicians, diagnostics or inpatient units;
-the batch kernel implements these)."""
-
-V3_DEFAULTS: dict[str, object] = {
-    "general_treatment_hours": (2.0, 1.75, 1.25, 0.75, 0.75),
-    "actions_per_tick": 6,
-    "treated_factor": 0.02,
-    "lwbs_patience_sigma": 0.6,
-    "under_care_factor": 0.3,
-    "death_hazard_untreated": 0.06,
-    "worsen_hazard": (0.0, 0.03, 0.01, 0.003, 0.001),
-}
-"""Shared fields whose v3 value differs from v2: the treatment that follows the work-up (the
-work-up and the queues now make up the rest of the stay), hazards lowered to in-ED mortality
-(see README), and K = 8 decisions per tick (seeing patients and imaging priority are
-decisions too)."""
-
-
-def _v3(v2: EDParams, **changes: object) -> EDParams:
-    merged = {**V3_DEFAULTS, "version": 3, **changes}
-    if v2.actions_per_tick != EDParams.actions_per_tick and "actions_per_tick" not in changes:
-        merged["actions_per_tick"] = 2 * v2.actions_per_tick
-    return replace(v2, **merged)  # type: ignore[arg-type]
+    def __post_init__(self) -> None:
+        check_version(self.version)
 
 
 SCENARIOS: dict[str, EDParams] = {
-    "normal_day": _v3(SCENARIOS_V2["normal_day"]),
-    "surge": _v3(SCENARIOS_V2["surge"], ward_free_start=4, hospital_icu_free_start=0),
-    "mass_casualty": _v3(SCENARIOS_V2["mass_casualty"]),
-    # K stays at v2's 2 at night: with 4, the random policy's bed churn made it no better than
-    # doing nothing (30 held-out seeds: 0.841 +- 0.013 vs noop 0.839 +- 0.014).
-    "night_shift": _v3(SCENARIOS_V2["night_shift"],
-                       physicians_by_hour=(1,) * 10 + (2,) * 12 + (1,) * 2, scanners=1,
-                       actions_per_tick=2),
-    "ventilator_crisis": _v3(SCENARIOS_V2["ventilator_crisis"]),
-    "icu_boarding": _v3(SCENARIOS_V2["icu_boarding"], hospital_icu_free_start=0,
-                        icu_discharges_per_day=3.0),
+    "normal_day": EDParams(mistriage_prob=0.0),
+    "surge": EDParams(arrivals_per_hour=5.5 * 1.6, respiratory_share=0.55,
+                      esi_mix=(0.03, 0.24, 0.45, 0.21, 0.07),
+                      condition_vent_prob=(0.10, 0.75, 0.15, 0.10, 0.20, 0.0),
+                      ward_free_start=4, hospital_icu_free_start=0),
+    # Chaotic triage in the incident; the shift is called off after 60 deaths (the rest of the
+    # day is still simulated and graded).
+    "mass_casualty": EDParams(mci_patients=(15, 25), early_stop_deaths=60),
+    # Night staffing: fewer staffed beds (6 general, 2 ICU, 1 ventilator), physicians and hands
+    # for fewer arrivals. K = 2 decisions per tick: with 4, the random policy's bed churn made
+    # it no better than doing nothing (30 held-out seeds: 0.841 +- 0.013 vs noop 0.839 +- 0.014).
+    "night_shift": EDParams(arrivals_per_hour=5.5 * 0.4,
+                            esi_mix=(0.005, 0.06, 0.40, 0.37, 0.165),
+                            general_beds=6, icu_beds=2, ventilators=1, actions_per_tick=2,
+                            physicians_by_hour=(1,) * 10 + (2,) * 12 + (1,) * 2, scanners=1),
+    # A respiratory wave with ICU beds to spare: the 3 ventilators are the binding constraint.
+    "ventilator_crisis": EDParams(respiratory_share=0.8, esi_mix=(0.03, 0.25, 0.45, 0.20, 0.07),
+                                  icu_beds=10,
+                                  condition_icu_prob=(0.15, 0.50, 0.15, 0.20, 0.20, 0.0),
+                                  condition_vent_prob=(0.10, 0.85, 0.15, 0.10, 0.20, 0.0)),
+    "icu_boarding": EDParams(icu_boarders=4, hospital_icu_free_start=0,
+                             icu_discharges_per_day=3.0),  # 80% of the 5 ED ICU beds
 }
-"""ED-v3's scenarios (the default): v2's, with clinicians, diagnostics and inpatient units."""
+"""ED-v3's scenarios (the same worlds as v2's, with clinicians, diagnostics and inpatient
+units)."""
 
 
 def resolve(scenario: str, params: EDParams | None,
@@ -281,24 +269,13 @@ def resolve(scenario: str, params: EDParams | None,
 
 
 def unconstrained(params: EDParams) -> EDParams:
-    """The same scenario with effectively unlimited beds/ventilators and immediate admission
-    (v3 also: a physician and a scanner for everyone, and inpatient beds to spare)."""
-    if params.version < 3:
-        return replace(params, general_beds=250, icu_beds=120, ventilators=120, queue_slots=60,
-                       actions_per_tick=400)
+    """The same scenario with effectively unlimited beds/ventilators and immediate admission:
+    a physician and a scanner for everyone, and inpatient beds to spare."""
     return replace(params, general_beds=250, icu_beds=120, ventilators=120, queue_slots=60,
                    actions_per_tick=800, physicians_by_hour=(250,) * 24, scanners=250,
                    ward_capacity=params.ward_capacity + 400, ward_free_start=400,
                    hospital_icu_capacity=params.hospital_icu_capacity + 200,
                    hospital_icu_free_start=200)
-
-
-def v1_mechanics(params: EDParams) -> EDParams:
-    """The same scenario with the v2 mechanics switched off (a mechanic-sensitivity probe): every
-    ESI-1 patient needs the ICU, nobody is admitted to a ward (no boarding), no triage step and
-    the v1 outside-death probability of a discharged ESI-1 patient."""
-    return replace(params, esi1_icu_prob=1.0, ward_admit_prob=(0.0,) * 5, triage_ticks=0,
-                   outside_death_prob=(0.5, *params.outside_death_prob[1:]))
 
 
 def unlimited_physicians(params: EDParams) -> EDParams:

@@ -1,15 +1,15 @@
 """Dense reward (for RL) and the episode grader (the score that matters).
 
-Dense reward per step (defaults): treated discharge +5 (+10 if the patient was ever ESI 1-2);
-death -15; per tick per waiting patient -0.5 (true ESI 1-2) / -0.1 (others); invalid action -1;
-early discharge -3 x severity (severity = 6 - true ESI) and a further -1.5 when the patient will
-come back worse; LWBS -2; at the end +20 x survival. There is no utilisation bonus (it paid for
-hoarding beds).
+Dense reward per step (computed by ``kernel_v3.step_reward``, the one implementation; the
+constants it uses are here): treated discharge +5 (+10 if the patient was ever ESI 1-2); death
+-15; per tick per waiting patient -0.5 (true ESI 1-2) / -0.1 (others); invalid action -1; early
+discharge -3 x severity (severity = 6 - true ESI) and a further -1.5 (``15 x RETURN_HARM``) when
+the patient will come back worse or worsens in the ED; LWBS -2; at the end +20 x
+:func:`survival`. There is no utilisation bonus (it paid for hoarding beds).
 
-Grader (version 1, survival first; in v3 ``wait`` is door-to-provider: the wait for a
-physician, in the waiting room or in a bed). With ``N`` distinct patients,
-``harm = deaths + RETURN_HARM x (discharge_harms + deteriorations)`` (deteriorations: v3
-only) and ``flow`` in [0, 1]::
+Grader (survival first; ``wait`` is door-to-provider: the wait for a physician, in the waiting
+room or in a bed). With ``N`` distinct patients,
+``harm = deaths + RETURN_HARM x (discharge_harms + deteriorations)`` and ``flow`` in [0, 1]::
 
     survival = 1 - min(harm / N, 1)
     flow     = 0.4 wait + 0.3 completion + 0.2 (1 - lwbs_rate) + 0.1 (1 - invalid_rate)
@@ -24,7 +24,6 @@ among policies with the same harm, flow decides.
 from __future__ import annotations
 
 from lifeline.core.env import Grade
-from lifeline.envs.ed.dynamics import StepEvents
 from lifeline.envs.ed.params import EDParams
 from lifeline.envs.ed.types import EDState
 
@@ -38,19 +37,8 @@ FLOW_WEIGHTS = {"wait": 0.4, "completion": 0.3, "lwbs": 0.2, "validity": 0.1}
 """Weights of the flow components (sum 1): the flow term is worth at most one death."""
 
 
-def step_reward(events: StepEvents) -> float:
-    """ED-v2's dense reward of one step from its event tally (ED-v3's is
-    ``kernel_v3.step_reward``: these terms, with deteriorations in the ED weighted like a
-    return one level worse)."""
-    return (5.0 * events.treated + 5.0 * events.treated_critical - 15.0 * events.deaths
-            - 0.5 * events.waiting_critical_ticks - 0.1 * events.waiting_other_ticks
-            - 3.0 * events.early_discharge_severity
-            - 15.0 * RETURN_HARM * events.discharge_harms
-            - 2.0 * events.lwbs)
-
-
 def harm(state: EDState) -> float:
-    """Deaths plus ``RETURN_HARM`` per early discharge that sends the patient back worse and (v3)
+    """Deaths plus ``RETURN_HARM`` per early discharge that sends the patient back worse and
     per deterioration in the ED: a patient who worsens one ESI level while left waiting has
     come to the same harm as one who comes back one level worse."""
     c = state.counters
@@ -63,11 +51,6 @@ def survival(state: EDState) -> float:
     return 1.0 - min(harm(state) / c.patients, 1.0) if c.patients else 1.0
 
 
-def terminal_bonus(state: EDState) -> float:
-    """+20 x survival, paid once at the end of the shift."""
-    return 20.0 * survival(state)
-
-
 def average_wait_hours(state: EDState, params: EDParams) -> float:
     """Hours waited per distinct patient: all visits' waits (a return's wait adds to the same
     patient's), still-waiting patients counted up to now, divided by the patients who arrived."""
@@ -77,7 +60,7 @@ def average_wait_hours(state: EDState, params: EDParams) -> float:
 
 
 def door_to_provider_hours(state: EDState, params: EDParams) -> float:
-    """v3: hours from arrival to the start of the provider assessment per distinct patient, all
+    """Hours from arrival to the start of the provider assessment per distinct patient, all
     visits; visits not seen yet count up to now (waiting or in a bed), those who died, left or
     were discharged unseen until then."""
     c = state.counters
@@ -105,8 +88,7 @@ def grade(state: EDState, params: EDParams) -> Grade:
     c = state.counters
     n = c.patients
     wait_h = average_wait_hours(state, params)
-    v3 = params.version >= 3
-    provider_h = door_to_provider_hours(state, params) if v3 else wait_h
+    provider_h = door_to_provider_hours(state, params)
     invalid_rate = state.invalid_actions / state.steps if state.steps else 0.0
     parts = {
         "survival": survival(state),
@@ -128,13 +110,12 @@ def grade(state: EDState, params: EDParams) -> Grade:
         "still_waiting": float(len(state.waiting)), "invalid_rate": invalid_rate,
         "early_stopped": float(c.early_stop_tick >= 0), **utilisation(state, params),
     }
-    if v3:
-        log = state.log
-        metrics["door_to_provider_h"] = provider_h
-        metrics["deteriorations"] = float(c.deteriorations)
-        metrics["physician_utilisation"] = (log.busy_physician_ticks / log.physician_ticks
-                                            if log.physician_ticks else 0.0)
-        metrics["boarders_at_end"] = float(sum(
-            1 for ward in (state.general, state.icu) for p in ward
-            if p is not None and p.boarding))
+    log = state.log
+    metrics["door_to_provider_h"] = provider_h
+    metrics["deteriorations"] = float(c.deteriorations)
+    metrics["physician_utilisation"] = (log.busy_physician_ticks / log.physician_ticks
+                                        if log.physician_ticks else 0.0)
+    metrics["boarders_at_end"] = float(sum(
+        1 for ward in (state.general, state.icu) for p in ward
+        if p is not None and p.boarding))
     return Grade(score=score, components=parts, metrics=metrics)

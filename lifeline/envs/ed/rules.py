@@ -40,10 +40,8 @@ class Layout:
         q, g, i = params.queue_slots, params.general_beds, params.icu_beds
         sizes = [("wait", 1), ("admit_general", q), ("admit_icu", q), ("ventilate", i),
                  ("transfer_to_icu", g), ("step_down", i), ("discharge_general", g),
-                 ("discharge_icu", i)]
-        if params.version >= 3:
-            sizes += [("see_general", g), ("see_icu", i), ("expedite_general", g),
-                      ("expedite_icu", i)]
+                 ("discharge_icu", i), ("see_general", g), ("see_icu", i),
+                 ("expedite_general", g), ("expedite_icu", i)]
         self.offsets: dict[str, int] = {}
         self.sizes: dict[str, int] = dict(sizes)
         start = 0
@@ -87,7 +85,6 @@ _CONSTRUCTORS: dict[str, Callable[[int], EDAction]] = {
     "expedite_icu": lambda a: ExpediteICU(bed=a),
 }
 
-_V3_ONLY = (SeeGeneral, SeeICU, ExpediteGeneral, ExpediteICU)
 _ICU_BED_ACTIONS = (Ventilate, StepDown, DischargeICU, SeeICU, ExpediteICU)
 
 
@@ -103,8 +100,6 @@ def validate(state: EDState, params: EDParams, action: EDAction) -> str | None:
     """``None`` if ``action`` is legal now, else a message an agent (or LLM) can learn from."""
     if isinstance(action, Wait):
         return None
-    if isinstance(action, _V3_ONLY) and params.version < 3:
-        return f"{action.kind} does not exist in ED-v{params.version}"
     free_general = None in state.general
     free_icu = None in state.icu
     if isinstance(action, (AdmitGeneral, AdmitICU)):
@@ -171,13 +166,12 @@ def action_mask(state: EDState, params: EDParams, layout: Layout) -> np.ndarray:
         if p is not None:
             mask[off["discharge_general"] + b] = True
             mask[off["transfer_to_icu"] + b] = free_icu
-    if params.version >= 3:
-        doctor = care.physicians_free(state, params) > 0
-        first = state.imaging_queue[0] if state.imaging_queue else None
-        for kind, ward in (("general", state.general), ("icu", state.icu)):
-            for b, p in enumerate(ward):
-                if p is not None:
-                    mask[off["see_" + kind] + b] = p.seen_tick < 0 and (
-                        doctor or p.observed_acuity == 1)
-                    mask[off["expedite_" + kind] + b] = p.imaging_state == 1 and p is not first
+    doctor = care.physicians_free(state, params) > 0
+    first = state.imaging_queue[0] if state.imaging_queue else None
+    for kind, ward in (("general", state.general), ("icu", state.icu)):
+        for b, p in enumerate(ward):
+            if p is not None:
+                mask[off["see_" + kind] + b] = p.seen_tick < 0 and (
+                    doctor or p.observed_acuity == 1)
+                mask[off["expedite_" + kind] + b] = p.imaging_state == 1 and p is not first
     return mask

@@ -16,15 +16,11 @@ import numpy as np
 from lifeline.core.agent import TextPolicy
 from lifeline.envs.ed.baselines import EDHeuristicAgent
 from lifeline.envs.ed.env import EDEnv
+from lifeline.envs.ed.observation import BED_COLUMNS, STAFF_FIELDS
 from lifeline.envs.ed.params import CONDITIONS
 from lifeline.faces.tools import as_tool_call
 
 _CODE = {name: i + 1 for i, name in enumerate(CONDITIONS)}
-BED_COLUMNS = 6
-"""ESI, condition code, elapsed hours, ready, ventilated, boarding (``observation.py``)."""
-BED_COLUMNS_V3 = 9
-"""v3 adds seen, results pending and imaging queue position (printed as SEEN/UNSEEN,
-PENDINGn, IMGQn; the ``Physicians free ...`` line gives the ``staff`` vector)."""
 _VENTS = re.compile(r"ventilators free (\d+)/(\d+)")
 _STAFF = re.compile(r"^Physicians free (\d+)/(\d+) \| scanners free (\d+)/\d+, imaging queue "
                     r"(\d+) \| hospital beds free: ward (\d+), ICU (\d+)")
@@ -42,9 +38,9 @@ def parse(text: str) -> dict[str, np.ndarray]:
     beds: dict[str, list[tuple[int, list[float]]]] = {"G": [], "I": []}
     queue: list[list[float]] = []
     vents_free = 0
-    staff: list[float] | None = None
+    staff = [0.0] * len(STAFF_FIELDS)
     for line in text.splitlines():
-        if (m := _STAFF.match(line)) is not None:  # v3
+        if (m := _STAFF.match(line)) is not None:
             free, duty, scan, queue_len, ward_free, icu_free = (float(x) for x in m.groups())
             staff = [duty, free, scan, queue_len, ward_free, icu_free]
         elif (m := _VENTS.search(line)) is not None:
@@ -55,18 +51,17 @@ def parse(text: str) -> dict[str, np.ndarray]:
             flags = m.group(6)
             row = [float(m.group(3)), float(_CODE[m.group(4)]), float(m.group(5)),
                    float("READY" in flags), float("VENT" in flags), float("BOARDING" in flags)]
-            if " SEEN" in flags or "UNSEEN" in flags:  # v3 columns
-                pending = _PENDING.search(flags)
-                position = _IMGQ.search(flags)
-                row += [float(" SEEN" in flags), float(pending.group(1)) if pending else 0.0,
-                        float(position.group(1)) if position else 0.0]
+            pending = _PENDING.search(flags)
+            position = _IMGQ.search(flags)
+            row += [float(" SEEN" in flags), float(pending.group(1)) if pending else 0.0,
+                    float(position.group(1)) if position else 0.0]
             beds[m.group(1)].append((int(m.group(2)), row))
         elif (m := _SLOT.match(line)) is not None:
             queue.append([float(m.group(2)), float(_CODE[m.group(3)]), float(m.group(4))])
         elif line.startswith("Legal actions"):
             break
     arrays = {}
-    columns = BED_COLUMNS if staff is None else BED_COLUMNS_V3
+    columns = BED_COLUMNS
     for key, ward in (("general_beds", "G"), ("icu_beds", "I")):
         arr = np.zeros((sizes.get(ward, 0), columns), dtype=np.float32)
         for b, row in beds[ward]:
@@ -77,8 +72,7 @@ def parse(text: str) -> dict[str, np.ndarray]:
         q[: len(queue)] = queue
     arrays["queue"] = q
     arrays["ventilators"] = np.array([vents_free, 0], dtype=np.float32)
-    if staff is not None:
-        arrays["staff"] = np.array(staff, dtype=np.float32)
+    arrays["staff"] = np.array(staff, dtype=np.float32)
     return arrays
 
 

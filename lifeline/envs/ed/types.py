@@ -41,11 +41,12 @@ class Patient:
     patience_ticks: int
     """Hidden: ticks an ESI 4-5 patient will wait before leaving unseen."""
     needs_ward: bool = False
-    """Hidden (v2): admitted to an inpatient ward at the end of ED treatment (drawn at arrival;
+    """Hidden: admitted to an inpatient ward at the end of ED treatment (drawn at arrival;
     never together with ICU need)."""
     board_ticks: int = 0
-    """Hidden (v2): ticks a ward admission boards in its ED bed after treatment (0 if not a ward
-    admission); ``ready`` only once boarding is over."""
+    """Hidden: extra ticks after treatment before ``ready`` (ED-v2's sampled boarding; the
+    generator sets 0, as boarding now lasts until the hospital assigns a bed: ``awaiting_bed``).
+    Kept as a state field because the kernel's ``F_BOARD`` column and ``ready`` read it."""
     ever_critical: bool = False
     """True acuity has been 1 or 2 at some point (dense reward only)."""
     critical_at_arrival: bool = False
@@ -66,13 +67,13 @@ class Patient:
     return_count: int = 0
     """Returns so far: the early discharge in visit ``k + 1`` (``k >= 1``) uses
     ``EDState.return_draws[pid, k - 1]``."""
-    # --- v3: clinicians, diagnostics, inpatient beds (defaults = v2 behaviour) -------------------
+    # --- clinicians, diagnostics, inpatient beds (v3) --------------------------------------------
     workup_done: bool = True
-    """v3: assessed by a physician and every ordered result back; treatment progresses only
-    then (v2 patients: always True)."""
+    """Assessed by a physician and every ordered result back; treatment progresses only then
+    (the generator sets False; True is the default of a patient built by hand)."""
     awaiting_bed: bool = False
-    """v3: an admission (ward or ICU) without an assigned inpatient bed yet; ``ready`` only once
-    the hospital assigns one (v2: always False)."""
+    """An admission (ward or ICU) without an assigned inpatient bed yet; ``ready`` only once the
+    hospital assigns one."""
     seen_tick: int = -1
     """v3: tick the provider assessment of this visit started (-1 = not seen)."""
     assess_left: int = 0
@@ -125,8 +126,7 @@ class Patient:
 
     @property
     def ready(self) -> bool:
-        """Ready to leave: treatment complete and, for a ward admission, boarding over (v2) or an
-        inpatient bed assigned (v3)."""
+        """Ready to leave: treatment complete and, for an admission, an inpatient bed assigned."""
         return (self.progress_ticks >= self.treatment_ticks + self.board_ticks
                 and not self.awaiting_bed)
 
@@ -170,7 +170,7 @@ class EDCounters:
     """Patients discharged with their treatment complete (each at most once); ward admissions
     count when they leave for the ward after boarding."""
     ward_admissions: int = 0
-    """Treated patients who left for an inpatient ward (included in ``treated``, v2)."""
+    """Treated patients who left for an inpatient ward (included in ``treated``)."""
     deaths: int = 0
     """Deaths in the ED and outside it after an early discharge."""
     discharge_deaths: int = 0
@@ -187,9 +187,9 @@ class EDCounters:
     returns: int = 0
     """Returns that arrived during the shift."""
     deteriorations: int = 0
-    """v3: times a patient's true ESI worsened one level in the ED (waiting room, bed unseen or
+    """Times a patient's true ESI worsened one level in the ED (waiting room, bed unseen or
     under care; a return's worsening is counted in ``discharge_harms`` instead). Harm of the
-    policy, weighted like a return one level worse (``reward.RETURN_HARM``); always 0 in v2."""
+    policy, weighted like a return one level worse (``reward.RETURN_HARM``)."""
     wait_ticks_closed: int = 0
     """Sum of waits (ticks) of visits whose wait has ended (admitted, left, died waiting)."""
     waits_closed: int = 0
@@ -400,8 +400,7 @@ class ExpediteICU(Action):
 EDAction = (Wait | AdmitGeneral | AdmitICU | Ventilate | TransferToICU | StepDown
             | DischargeGeneral | DischargeICU | SeeGeneral | SeeICU | ExpediteGeneral
             | ExpediteICU)
-ACTION_TYPES_V2: tuple[type[Action], ...] = (Wait, AdmitGeneral, AdmitICU, Ventilate,
-                                             TransferToICU, StepDown, DischargeGeneral,
-                                             DischargeICU)
-ACTION_TYPES: tuple[type[Action], ...] = (*ACTION_TYPES_V2, SeeGeneral, SeeICU, ExpediteGeneral,
+ACTION_TYPES: tuple[type[Action], ...] = (Wait, AdmitGeneral, AdmitICU, Ventilate,
+                                          TransferToICU, StepDown, DischargeGeneral,
+                                          DischargeICU, SeeGeneral, SeeICU, ExpediteGeneral,
                                           ExpediteICU)

@@ -1,4 +1,4 @@
-"""One episode digest for the ED golden-trajectory tests (v2 on ``EDv2Env``, v3 on ``EDEnv``).
+"""One episode digest for the ED golden-trajectory tests (``test_ed_v3_snapshot``, on ``EDEnv``).
 
 Every action index, reward, validity and end flag, every observation array after each step, and
 the final grade (score, components, metrics) go into one SHA-256: a change to the dynamics, the

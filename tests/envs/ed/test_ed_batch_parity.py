@@ -1,7 +1,9 @@
-"""The batch ED (numba kernel) is the same environment as the scalar core: identical
-observations, masks, rewards, terminations, validity, grades and returns for the same seeds and
-actions, on every scenario; and its Gymnasium ``VectorEnv`` face keeps the vector API contract
-(and matches Gymnasium's own ``SyncVectorEnv`` over the scalar env step for step)."""
+"""The batch ED (:class:`EDBatchV3`, N envs in ``kernel_v3``'s arrays) is the same environment as
+the scalar core: identical observations, masks, rewards, terminations, validity, grades and
+returns for the same seeds and actions, on every scenario, with several envs stepped (and
+skipped) together; and its Gymnasium ``VectorEnv`` face keeps the vector API contract (and
+matches Gymnasium's own ``SyncVectorEnv`` over the scalar env step for step).
+``test_ed_kernel_v3.py`` checks the kernel itself, one env, step for step."""
 
 from __future__ import annotations
 
@@ -11,19 +13,18 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-pytest.importorskip("numba")
-
 import lifeline  # noqa: F401  (registers the Gymnasium ids)
 from lifeline.core.registry import spec
-from lifeline.envs.ed.batch import EDBatch, EDVectorEnv
-from lifeline.envs.ed.env import EDv2Env as EDEnv
-from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS
+from lifeline.envs.ed.batch import EDVectorEnv
+from lifeline.envs.ed.batch_v3 import EDBatchV3
+from lifeline.envs.ed.env import EDEnv
+from lifeline.envs.ed.params import SCENARIOS
 
 GYM_ID = spec("ed").gym_id
 
 
-def _v2_gym(scenario: str = "normal_day") -> gym.Env:
-    """The scalar ED-v2 as a Gymnasium env (the batch env is ED-v2 only)."""
+def _scalar_gym(scenario: str = "normal_day") -> gym.Env:
+    """The scalar ED as a Gymnasium env."""
     from lifeline.faces.gymnasium import LifelineGymEnv
 
     return LifelineGymEnv("ed", core=EDEnv(scenario))
@@ -44,7 +45,7 @@ def _policy_action(rng: np.random.Generator, mask: np.ndarray, offsets: dict[str
     return int(rng.choice(legal))
 
 
-def _assert_same_step(env: EDEnv, state: object, batch: EDBatch, i: int, where: str) -> None:
+def _assert_same_step(env: EDEnv, state: object, batch: EDBatchV3, i: int, where: str) -> None:
     for key, value in env.observe(state).items():  # type: ignore[arg-type]
         np.testing.assert_array_equal(batch.obs[key][i], value, err_msg=f"{where}: {key}")
     np.testing.assert_array_equal(batch.mask[i], env.action_mask(state),  # type: ignore[arg-type]
@@ -56,7 +57,7 @@ def run_parity(scenario: str, seeds: list[int], style: str = "random",
     """Play the same actions in the scalar core and the batch; assert every step equal."""
     env = EDEnv(scenario, params=params)  # type: ignore[arg-type]
     n = len(seeds)
-    batch = EDBatch(n, scenario, params=params)  # type: ignore[arg-type]
+    batch = EDBatchV3(n, scenario, params=params)  # type: ignore[arg-type]
     states = [env.reset(s) for s in seeds]
     for i, s in enumerate(seeds):
         batch.reset_env(i, s)
@@ -88,15 +89,14 @@ def run_parity(scenario: str, seeds: list[int], style: str = "random",
         c = st.counters
         totals["returns"] += c.returns
         totals["early_stopped"] += int(c.early_stop_tick >= 0)
-        totals["repeat_early"] += int(np.sum(batch.PT[i, : batch.S[i, batch.k.S_NPIDS],
-                                                      batch.k.F_RCOUNT] >= 2))
+        totals["repeat_early"] += sum(p.return_count >= 2 for t in st.schedule for p in t)
     return totals
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_batch_matches_the_scalar_core_on_every_scenario(scenario: str) -> None:
-    totals = run_parity(scenario, list(range(7 * len(scenario), 7 * len(scenario) + 12)))
-    assert totals["steps"] > 12 * 96  # at least a tick per step on average
+    totals = run_parity(scenario, list(range(7 * len(scenario), 7 * len(scenario) + 6)))
+    assert totals["steps"] > 6 * 96  # at least a tick per step on average
 
 
 def test_batch_matches_through_returns_and_repeat_early_discharges() -> None:
@@ -114,11 +114,11 @@ def test_batch_matches_through_the_early_stop() -> None:
 
 
 def test_patient_arrays_grow_on_demand() -> None:
-    batch = EDBatch(2, "surge", capacity=8)
+    batch = EDBatchV3(2, "surge", capacity=8)
     env = EDEnv("surge")
     batch.reset_env(0, 3)
     batch.reset_env(1, 4)
-    assert batch.capacity >= batch.S[:, batch.k.S_NPIDS].max()
+    assert batch.capacity >= max(env.reset(s).hazard_draws.shape[0] for s in (3, 4)) > 8
     for i, s in enumerate((3, 4)):
         _assert_same_step(env, env.reset(s), batch, i, "grown")
 
@@ -126,9 +126,9 @@ def test_patient_arrays_grow_on_demand() -> None:
 # ----- the Gymnasium VectorEnv face --------------------------------------------------------------
 def test_make_vec_returns_the_batch_env_with_batched_spaces() -> None:
     venv = gym.make_vec(GYM_ID, num_envs=4, vectorization_mode="vector_entry_point",
-                        scenario="surge", version=2)
+                        scenario="surge")
     assert isinstance(venv.unwrapped, EDVectorEnv)
-    single = _v2_gym("surge")
+    single = _scalar_gym("surge")
     assert venv.single_observation_space == single.observation_space
     assert venv.single_action_space == single.action_space
     assert venv.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
@@ -151,8 +151,7 @@ def test_make_vec_returns_the_batch_env_with_batched_spaces() -> None:
 
 def test_unknown_keywords_are_rejected_and_other_modes_still_work() -> None:
     with pytest.raises(TypeError, match="unexpected keyword"):
-        gym.make_vec(GYM_ID, num_envs=2, vectorization_mode="vector_entry_point", colour=1,
-                     version=2)
+        gym.make_vec(GYM_ID, num_envs=2, vectorization_mode="vector_entry_point", colour=1)
     sync = gym.make_vec(GYM_ID, num_envs=2, vectorization_mode="sync")
     assert isinstance(sync, gym.vector.SyncVectorEnv)
     sync.close()
@@ -164,7 +163,7 @@ def _play_both(mode: str, steps: int) -> None:
     from its own np_random, as in LifelineGymEnv)."""
     n = 3
     batch = EDVectorEnv(n, "night_shift", autoreset_mode=mode)
-    sync = gym.vector.SyncVectorEnv([lambda: _v2_gym("night_shift") for _ in range(n)],
+    sync = gym.vector.SyncVectorEnv([lambda: _scalar_gym("night_shift") for _ in range(n)],
                                     autoreset_mode=gym.vector.AutoresetMode(mode))
     obs_b, info_b = batch.reset(seed=11)
     obs_s, info_s = sync.reset(seed=11)
@@ -219,50 +218,12 @@ def test_next_step_autoreset_ignores_the_action_after_the_end() -> None:
     assert (obs["time"][:, 0] == 0).all()  # back at 00:00 of a new shift
 
 
-def test_large_batch_prefetch_path_same_as_small_batch() -> None:
-    """From ``PREFETCH_MIN_ENVS`` envs on, ``step_all`` prefetches the next envs' state: a hint
-    that must not change any value. Envs of a large batch step exactly like the same seeds in a
-    small batch (which the parity tests above tie to the scalar core)."""
-    k = pytest.importorskip("lifeline.envs.ed.batch_kernel")
-    n, m = k.PREFETCH_MIN_ENVS, 6
-    big, small = EDBatch(n, "surge"), EDBatch(m, "surge")
-    for i in range(n):
-        big.reset_env(i, 1000 + i)
-    for j in range(m):
-        small.reset_env(j, 1000 + j)
-    rng = np.random.default_rng(7)
-    for _ in range(400):
-        done = np.array([big.done(i) for i in range(n)])
-        if done[:m].all():
-            break
-        counts = big.mask.cumsum(axis=1)
-        actions = (counts <= (rng.random(n) * counts[:, -1]).astype(np.int64)[:, None]).sum(1)
-        big.step(actions, done)
-        small.step(actions[:m], done[:m])
-        for name in ("reward", "terminated", "truncated", "valid", "info_ev", "mask", "S"):
-            np.testing.assert_array_equal(getattr(big, name)[:m], getattr(small, name),
-                                          err_msg=name)
-        for key, value in small.obs.items():
-            np.testing.assert_array_equal(big.obs[key][:m], value, err_msg=key)
-    assert all(small.done(j) for j in range(m))
-
-
-def test_the_v2_kernel_refuses_v3_and_make_vec_gives_each_version_its_batch_env() -> None:
-    """EDBatch (the v2 kernel) refuses v3 params; make_vec of the v3 id gives the batch env over
-    the v3 array kernel (no warning), version=2 the v2 batch env."""
+def test_make_vec_gives_the_batch_env_without_a_warning() -> None:
     import warnings
 
-    from lifeline.envs.ed.env import EDEnv as EDv3Env
-    from lifeline.envs.ed.params import SCENARIOS as SCENARIOS_V3
-
-    with pytest.raises(ValueError, match="ED-v2 only"):
-        EDBatch(1, "surge", params=SCENARIOS_V3["surge"])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         venv = gym.make_vec(GYM_ID, num_envs=2, vectorization_mode="vector_entry_point")
     assert isinstance(venv.unwrapped, EDVectorEnv) and venv.unwrapped.core.version == 3
-    assert venv.single_action_space == gym.spaces.Discrete(EDv3Env("normal_day").num_actions)
+    assert venv.single_action_space == gym.spaces.Discrete(EDEnv("normal_day").num_actions)
     venv.close()
-    v2 = gym.make_vec(GYM_ID, num_envs=2, vectorization_mode="vector_entry_point", version=2)
-    assert isinstance(v2.unwrapped, EDVectorEnv) and v2.unwrapped.core.version == 2
-    v2.close()

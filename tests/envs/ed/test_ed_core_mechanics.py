@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 from lifeline.envs.ed import generator
-from lifeline.envs.ed.env import EDv2Env as EDEnv
-from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS
-from lifeline.envs.ed.params import TRAUMA
+from lifeline.envs.ed.env import EDEnv
+from lifeline.envs.ed.params import SCENARIOS, TRAUMA
 from lifeline.envs.ed.types import (
     GENERAL,
     AdmitGeneral,
@@ -41,8 +40,9 @@ def fill_general(env: EDEnv, state: EDState, beds: int) -> None:
             env.step(state, Wait())
 
 
-def test_default_action_count_is_84() -> None:
-    assert ed().num_actions == 84  # 1 + 10 + 10 + 5 + 24 + 5 + 24 + 5
+def test_default_action_count_is_142() -> None:
+    # 1 + 10 + 10 + 5 + 24 + 5 + 24 + 5, then see and expedite per bed: 2 x (24 + 5)
+    assert ed().num_actions == 142
 
 
 def test_every_bed_reachable_by_every_kind() -> None:
@@ -130,9 +130,12 @@ def test_waiting_patients_deteriorate_and_die_but_treated_mostly_do_not() -> Non
 def test_deterioration_hazard_removed_means_no_worsening() -> None:
     from dataclasses import replace
 
+    # No outside deaths or returns either: in v3 every acuity can leave unseen, with the
+    # outside outcomes of an early discharge.
     env = EDEnv("normal_day", params=replace(SCENARIOS["normal_day"],
                                              worsen_hazard=(0.0,) * 5,
-                                             death_hazard_untreated=0.0))
+                                             death_hazard_untreated=0.0,
+                                             outside_death_prob=(0.0,) * 5, return_prob=0.0))
     state = env.reset(0)
     acuities = {p.pid: p.true_acuity for t in state.schedule for p in t}
     while not state.done:

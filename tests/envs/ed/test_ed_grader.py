@@ -1,8 +1,10 @@
-"""The ed grader (unchanged since v1) against tiny episodes whose scores are computed by hand.
+"""The ed grader against tiny episodes whose scores are computed by hand.
 
 Each episode is built on a one-bed ED with no random arrivals: the patients, their hidden needs
 and every random draw are set by the test, so the expected numbers below are worked out in the
-comments, not recomputed with the grader's formula.
+comments, not recomputed with the grader's formula. The patients are built by hand with their
+work-up done and are never seen by a physician, so ``wait`` is door-to-provider up to the end
+of the visit (``test_ed_v3_grader`` covers the physician's part).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import pytest
 
 from lifeline.core.env import Action
 from lifeline.envs.ed import reward
-from lifeline.envs.ed.env import EDv2Env as EDEnv
+from lifeline.envs.ed.env import EDEnv
 from lifeline.envs.ed.params import MINOR, EDParams
 from lifeline.envs.ed.types import (
     AdmitGeneral,
@@ -27,12 +29,12 @@ from lifeline.envs.ed.types import (
 )
 
 CARDIAC = 0
-TINY = replace(EDParams(version=2), general_beds=1, icu_beds=1, ventilators=1, queue_slots=2,
+TINY = replace(EDParams(), general_beds=1, icu_beds=1, ventilators=1, queue_slots=2,
                horizon_ticks=8, arrivals_per_hour=0.0, mistriage_prob=0.0, triage_ticks=0,
                outside_death_prob=(0.5, 0.1, 0.02, 0.0, 0.0))
 """One general bed, one ICU bed, a 2-hour shift (8 ticks of 15 min), nobody arrives by chance.
-No triage step (v2 default: one tick; ``test_triage_step_by_hand`` covers it) and v1's outside
-death probabilities, so the episodes below keep their hand-worked v1 numbers."""
+No triage step (default: one tick; ``test_triage_step_by_hand`` covers it) and v1's outside
+death probabilities, so the episodes below keep their hand-worked numbers."""
 
 
 def tiny(params: EDParams = TINY) -> tuple[EDEnv, EDState]:
@@ -81,13 +83,17 @@ def test_two_patients_one_bed_by_hand() -> None:
     ])
     g = env.grade(state)
     assert state.steps == 12 and state.tick == 8
-    # N = 2, no harm -> survival 1. Wait per patient (0 + 0.5 h) / 2 = 0.25 h -> 1 - 0.25/5 = 0.95.
+    # N = 2, no harm -> survival 1. Waiting-room wait per patient (0 + 0.5 h) / 2 = 0.25 h.
+    # Door to provider (nobody is seen): P0 ticks 1..3 (discharged) = 2, P1 ticks 1..8 (the end)
+    # = 7: 9 ticks = 2.25 h / 2 = 1.125 h -> wait 1 - 1.125/5 = 0.775.
     # Completion 1 of 2 = 0.5. Nobody left unseen -> 1. Validity 11/12.
-    assert g.components == pytest.approx({"survival": 1.0, "wait": 0.95, "completion": 0.5,
+    assert g.metrics["avg_wait_h"] == pytest.approx(0.25)
+    assert g.metrics["door_to_provider_h"] == pytest.approx(1.125)
+    assert g.components == pytest.approx({"survival": 1.0, "wait": 0.775, "completion": 0.5,
                                           "lwbs": 1.0, "validity": 11 / 12})
-    # flow = 0.4*0.95 + 0.3*0.5 + 0.2*1 + 0.1*11/12 = 0.38 + 0.15 + 0.2 + 0.0916667 = 0.8216667
-    # score = (2*1 + 0.8216667) / 3 = 0.9405556
-    assert g.score == pytest.approx(0.9405556, abs=1e-6)
+    # flow = 0.4*0.775 + 0.3*0.5 + 0.2*1 + 0.1*11/12 = 0.31 + 0.15 + 0.2 + 0.0916667 = 0.7516667
+    # score = (2*1 + 0.7516667) / 3 = 0.9172222
+    assert g.score == pytest.approx(0.9172222, abs=1e-6)
     # The bed held P0 during ticks 1-2 and P1 during ticks 3-7: 7 of 8 bed-ticks.
     assert g.metrics["general_utilisation"] == pytest.approx(7 / 8)
     assert g.metrics["icu_utilisation"] == 0.0 and g.metrics["treated"] == 1
@@ -105,11 +111,13 @@ def test_early_discharge_with_a_return_pending_at_the_end_is_harm() -> None:
     # flow = 0.4 + 0 + 0.2 + 0.1 = 0.7; score = (1*0.9 + 0.7) / 2 = 0.8
     assert g.metrics["harm"] == pytest.approx(0.1)
     assert g.score == pytest.approx(0.8)
-    # Treating the same patient instead: survival 1, flow 1 -> score (1 + 1) / 2 = 1.
+    # Treating the same patient instead: survival 1; door to provider 2 ticks (unseen until
+    # discharged at tick 3) = 0.5 h -> wait 0.9; flow 0.36 + 0.3 + 0.2 + 0.1 = 0.96;
+    # score (1 + 0.96) / 2 = 0.98.
     env, state = tiny()
     add(state, 1, acuity=3, treatment=2, draws=(1.0, 1.0, 0.5, 0.0, 0.0))
     play(env, state, [Wait(), AdmitGeneral(slot=0), Wait(), Wait(), DischargeGeneral(bed=0)])
-    assert env.grade(state).score == pytest.approx(1.0)
+    assert env.grade(state).score == pytest.approx(0.98)
 
 
 def test_return_harm_switched_off_by_params_changes_the_grade() -> None:
@@ -131,7 +139,10 @@ def test_wait_is_per_distinct_patient_and_the_critical_set_is_fixed_at_arrival()
     assert p.returned and p.true_acuity == 2 and state.counters.returns == 1
     # Wait per distinct patient: (0 + 2 ticks) / 1 patient = 0.5 h (per visit it would be 0.25 h).
     assert g.metrics["avg_wait_h"] == pytest.approx(0.5)
-    assert g.components["wait"] == pytest.approx(0.9)
+    # Door to provider: 0 in the first visit, ticks 9..16 (the end, never seen) = 7 in the
+    # return: 1.75 h per patient -> wait 1 - 1.75/5 = 0.65.
+    assert g.metrics["door_to_provider_h"] == pytest.approx(1.75)
+    assert g.components["wait"] == pytest.approx(0.65)
     # ESI 3 at first arrival: not critical, even though the return made it ESI 2.
     assert g.metrics["critical_patients"] == 0.0 and g.metrics["patients"] == 1.0
     assert g.metrics["harm"] == pytest.approx(0.1)

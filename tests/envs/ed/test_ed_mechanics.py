@@ -1,5 +1,7 @@
-"""ed v1 mechanics that must bind. Each test measures a mechanic against the same world with the
-mechanic switched off (through ``EDParams``), so it fails if the mechanic stops mattering."""
+"""ed mechanics since v1 that must bind. Each test measures a mechanic against the same world
+with the mechanic switched off (through ``EDParams``), so it fails if the mechanic stops
+mattering. (Thresholds re-set on ED-v3's measurements when ED-v2 was retired; the v2 values are
+in the git history.)"""
 
 from __future__ import annotations
 
@@ -11,17 +13,18 @@ import pytest
 import lifeline
 from lifeline.agents import make_agent
 from lifeline.core.env import Environment
-from lifeline.envs.ed import dynamics, generator
-from lifeline.envs.ed.env import EDv2Env as EDEnv
+from lifeline.envs.ed import generator
+from lifeline.envs.ed import kernel_v3 as K
+from lifeline.envs.ed.env import EDEnv
 from lifeline.envs.ed.params import (
     CONDITIONS,
     MINOR,
+    SCENARIOS,
     EDParams,
     neutral_conditions,
     without_ventilator_need,
 )
-from lifeline.envs.ed.params import SCENARIOS_V2 as SCENARIOS
-from lifeline.envs.ed.types import ICU, WAITING, Patient, Wait
+from lifeline.envs.ed.types import Wait
 from lifeline.eval.stats import paired_compare
 from lifeline.testing.exploits import EXPLOIT_SEED_BASE
 
@@ -46,21 +49,23 @@ def test_ventilators_bind_in_ventilator_crisis() -> None:
     params = SCENARIOS["ventilator_crisis"]
     c = paired_compare(scores(without_ventilator_need(params), "heuristic"),
                        scores(params, "heuristic"))
-    assert c.mean_diff >= 0.03 and c.ci_low > 0.02, c
+    # ED-v3, 10 exploit-range seeds: +0.024 [0.019, 0.028], 10 wins of 10 (v2: >= 0.03).
+    assert c.mean_diff >= 0.015 and c.ci_low > 0.01, c
+
+
+WAITING_CLASS, NO_VENT_CLASS, CORRECT_CLASS = 0, 1, 2
+"""``kernel_v3.hazard_class`` of a waiting patient, of a seen ventilator-need patient without a
+ventilator, and of a seen patient under correct care (``kernel_v3.hazard_factors``' order)."""
 
 
 def test_a_ventilator_need_without_a_ventilator_is_as_dangerous_as_no_care() -> None:
     params = SCENARIOS["ventilator_crisis"]
-    p = Patient(pid=0, arrival_tick=0, true_acuity=1, triage_error=0, condition=CARDIAC,
-                needs_icu=True, needs_vent=True, treatment_ticks=80, patience_ticks=10,
-                location=ICU, bed=0)
-    waiting = dynamics.hazard_factor(replace(p, location=WAITING), params)
-    assert dynamics.hazard_factor(p, params) == pytest.approx(waiting)
-    p.ventilated = True
-    assert dynamics.hazard_factor(p, params) == pytest.approx(params.treated_factor * waiting)
-    p.ventilated = False  # mutation: a ventilator need that costs nothing without a ventilator
-    assert dynamics.hazard_factor(p, replace(params, no_vent_factor=params.treated_factor)) < (
-        0.1 * waiting)
+    factors = K.hazard_factors(params)
+    assert factors[NO_VENT_CLASS] == pytest.approx(factors[WAITING_CLASS])
+    assert factors[CORRECT_CLASS] == pytest.approx(params.treated_factor * factors[WAITING_CLASS])
+    # mutation: a ventilator need that costs nothing without a ventilator
+    cheap = K.hazard_factors(replace(params, no_vent_factor=params.treated_factor))
+    assert cheap[NO_VENT_CLASS] < 0.1 * factors[WAITING_CLASS]
 
 
 def test_mistriage_costs_a_policy_that_ignores_revealed_acuity() -> None:
@@ -87,8 +92,8 @@ def test_conditions_change_care_needs_and_length_of_stay(field: str) -> None:
         rng = np.random.default_rng(0)
         stats: dict[int, list[float]] = {c: [] for c in (CARDIAC, STROKE, SEPSIS, 1)}
         for cond in stats:
-            acuity = 1 if field == "condition_vent_prob" else 2  # ESI 1 always needs ICU
-            for _ in range(3000):
+            acuity = 1 if field == "condition_vent_prob" else 2
+            for _ in range(8000 if field == "condition_vent_prob" else 3000):
                 p = generator.make_patient(0, 0, acuity, cond, rng, params)
                 value = {"condition_icu_prob": p.needs_icu,
                          "condition_vent_prob": p.needs_vent,
@@ -96,29 +101,32 @@ def test_conditions_change_care_needs_and_length_of_stay(field: str) -> None:
                 stats[cond].append(float(value))
         return {c: float(np.nanmean(v)) for c, v in stats.items()}
 
-    profiled = by_condition(SCENARIOS["normal_day"])
-    labels = by_condition(neutral_conditions(SCENARIOS["normal_day"]))
+    # ESI 1 with ICU need certain, so the ventilator need is the condition's profile alone.
+    base = replace(SCENARIOS["normal_day"], esi1_icu_prob=1.0)
+    profiled = by_condition(base)
+    labels = by_condition(neutral_conditions(base))
     assert max(profiled.values()) > 1.2 * min(profiled.values()), profiled
     assert max(labels.values()) < 1.15 * min(labels.values()), labels
 
 
 def test_conditions_change_the_hazard() -> None:
+    """The kernel's worsening threshold of a waiting ESI-2 patient by condition (``threshold
+    table``: base x class factor x condition profile)."""
+    def waiting(params: EDParams, cond: int) -> float:
+        kp = K.kparams(params)
+        return float(kp.thresholds[kp.threshold_index[2, WAITING_CLASS, cond]])
+
     params = SCENARIOS["normal_day"]
-
-    def waiting(cond: int) -> Patient:
-        return Patient(pid=0, arrival_tick=0, true_acuity=2, triage_error=0, condition=cond,
-                       needs_icu=False, needs_vent=False, treatment_ticks=8, patience_ticks=10)
-
-    assert dynamics.hazard_factor(waiting(STROKE), params) > 1.2 * dynamics.hazard_factor(
-        waiting(CARDIAC), params) > 1.5 * dynamics.hazard_factor(waiting(MINOR), params)
+    assert waiting(params, STROKE) > 1.2 * waiting(params, CARDIAC) > 1.5 * waiting(params, MINOR)
     neutral = neutral_conditions(params)
-    assert len({dynamics.hazard_factor(waiting(c), neutral) for c in range(6)}) == 1
+    assert len({waiting(neutral, c) for c in range(6)}) == 1
 
 
 def test_conditions_change_who_worsens_while_waiting() -> None:
     """The same ESI-3 patients, waiting under noop (common random numbers): stroke and sepsis
     patients worsen more often with the condition profiles than with conditions as labels only,
-    cardiac ones less often."""
+    cardiac ones less often. Nobody leaves unseen here (patience off), so every patient stays
+    exposed to the hazard all shift (ED-v3, 8 seeds: 0.367 vs 0.323, cardiac 0.226 vs 0.278)."""
 
     def worsened_share(params: EDParams) -> tuple[float, float]:
         env = EDEnv("custom", params=params)
@@ -135,9 +143,10 @@ def test_conditions_change_who_worsens_while_waiting() -> None:
         rate = {c: d / n for c, (d, n) in worse.items()}
         return (rate[STROKE] + rate[SEPSIS]) / 2, rate[CARDIAC]
 
-    fast, cardiac = worsened_share(SCENARIOS["normal_day"])
-    fast_labels, cardiac_labels = worsened_share(neutral_conditions(SCENARIOS["normal_day"]))
-    assert fast > fast_labels + 0.05, (fast, fast_labels)
+    base = replace(SCENARIOS["normal_day"], lwbs_patience_by_esi=(0.0,) * 5)
+    fast, cardiac = worsened_share(base)
+    fast_labels, cardiac_labels = worsened_share(neutral_conditions(base))
+    assert fast > fast_labels + 0.03, (fast, fast_labels)
     assert cardiac < cardiac_labels, (cardiac, cardiac_labels)
 
 

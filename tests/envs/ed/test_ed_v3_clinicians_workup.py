@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import lifeline
-from lifeline.envs.ed import care, dynamics
+from lifeline.envs.ed import care
 from lifeline.envs.ed.env import EDEnv
-from lifeline.envs.ed.params import SCENARIOS, EDParams
+from lifeline.envs.ed.params import SCENARIOS
 from lifeline.envs.ed.types import (
     WAITING,
     AdmitGeneral,
@@ -53,14 +53,15 @@ def arrive(env: EDEnv, state: EDState, *patients: Patient) -> None:
     for p in patients:
         state.waiting.append(p)
         state.counters.patients += 1
-    state.waiting.sort(key=dynamics.sort_key)
+    # the waiting-room order (kernel_v3's): observed ESI, then arrival tick, then pid
+    state.waiting.sort(key=lambda p: (p.observed_acuity, p.arrival_tick, p.pid))
 
 
 def test_v3_is_the_registered_version_with_its_own_actions() -> None:
     env = lifeline.make("ed", "normal_day")
     assert isinstance(env, EDEnv) and env.version == 3
     assert lifeline.spec("ed").gym_id == "lifeline/ED-v3"
-    assert env.num_actions == 84 + 2 * (24 + 5)  # v2's actions + see and expedite per bed
+    assert env.num_actions == 84 + 2 * (24 + 5)  # bed/queue actions + see and expedite per bed
     assert env.decode(env.layout.offsets["see_general"] + 3) == SeeGeneral(bed=3)
     assert set(env.observe(env.reset(0))) >= {"staff"}
 
@@ -228,8 +229,3 @@ def test_physicians_are_seen_in_the_staff_vector_and_follow_their_shifts() -> No
     assert env.observe(s)["staff"][0] == SCENARIOS["normal_day"].physicians_by_hour[0]
     s.tick = 12 * 4
     assert care.physicians_on_duty(s, env.params) == SCENARIOS["normal_day"].physicians_by_hour[12]
-
-
-def test_v2_params_are_refused_by_the_v3_env() -> None:
-    with pytest.raises(ValueError, match="EDv2Env"):
-        EDEnv("normal_day", params=EDParams(version=2))

@@ -1,8 +1,8 @@
 """Golden trajectories of ed v3 (issue 27): whole episodes (every action, reward, validity, clock
 and observation, and the final grade) of ``EDEnv`` hashed and compared with digests recorded for
 this version. A change to the v3 dynamics, observation or grader changes a digest: then bump the
-env's version (README version history) and record new digests, never silently. (ED-v2's own
-digests, on ``EDv2Env``, are in ``test_ed_snapshot.py`` and are unchanged by v3.)
+env's version (README version history) and record new digests, never silently. (ED-v2's
+digests were retired with ED-v2: README, "Version history".)
 """
 
 from __future__ import annotations
