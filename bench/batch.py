@@ -13,8 +13,8 @@ random legal actions chosen outside the timed region, ``rounds`` interleaved rou
 * ``batch[N]``: :class:`lifeline.envs.ed.batch_v3.EDBatchV3` — the kernel call alone
   (``kernel``, with finished envs reset outside the clock), and the steady state with resets
   (``with_resets``: the batch's measured per-env reset time spread over the random policy's
-  episode length; ``reset_share`` of that time), as ratios to the scalar core's ``step + observe + action_mask``
-  and ``step`` only;
+  episode length; ``reset_share`` of that time), as ratios to the scalar core's
+  ``step + observe + action_mask`` and ``step`` only;
 * ``vector[N]``: the Gymnasium faces — :class:`EDVectorEnv` (``gymnasium.make_vec``'s default
   for ``lifeline/ED-v3``) vs Gymnasium's ``SyncVectorEnv`` over the scalar env (the Python
   loop), both with auto-reset, and their ratio.
