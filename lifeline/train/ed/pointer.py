@@ -37,10 +37,11 @@ from lifeline.train.ppo_loss import masked_logits
 KINDS = ("wait", "admit_general", "admit_icu", "ventilate", "transfer_to_icu", "step_down",
          "discharge_general", "discharge_icu", "see_general", "see_icu", "expedite_general",
          "expedite_icu")
-"""ED-v3's action kinds in encoding order (``rules.Layout``): v2's eight, then the physician's
-assessment (``see_*``) and moving an imaging order to the front (``expedite_*``) per bed."""
+"""ED-v3's action kinds in encoding order (``rules.Layout``): the eight bed/queue kinds, then the
+physician's assessment (``see_*``) and moving an imaging order to the front (``expedite_*``) per
+bed."""
 BED_COLUMNS = 9
-"""ED-v3 bed rows (``observation.BED_COLUMNS_V3``): ESI, condition, hours in bed, ready,
+"""ED-v3 bed rows (``observation.BED_COLUMNS``): ESI, condition, hours in bed, ready,
 ventilated, boarding, seen, results pending, imaging queue position."""
 STAFF = 6
 """ED-v3 ``staff`` vector: physicians on duty, physicians free, scanners free, imaging queue,
@@ -77,8 +78,6 @@ def action_targets(params: EDParams) -> tuple[np.ndarray, np.ndarray]:
     ``[nothing, queue slots, general beds, ICU beds]`` it points at (0 for ``wait``)."""
     layout = Layout(params)
     q, g = params.queue_slots, params.general_beds
-    if params.version < 3:
-        raise ValueError("the pointer policy reads ED-v3 observations (params.version >= 3)")
     base = {"wait": 0, "admit_general": 1, "admit_icu": 1, "ventilate": 1 + q + g,
             "transfer_to_icu": 1 + q, "step_down": 1 + q + g, "discharge_general": 1 + q,
             "discharge_icu": 1 + q + g, "see_general": 1 + q, "see_icu": 1 + q + g,
