@@ -99,6 +99,8 @@ class KParams(NamedTuple):
     two_hours: int
     ward_capacity: int
     hospital_icu_capacity: int
+    ward_free_start: int
+    hospital_icu_free_start: int
     tick_minutes: float
     death_hazard: float
     no_vent_factor: float
@@ -140,6 +142,7 @@ def kparams(params: EDParams) -> KParams:
         params.triage_ticks, params.early_stop_deaths, params.scanners, params.scan_ticks,
         round(params.bed_turnaround_minutes / params.tick_minutes),
         round(120.0 / params.tick_minutes), params.ward_capacity, params.hospital_icu_capacity,
+        params.ward_free_start, params.hospital_icu_free_start,
         float(params.tick_minutes), float(params.death_hazard_untreated),
         float(params.no_vent_factor), float(params.treated_factor),
         float(params.under_care_factor), float(params.unseen_factor), float(params.return_prob),
@@ -1161,6 +1164,101 @@ def pack(st: KState, e: int, state: EDState, kp: KParams) -> None:
     st.FLOW[e] = state.inpatient_flow
     st.EV[e] = 0
     st.RET[e] = 0.0
+
+
+@jit
+def begin_episode(st, e, kp):
+    """The rest of ``EDEnv.reset`` once the patients are drawn (``generator``) and in the
+    arrays: the inpatient beds free at 00:00, the long-stay ICU boarders (already in ``IB``)
+    take a ventilator if they need one and one is free, and count as patients; tick 0's
+    arrivals enter the waiting room."""
+    S, PT = st.S, st.PT
+    S[e, S_WARDFREE] = min(kp.ward_free_start, kp.ward_capacity)
+    S[e, S_HICUFREE] = min(kp.hospital_icu_free_start, kp.hospital_icu_capacity)
+    for b in range(kp.icu_beds):
+        q = st.IB[e, b]
+        if q >= 0:
+            if PT[e, q, F_NVENT] and S[e, S_VENT] < kp.ventilators:
+                PT[e, q, F_VENTD] = 1
+                S[e, S_VENT] += 1
+            S[e, S_PATIENTS] += 1
+            S[e, S_CRITICAL] += PT[e, q, F_EVERC]
+    admit_arrivals(st, e, kp)
+
+
+@jit
+def _rank(thresholds, u):
+    """:func:`hazard_ranks` of one draw: ``#{k: thresholds[k] <= u}`` (binary search)."""
+    lo, hi = 0, thresholds.shape[0]
+    if u >= thresholds[hi - 1]:  # most draws: above every hazard
+        return hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if thresholds[mid] <= u:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@jit
+def load_episode(st, e, kp, rows, pids, sched, hz, pd, rd, flow):
+    """Env ``e``'s new episode: the generated patient rows (``generator.draw_episode``, row =
+    pid, boarders from ``sched[horizon]`` on, in their ICU beds), the schedule, the pre-drawn
+    uniforms of ``EDEnv.reset`` (hazard draws ``hz`` as ranks; ``pd``, ``rd``) and the
+    inpatient flow; then :func:`begin_episode`. A patient's hazard ranks are converted from the
+    tick it enters the waiting room on (arrival + triage; boarders from 0): the step reads no
+    earlier one (those stay 0)."""
+    PT, HZ = st.PT, st.HZ
+    T = kp.horizon
+    for q in range(pids):
+        for c in range(N_F):
+            PT[e, q, c] = rows[q, c]
+        PT[e, q, F_PATI] = min(rows[q, F_PATI], PATIENCE_CAP)
+    for q in range(pids, PT.shape[1]):
+        for c in range(N_F):
+            PT[e, q, c] = 0
+    first_boarder = sched[T]
+    for t in range(T):
+        for q in range(pids, HZ.shape[2]):
+            HZ[e, t, q] = 0
+    for q in range(pids):
+        start = min(rows[q, F_ARR] + kp.triage_ticks, T) if q < first_boarder else 0
+        for t in range(start):
+            HZ[e, t, q] = 0
+        for t in range(start, T):
+            HZ[e, t, q] = _rank(kp.thresholds, hz[q, t])
+    for q in range(pids):
+        for j in range(pd.shape[1]):
+            st.PD[e, q, j] = pd[q, j]
+        for k in range(rd.shape[1]):
+            for j in range(rd.shape[2]):
+                st.RD[e, q, k, j] = rd[q, k, j]
+    for t in range(T + 1):
+        st.SCHED[e, t] = sched[t]
+    for t in range(flow.shape[0]):
+        for j in range(flow.shape[1]):
+            st.FLOW[e, t, j] = flow[t, j]
+    S = st.S
+    for j in range(N_S):
+        S[e, j] = 0
+    S[e, S_NPIDS] = pids
+    S[e, S_ESTOP] = -1
+    for arr in (st.WL, st.IQ, st.PR):
+        for j in range(arr.shape[1]):
+            arr[e, j] = -1
+    for j in range(st.SC.shape[1]):
+        st.SC[e, j] = -1
+    for b in range(kp.general_beds):
+        st.GB[e, b] = -1
+    for b in range(kp.icu_beds):
+        st.IB[e, b] = -1
+    for q in range(first_boarder, pids):
+        st.IB[e, PT[e, q, F_BED]] = q
+    for j in range(N_E):
+        st.EV[e, j] = 0
+    st.RET[e] = 0.0
+    begin_episode(st, e, kp)
 
 
 # ================================ N environments ==================================================
