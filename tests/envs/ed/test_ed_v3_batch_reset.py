@@ -73,3 +73,25 @@ def test_batch_env_steps_like_the_scalar_env_after_its_own_resets(scenario: str)
             np.testing.assert_array_equal(batch.mask[i], env.action_mask(state))
             for key, value in env.observe(state).items():
                 np.testing.assert_array_equal(batch.obs[key][i], value, err_msg=key)
+
+
+def test_large_batch_prefetch_path_same_as_small_batch() -> None:
+    """From ``kernel_v3.PREFETCH_MIN_ENVS`` envs on, ``step_all`` prefetches the next envs'
+    memory: a hint that must change nothing."""
+    n = K.PREFETCH_MIN_ENVS + 4
+    big, small = EDBatchV3(n, "surge"), EDBatchV3(4, "surge")
+    for i in range(n):
+        big.reset_env(i, 100 + i)
+    for i in range(4):
+        small.reset_env(i, 100 + n - 4 + i)
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        legal = big.mask.cumsum(axis=1)
+        actions = (legal <= (rng.random(n) * legal[:, -1])[:, None]).sum(axis=1)
+        big.step(actions)
+        small.step(actions[-4:])
+        np.testing.assert_array_equal(big.mask[-4:], small.mask)
+        np.testing.assert_array_equal(big.reward[-4:], small.reward)
+        for key in K.OBS_KEYS:
+            np.testing.assert_array_equal(big.obs[key][-4:], small.obs[key])
+    assert (big.st.S[-4:, K.S_TICK] > 20).all()
