@@ -22,9 +22,8 @@ import numpy as np
 
 from lifeline.core.env import Grade
 from lifeline.core.rng import check_seed, make_streams
-from lifeline.envs.ed import generator
+from lifeline.envs.ed import generator, reward
 from lifeline.envs.ed import kernel_v3 as K
-from lifeline.envs.ed import reward
 from lifeline.envs.ed.env import STREAMS_V3, EDEnv, draw_uniforms, return_bound
 from lifeline.envs.ed.params import SCENARIOS, EDParams, resolve
 from lifeline.envs.ed.scalar_kernel import COUNTERS

@@ -183,10 +183,9 @@ def gparams(params: EDParams) -> GParams:
             treat_mu[1, esi, c] = _mu(icu_hours * p.condition_los[c], p.treatment_sigma)
     patience = [p.lwbs_patience_by_esi[esi] if v3 else p.lwbs_patience_hours
                 for esi in range(5)]
-    template = np.array(kernel_row(Patient(pid=0, arrival_tick=0, true_acuity=1,
-                                           triage_error=0, condition=0, needs_icu=False,
-                                           needs_vent=False, treatment_ticks=0,
-                                           patience_ticks=0)) + [0], dtype=np.int64)
+    fresh = Patient(pid=0, arrival_tick=0, true_acuity=1, triage_error=0, condition=0,
+                    needs_icu=False, needs_vent=False, treatment_ticks=0, patience_ticks=0)
+    template = np.array([*kernel_row(fresh), fresh.other_resources], dtype=np.int64)
     f8 = np.float64
     return GParams(
         v3=v3, horizon=p.horizon_ticks, tick_minutes=float(p.tick_minutes),
@@ -397,7 +396,8 @@ def generate(params: EDParams, arrivals: np.random.Generator, patients: np.rando
 def patient_from_row(row: np.ndarray, pid: int) -> Patient:
     """The :class:`Patient` of a generated row."""
     values = row.tolist()
-    kwargs = {name: conv(v) for name, conv, v in zip(FIELDS, _CONVERT, values, strict=False)}
+    kwargs: dict[str, Any] = {name: conv(v)
+                              for name, conv, v in zip(FIELDS, _CONVERT, values, strict=False)}
     return Patient(pid=pid, other_resources=int(values[G_OTHER]), **kwargs)
 
 

@@ -23,7 +23,7 @@ def _packed(env: EDEnv, seed: int) -> tuple[K.KState, object]:
 
 
 def _assert_same_reset(batch: EDBatchV3, i: int, env: EDEnv, seed: int) -> None:
-    st, state = _packed(env, seed)
+    st, _ = _packed(env, seed)
     b = batch.st
     pids = int(st.S[0, K.S_NPIDS])
     np.testing.assert_array_equal(b.S[i], st.S[0], err_msg="S")
