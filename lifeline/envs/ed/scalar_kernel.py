@@ -224,7 +224,7 @@ class ScalarKernel:
 
     def _arrivals(self, state: EDState, start: int, stop: int) -> list[Patient]:
         """Point the kernel's ``SCHED`` at the arrivals of schedule ticks ``start .. stop - 1``
-        (their pids must be consecutive, as ``generator.generate_schedule`` numbers them);
+        (their pids must be consecutive, as ``generator.draw_episode`` numbers them);
         return those patients."""
         sched = self.st.SCHED[0]
         out: list[Patient] = []
