@@ -95,3 +95,33 @@ def test_large_batch_prefetch_path_same_as_small_batch() -> None:
         for key in K.OBS_KEYS:
             np.testing.assert_array_equal(big.obs[key][-4:], small.obs[key])
     assert (big.st.S[-4:, K.S_TICK] > 20).all()
+
+
+def _rows_digest(scenario: str, seed: int) -> str:
+    import hashlib
+
+    from lifeline.core.rng import make_streams
+    from lifeline.envs.ed import generator
+    from lifeline.envs.ed.env import STREAMS_V3
+
+    rng = make_streams(seed, STREAMS_V3)
+    ep = generator.generate(SCENARIOS[scenario], rng["arrivals"], rng["patients"])
+    return hashlib.sha256(ep.rows[:ep.pids].tobytes() + ep.sched.tobytes()).hexdigest()
+
+
+def test_plain_python_generator_draws_the_same_episodes() -> None:
+    """Without numba, ``generator.draw_episode`` runs as plain Python on numpy's Generators:
+    the same rows, draw for draw."""
+    import os
+    import subprocess
+    import sys
+
+    cases = [("mass_casualty", 5), ("icu_boarding", 3)]
+    code = ("from lifeline.envs.ed import kernel_v3\nassert not kernel_v3.HAVE_NUMBA\n"
+            "from tests.envs.ed.test_ed_v3_batch_reset import _rows_digest\n"
+            f"print(' '.join(_rows_digest(s, k) for s, k in {cases!r}))\n")
+    env = {**os.environ, "LIFELINE_NO_NUMBA": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=False, cwd=os.getcwd())
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == [_rows_digest(s, k) for s, k in cases]
