@@ -42,6 +42,8 @@ from lifeline.envs.ed.batch_v3 import EDBatchV3
 from lifeline.envs.ed.env import EDEnv
 from lifeline.faces.gymnasium import LifelineGymEnv
 
+STAGGER = {"on": True}
+"""``--no-stagger``: time the batch from a common start (every env at 00:00), as before."""
 
 def _scalar_gym(scenario: str) -> gym.Env:
     """The scalar ED as a Gymnasium env (what SyncVectorEnv loops over)."""
@@ -87,30 +89,49 @@ def time_batch(scenario: str, n: int, seconds: float, episode_steps: float) -> d
     t0 = time.process_time()
     for i in range(n):
         batch.reset_env(i, i)
-    reset_us = 1e6 * (time.process_time() - t0) / n
+    first_resets_us = 1e6 * (time.process_time() - t0) / n  # arrays grow here
     rng = np.random.default_rng(2)
     next_seed = n
-    steps, kernel, resets = 0, 0.0, 0.0
-    while kernel + resets < seconds:
+    reset_count, reset_time = 0, 0.0
+
+    def advance(skip: np.ndarray | None) -> tuple[float, float, int]:
+        nonlocal next_seed, reset_count, reset_time
         actions = pick(rng, batch.mask)
         t0 = time.process_time()
-        batch.step(actions)
+        batch.step(actions, skip)
         t1 = time.process_time()
         for i in np.flatnonzero(batch.terminated | batch.truncated).tolist():
-            batch.reset_env(i, next_seed)
-            next_seed += 1
+            if skip is None or not skip[i]:
+                batch.reset_env(i, next_seed)
+                next_seed += 1
+                reset_count += 1
         t2 = time.process_time()
-        kernel += t1 - t0
-        resets += t2 - t1
-        steps += n
-    # Steady state: every env resets once per episode (a short window at large N sees almost no
-    # episode end, so the measured mix would flatter the batch); reset cost per env-step =
-    # the batch's reset time / the random policy's episode length.
+        reset_time += t2 - t1
+        return t1 - t0, t2 - t1, n if skip is None else int((~skip).sum())
+
+    # Untimed stagger: env i starts after a uniform random delay of up to one episode, so the
+    # timed window sees every phase of the shift in the random policy's proportions (started
+    # together, a short window would time only the quiet first hours of every env).
+    if STAGGER["on"]:
+        delay = rng.integers(0, max(1, round(episode_steps)), size=n)
+        for r in range(int(delay.max())):
+            advance(delay > r)
+    steps, kernel, resets = 0, 0.0, 0.0
+    while kernel + resets < seconds:
+        k, r, m = advance(None)
+        kernel += k
+        resets += r
+        steps += m
+    # Steady state: every env resets once per episode; reset cost per env-step = the batch's
+    # reset time (of the resets after the start, once the arrays have grown) / the random
+    # policy's episode length.
+    reset_us = 1e6 * reset_time / reset_count if reset_count else first_resets_us
     per_step = 1.0 / (steps / kernel)
     reset_per_step = 1e-6 * reset_us / episode_steps
     return {"kernel_steps_per_s": steps / kernel,
             "with_resets_steps_per_s": 1.0 / (per_step + reset_per_step),
-            "reset_share": reset_per_step / (per_step + reset_per_step), "reset_us": reset_us}
+            "reset_share": reset_per_step / (per_step + reset_per_step), "reset_us": reset_us,
+            "resets_timed": reset_count}
 
 
 def time_vector(make: Callable[[], Any], n: int, seconds: float) -> float:
@@ -135,14 +156,21 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0,
                         help="CPU seconds per measurement")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-stagger", action="store_true",
+                        help="time the batch from a common start instead of a staggered one")
     parser.add_argument("--no-vector", action="store_true",
                         help="skip the Gymnasium vector-env comparison")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    STAGGER["on"] = not args.no_stagger
     gym_id = spec("ed").gym_id
     warm = EDBatchV3(1, args.scenario)  # compile (or load the cached kernel) first
     warm.reset_env(0, 0)
     warm.step(np.zeros(1, dtype=np.int64))
+    core = EDEnv(args.scenario)
+    state = core.reset(0)
+    for _ in range(3):
+        core.step(state, 0)
     raw: dict[str, list[Any]] = {}
 
     def add(key: str, value: Any) -> None:
@@ -172,7 +200,7 @@ def main() -> None:
         "env": gym_id, "scenario": args.scenario, "clock": "process_time (CPU), median of "
         f"{args.rounds} interleaved rounds of {args.seconds} s", "numpy": np.__version__,
         "python": platform.python_version(), "cpus": os.cpu_count(),
-        "load_avg_1m": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+        "load_avg_1m_5m_15m": [round(x, 2) for x in os.getloadavg()],
         "scalar": {"step_steps_per_s": round(scalar_step),
                    "step_observe_mask_steps_per_s": round(scalar_obs),
                    "reset_us": round(med("scalar_step", "reset_us")),
@@ -187,6 +215,7 @@ def main() -> None:
             "with_resets_steps_per_s": round(with_resets),
             "reset_share": round(med(f"batch_{n}", "reset_share"), 3),
             "reset_us": round(med(f"batch_{n}", "reset_us")),
+            "resets_timed": int(med(f"batch_{n}", "resets_timed")),
             "kernel_vs_scalar_step_observe_mask": round(kernel / scalar_obs, 1),
             "kernel_vs_scalar_step_only": round(kernel / scalar_step, 1),
             "with_resets_vs_scalar_step_observe_mask": round(with_resets / scalar_obs, 1),

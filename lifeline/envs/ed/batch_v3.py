@@ -1,9 +1,12 @@
 """The batch ED-v3: N environments stepped together by :mod:`lifeline.envs.ed.kernel_v3`
 (the same kernel the scalar ``EDEnv`` steps with, N = 1).
 
-Each env is reset by the scalar :class:`~lifeline.envs.ed.env.EDEnv` (``generator.py`` draws its
-patient stream, its pre-drawn hazards and inpatient flow) and packed into the kernel's arrays
-(:func:`kernel_v3.pack`); from then on ``kernel_v3.step_all`` steps every env with one call and
+An env is reset as the scalar :class:`~lifeline.envs.ed.env.EDEnv` resets, with the same
+functions: ``generator.draw_episode`` (numba) writes its patients straight into rows of the
+kernel's columns, ``env.draw_uniforms`` and ``generator.inpatient_flow`` draw the rest, and
+``kernel_v3.load_episode`` copies them into the env's arrays and runs ``begin_episode`` (which
+the scalar env runs too); no ``Patient`` object is made. From then on ``kernel_v3.step_all``
+steps every env with one call and
 writes the observations, masks, rewards and flags of all of them. The grade of a finished env
 is ``reward.grade`` of a state rebuilt from the kernel's counters (:func:`grade_state`), so the
 grader too exists once. Same interface as the ED-v2 :class:`~lifeline.envs.ed.batch.EDBatch`, so
@@ -18,10 +21,10 @@ from typing import Any
 import numpy as np
 
 from lifeline.core.env import Grade
-from lifeline.core.rng import check_seed
+from lifeline.core.rng import check_seed, make_streams
+from lifeline.envs.ed import generator, reward
 from lifeline.envs.ed import kernel_v3 as K
-from lifeline.envs.ed import reward
-from lifeline.envs.ed.env import EDEnv, return_bound
+from lifeline.envs.ed.env import STREAMS_V3, EDEnv, draw_uniforms, return_bound
 from lifeline.envs.ed.params import SCENARIOS, EDParams, resolve
 from lifeline.envs.ed.scalar_kernel import COUNTERS
 from lifeline.envs.ed.types import EDState, Patient
@@ -55,6 +58,8 @@ class EDBatchV3:
         self.valid = np.zeros(n, dtype=np.bool_)
         self.info_ev = np.zeros((n, 4), dtype=np.int64)
         self._no_skip = np.zeros(n, dtype=np.bool_)
+        self._rows = np.zeros((capacity, generator.ROW), dtype=np.int64)
+        self._sched = np.zeros(params.horizon_ticks + 1, dtype=np.int64)
 
     @property
     def capacity(self) -> int:
@@ -78,13 +83,19 @@ class EDBatchV3:
         self.beds, self.risk = K.scratch(self.kp, capacity)
 
     def reset_env(self, i: int, seed: int) -> None:
-        """Start env ``i``'s episode for ``seed`` (``EDEnv.reset(seed)``) and observe it."""
+        """Start env ``i``'s episode for ``seed`` (what ``EDEnv.reset(seed)`` draws) and
+        observe it."""
         seed = check_seed(seed)
-        state = self.core.reset(seed)
-        pids = int(state.hazard_draws.shape[0])
+        p = self.params
+        rng = make_streams(seed, STREAMS_V3)
+        episode = generator.generate(p, rng["arrivals"], rng["patients"], self._rows,
+                                     self._sched)
+        self._rows, pids = episode.rows, episode.pids
         if pids > self.capacity:
             self._grow(max(pids, int(self.capacity * 1.25)))
-        K.pack(self.st, i, state, self.kp)
+        hz, pd, rd = draw_uniforms(p, rng, pids)
+        flow = generator.inpatient_flow(p, rng["inpatient"])
+        K.load_episode(self.st, i, self.kp, self._rows, pids, self._sched, hz, pd, rd, flow)
         self.seeds[i] = seed
         o = self.obs
         K.refresh(self.st, i, self.kp, self.mask, o["general_beds"], o["icu_beds"],

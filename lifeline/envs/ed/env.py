@@ -11,9 +11,14 @@ from lifeline.core.env import Action, Environment, Grade
 from lifeline.core.rng import make_streams
 from lifeline.core.specs import ArraySpec
 from lifeline.envs.ed import frame as ed_frame
+<<<<<<< HEAD
 from lifeline.envs.ed import observation, render, reward, rules
 from lifeline.envs.ed.generator import generate_schedule, initial_icu, inpatient_flow
 from lifeline.envs.ed.params import SCENARIOS, EDParams, resolve
+=======
+from lifeline.envs.ed.generator import generate, inpatient_flow, schedule_of
+from lifeline.envs.ed.params import SCENARIOS, SCENARIOS_V2, EDParams, resolve
+>>>>>>> edspeed27
 from lifeline.envs.ed.scalar_kernel import ScalarKernel
 from lifeline.envs.ed.types import ACTION_TYPES, EDAction, EDState, Wait, max_returns
 
@@ -26,6 +31,17 @@ def return_bound(params: EDParams) -> int:
     """Rows of ``EDState.return_draws`` per patient (:func:`max_returns` for these params)."""
     min_delay = math.ceil(params.return_delay_hours[0] * 60.0 / params.tick_minutes)
     return max_returns(params.horizon_ticks, min_delay)
+
+
+def draw_uniforms(params: EDParams, rng: dict[str, np.random.Generator], pids: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The episode's pre-drawn uniforms for ``pids`` patients (the scalar and the batch env
+    both draw them here): ``hazard_draws`` (pid, tick), ``patient_draws`` (pid, 5) and
+    ``return_draws`` (pid, :func:`return_bound`, 3)."""
+    hazard = rng["deterioration"].random((pids, params.horizon_ticks))
+    patient = rng["deterioration"].random((pids, 5))
+    returns = rng["returns"].random((pids, return_bound(params), 3))
+    return hazard, patient, returns
 
 
 class EDEnv(Environment[EDState, EDAction]):
@@ -61,27 +77,16 @@ class EDEnv(Environment[EDState, EDAction]):
     def reset(self, seed: int) -> EDState:
         p = self.params
         rng = make_streams(seed, STREAMS)
-        schedule = generate_schedule(p, rng["arrivals"], rng["patients"])
-        first_free_pid = sum(len(t) for t in schedule)
+        schedule, boarders = schedule_of(generate(p, rng["arrivals"], rng["patients"]))
         state = EDState(general=[None] * p.general_beds, icu=[None] * p.icu_beds,
                         schedule=schedule, rng=rng)
-        boarders = initial_icu(p, rng["patients"], first_free_pid)
-        pids = first_free_pid + len(boarders)
-        state.hazard_draws = rng["deterioration"].random((pids, p.horizon_ticks))
-        state.patient_draws = rng["deterioration"].random((pids, 5))
-        state.return_draws = rng["returns"].random((pids, return_bound(p), 3))
+        pids = sum(len(t) for t in schedule) + len(boarders)
+        state.hazard_draws, state.patient_draws, state.return_draws = draw_uniforms(p, rng, pids)
         for b in boarders:
             state.icu[b.bed] = b
-            if b.needs_vent and state.ventilators_in_use < p.ventilators:
-                b.ventilated = True
-                state.ventilators_in_use += 1
-            state.counters.patients += 1
-            state.counters.critical += int(b.ever_critical)
-        state.inpatient_flow = inpatient_flow(p, rng["inpatient"])
-        state.ward_free = min(p.ward_free_start, p.ward_capacity)
-        state.hospital_icu_free = min(p.hospital_icu_free_start, p.hospital_icu_capacity)
         state.tick = 0
-        self._kernel.admit_arrivals(state)
+        state.inpatient_flow = inpatient_flow(p, rng["inpatient"])
+        self._kernel.begin(state)  # kernel_v3.begin_episode (the batch env's too)
         return state
 
     def validate(self, state: EDState, action: EDAction) -> str | None:

@@ -49,6 +49,34 @@ except ImportError:  # pragma: no cover - depends on the installation
         return fn
     HAVE_NUMBA = False
 
+if HAVE_NUMBA:
+    import llvmlite.ir as ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    def _prefetch_intrinsic(typingctx: Any, arr: Any, offset: Any) -> Any:
+        """``llvm.prefetch`` of byte ``offset`` of ``arr``'s data (a hint: it never faults and
+        changes no value)."""
+        sig = types.void(arr, offset)
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            ary = context.make_array(signature.args[0])(context, builder, args[0])
+            i8p = ir.IntType(8).as_pointer()
+            ptr = builder.gep(builder.bitcast(ary.data, i8p), [args[1]])
+            i32 = ir.IntType(32)
+            fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+            builder.call(fn, [ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    prefetch: Any = intrinsic(_prefetch_intrinsic)
+else:  # pragma: no cover - depends on the installation
+    def prefetch(arr: Any, offset: Any) -> None:
+        """Plain Python: nothing to prefetch."""
+
 WAITING, GENERAL, ICU, GONE = 0, 1, 2, 3
 
 # ----- per-environment integers S[e, .] ---------------------------------------------------------
@@ -99,6 +127,8 @@ class KParams(NamedTuple):
     two_hours: int
     ward_capacity: int
     hospital_icu_capacity: int
+    ward_free_start: int
+    hospital_icu_free_start: int
     tick_minutes: float
     death_hazard: float
     no_vent_factor: float
@@ -140,6 +170,7 @@ def kparams(params: EDParams) -> KParams:
         params.triage_ticks, params.early_stop_deaths, params.scanners, params.scan_ticks,
         round(params.bed_turnaround_minutes / params.tick_minutes),
         round(120.0 / params.tick_minutes), params.ward_capacity, params.hospital_icu_capacity,
+        params.ward_free_start, params.hospital_icu_free_start,
         float(params.tick_minutes), float(params.death_hazard_untreated),
         float(params.no_vent_factor), float(params.treated_factor),
         float(params.under_care_factor), float(params.unseen_factor), float(params.return_prob),
@@ -1163,6 +1194,101 @@ def pack(st: KState, e: int, state: EDState, kp: KParams) -> None:
     st.RET[e] = 0.0
 
 
+@jit
+def begin_episode(st, e, kp):
+    """The rest of ``EDEnv.reset`` once the patients are drawn (``generator``) and in the
+    arrays: the inpatient beds free at 00:00, the long-stay ICU boarders (already in ``IB``)
+    take a ventilator if they need one and one is free, and count as patients; tick 0's
+    arrivals enter the waiting room."""
+    S, PT = st.S, st.PT
+    S[e, S_WARDFREE] = min(kp.ward_free_start, kp.ward_capacity)
+    S[e, S_HICUFREE] = min(kp.hospital_icu_free_start, kp.hospital_icu_capacity)
+    for b in range(kp.icu_beds):
+        q = st.IB[e, b]
+        if q >= 0:
+            if PT[e, q, F_NVENT] and S[e, S_VENT] < kp.ventilators:
+                PT[e, q, F_VENTD] = 1
+                S[e, S_VENT] += 1
+            S[e, S_PATIENTS] += 1
+            S[e, S_CRITICAL] += PT[e, q, F_EVERC]
+    admit_arrivals(st, e, kp)
+
+
+@jit
+def _rank(thresholds, u):
+    """:func:`hazard_ranks` of one draw: ``#{k: thresholds[k] <= u}`` (binary search)."""
+    lo, hi = 0, thresholds.shape[0]
+    if u >= thresholds[hi - 1]:  # most draws: above every hazard
+        return hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if thresholds[mid] <= u:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@jit
+def load_episode(st, e, kp, rows, pids, sched, hz, pd, rd, flow):
+    """Env ``e``'s new episode: the generated patient rows (``generator.draw_episode``, row =
+    pid, boarders from ``sched[horizon]`` on, in their ICU beds), the schedule, the pre-drawn
+    uniforms of ``EDEnv.reset`` (hazard draws ``hz`` as ranks; ``pd``, ``rd``) and the
+    inpatient flow; then :func:`begin_episode`. A patient's hazard ranks are converted from the
+    tick it enters the waiting room on (arrival + triage; boarders from 0): the step reads no
+    earlier one (those stay 0)."""
+    PT, HZ = st.PT, st.HZ
+    T = kp.horizon
+    for q in range(pids):
+        for c in range(N_F):
+            PT[e, q, c] = rows[q, c]
+        PT[e, q, F_PATI] = min(rows[q, F_PATI], PATIENCE_CAP)
+    for q in range(pids, PT.shape[1]):
+        for c in range(N_F):
+            PT[e, q, c] = 0
+    first_boarder = sched[T]
+    for t in range(T):
+        for q in range(pids, HZ.shape[2]):
+            HZ[e, t, q] = 0
+    for q in range(pids):
+        start = min(rows[q, F_ARR] + kp.triage_ticks, T) if q < first_boarder else 0
+        for t in range(start):
+            HZ[e, t, q] = 0
+        for t in range(start, T):
+            HZ[e, t, q] = _rank(kp.thresholds, hz[q, t])
+    for q in range(pids):
+        for j in range(pd.shape[1]):
+            st.PD[e, q, j] = pd[q, j]
+        for k in range(rd.shape[1]):
+            for j in range(rd.shape[2]):
+                st.RD[e, q, k, j] = rd[q, k, j]
+    for t in range(T + 1):
+        st.SCHED[e, t] = sched[t]
+    for t in range(flow.shape[0]):
+        for j in range(flow.shape[1]):
+            st.FLOW[e, t, j] = flow[t, j]
+    S = st.S
+    for j in range(N_S):
+        S[e, j] = 0
+    S[e, S_NPIDS] = pids
+    S[e, S_ESTOP] = -1
+    for arr in (st.WL, st.IQ, st.PR):
+        for j in range(arr.shape[1]):
+            arr[e, j] = -1
+    for j in range(st.SC.shape[1]):
+        st.SC[e, j] = -1
+    for b in range(kp.general_beds):
+        st.GB[e, b] = -1
+    for b in range(kp.icu_beds):
+        st.IB[e, b] = -1
+    for q in range(first_boarder, pids):
+        st.IB[e, PT[e, q, F_BED]] = q
+    for j in range(N_E):
+        st.EV[e, j] = 0
+    st.RET[e] = 0.0
+    begin_episode(st, e, kp)
+
+
 # ================================ N environments ==================================================
 @jit
 def refresh(st, e, kp, mask, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_staff):
@@ -1171,12 +1297,55 @@ def refresh(st, e, kp, mask, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_
     action_mask(st, e, kp, mask, o_gen, o_icu)
 
 
+PREFETCH_AHEAD = 4
+""":func:`step_all` asks for the memory of env ``e + PREFETCH_AHEAD`` while it steps env ``e``."""
+PREFETCH_MIN_ENVS = 256
+"""... in batches at least this large (smaller ones stay in the cache)."""
+
+
+@jit
+def _prefetch_rows(st, f, ids, n, hz_t):
+    PT, HZ = st.PT, st.HZ
+    row = PT.strides[1]
+    for j in range(n):
+        q = ids[f, j]
+        if q >= 0:
+            at = f * PT.strides[0] + q * row
+            prefetch(PT, at)
+            prefetch(PT, at + row - 1)
+            prefetch(HZ, hz_t + q)
+
+
+@jit
+def prefetch_env(st, f, kp, a):
+    """Ask the CPU for what env ``f``'s next step (action ``a``) will read: its counters, bed
+    and waiting lists, its occupants' and (when the step can end the tick) every waiting
+    patient's row and this tick's hazard ranks. At large N an env's state has left the cache
+    since its last step; these independent fetches overlap their memory latency. No value
+    changes."""
+    S = st.S
+    prefetch(S, f * S.strides[0])
+    prefetch(S, f * S.strides[0] + S.strides[0] - 1)
+    prefetch(st.WL, f * st.WL.strides[0])
+    prefetch(st.GB, f * st.GB.strides[0])
+    prefetch(st.IB, f * st.IB.strides[0])
+    hz_t = f * st.HZ.strides[0] + S[f, S_TICK] * st.HZ.strides[1]
+    _prefetch_rows(st, f, st.GB, kp.general_beds, hz_t)
+    _prefetch_rows(st, f, st.IB, kp.icu_beds, hz_t)
+    n = S[f, S_NWAIT]
+    ends_tick = a <= 0 or S[f, S_ACT] + 1 >= kp.k
+    _prefetch_rows(st, f, st.WL, n if ends_tick else min(n, kp.queue_slots), hz_t)
+
+
 @jit
 def step_all(st, kp, actions, skip, reward, valid, terminated, truncated, info, mask, o_gen,
              o_icu, o_vent, o_queue, o_time, o_totals, o_staff, beds, risk):
     """Step every env ``e`` with ``skip[e] == False``, then observe it and compute its mask:
     ``reward[e]`` ... ``truncated[e]``, ``info[e]`` = (ticks, deaths, treated, early stopped)."""
-    for e in range(actions.shape[0]):
+    n = actions.shape[0]
+    for e in range(n):
+        if n >= PREFETCH_MIN_ENVS and e + PREFETCH_AHEAD < n:
+            prefetch_env(st, e + PREFETCH_AHEAD, kp, actions[e + PREFETCH_AHEAD])
         if skip[e]:
             continue
         a = actions[e]

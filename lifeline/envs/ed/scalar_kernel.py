@@ -190,10 +190,12 @@ class ScalarKernel:
         state.kernel_stamp = self._stamp  # type: ignore[attr-defined]
 
     # ----- entry points --------------------------------------------------------------------------
-    def admit_arrivals(self, state: EDState) -> None:
-        """The arrivals (and due returns) of the state's current tick (``EDEnv.reset``)."""
+    def begin(self, state: EDState) -> None:
+        """``kernel_v3.begin_episode`` of a state just drawn (``EDEnv.reset``: tick 0, the
+        boarders in their ICU beds): free inpatient beds, boarders' ventilators and counts,
+        tick 0's arrivals."""
         kstate, loaded, rows = self._load(state, state.tick - self.kp.triage_ticks)
-        K.admit_arrivals(kstate, 0, self.kp)
+        K.begin_episode(kstate, 0, self.kp)
         self._store(state, kstate, loaded, rows)
 
     def step(self, state: EDState, action: int) -> tuple[float, dict[str, Any]]:
@@ -222,7 +224,7 @@ class ScalarKernel:
 
     def _arrivals(self, state: EDState, start: int, stop: int) -> list[Patient]:
         """Point the kernel's ``SCHED`` at the arrivals of schedule ticks ``start .. stop - 1``
-        (their pids must be consecutive, as ``generator.generate_schedule`` numbers them);
+        (their pids must be consecutive, as ``generator.draw_episode`` numbers them);
         return those patients."""
         sched = self.st.SCHED[0]
         out: list[Patient] = []
