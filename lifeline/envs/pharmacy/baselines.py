@@ -16,7 +16,7 @@ from scipy.optimize import linprog
 
 from lifeline.core.agent import Agent
 from lifeline.core.env import Action, Environment
-from lifeline.envs.pharmacy import rules
+from lifeline.envs.pharmacy import dynamics, rules
 from lifeline.envs.pharmacy.dynamics import delivered_expiry
 from lifeline.envs.pharmacy.env import PharmacyEnv
 from lifeline.envs.pharmacy.generator import (
@@ -24,7 +24,9 @@ from lifeline.envs.pharmacy.generator import (
     IS_CRIT,
     N_SKUS,
     STOCKED,
+    cover_days,
     lead_time,
+    restocks,
     true_lead_time,
 )
 from lifeline.envs.pharmacy.generator import expected_daily as _expected_daily
@@ -571,11 +573,19 @@ class BaseStockAgent(ScriptAgent):
             if self.pool_skus:  # the plan cut applies either way; the returns need transfers
                 pooled = pool_returns(state, alloc, self.pool_skus, self.pool_issue)
                 moves += pooled if env.params.transfers else []
-            orders = replenish(env.params, state, alloc, plt_z=self.plt_z,
+            own = alloc
+            if not restocks(env.params, state.round):  # round 4: nothing is issued
+                alloc = own = np.zeros_like(alloc)
+                if self.use_transfers and env.params.transfers:
+                    moves += weekend_transfers(state, state.evidence_est, self.weekend_keep,
+                                               self.pool_skus)
+            else:
+                own = own_round_issue(env.params, state, alloc)
+            orders = replenish(env.params, state, own, plt_z=self.plt_z,
                                leads=quoted_leads(state) if self.use_quotes else None,
                                cover_rounds=self.cover_rounds)
             notes = feedback_messages(state) if self.feedback else []
-            stat = stat_calls(env.params, state, alloc, orders, self.stat_rule, self.stat_margin)
+            stat = stat_calls(env.params, state, own, orders, self.stat_rule, self.stat_margin)
             return [*moves, *notes, plan_call(alloc, f"evidence {cite}"),
                     *with_justifications(env.params, state, orders), *stat]
         return None
@@ -589,6 +599,10 @@ class BaseStockAgent(ScriptAgent):
     forecast leaves out surges, spikes and unpublished events (training seeds 0-15, margin
     1.3 / 1.5 / 2.0 / 3.0: light 0.9751 / 0.9750 / 0.9745 / 0.9683, medium 0.8802 / 0.8813 /
     0.8819 / 0.8824, heavy 0.8528 / 0.8572 / 0.8581 / 0.8582; README "Reference tuning")."""
+    weekend_keep = 1.0
+    """Round 4: on a round without a ward top-up a ward gives away what it holds beyond this
+    multiple of its evidence estimate (:func:`weekend_transfers`; training seeds 0-7, five
+    scenarios: 0.9 / 1.0 / 1.2 within 0.0005 of each other, 1.2 lowest on four)."""
     pool_skus: tuple[int, ...] = (1,)
     """Round 3: blood the reference keeps pooled in the blood bank (platelets): the ICU/ER
     fridges' platelets go back to central each round (:func:`pool_returns`)."""
@@ -660,6 +674,44 @@ def surplus_returns(state: PharmacyState, alloc: np.ndarray) -> list[Action]:
             if spare >= 1.0:
                 calls.append(TransferStock(WARDS[w], CENTRAL, SKU_NAMES[s], float(np.floor(spare))))
                 alloc[w, s] = 0.0
+    return calls
+
+
+def own_round_issue(params: PharmacyParams, state: PharmacyState, alloc: np.ndarray
+                    ) -> np.ndarray:
+    """Round 4: the part of a top-up the round itself uses: a Friday top-up covers the weekend
+    too, whose share (days beyond the round / days covered) is next round's demand in the
+    order forecast, so the inventory position must not count it twice."""
+    span = cover_days(params, state.round)
+    return alloc * (params.days_per_round / span)
+
+
+def weekend_transfers(state: PharmacyState, need: np.ndarray, keep: float = 1.0,
+                      skip: tuple[int, ...] = ()) -> list[Action]:
+    """Round 4: ward-to-ward transfers of a round without a ward top-up (the weekend).
+
+    A ward short of a line (``need`` above its on-hand, rounded up) receives units from the
+    wards holding more than ``keep`` x their own need of it (the largest surplus first); ICU
+    first, then ER, then General. ``need`` is the round's need per line as the caller sees it
+    (the reference: the evidence's clinical estimate; the bound: the true demand); lines not
+    shown in evidence (redacted: their need is unknown) neither give nor receive, and the
+    ``skip`` SKUs (pooled in the blood bank) are left out."""
+    seen = state.evidence_seen == 1
+    spare = np.where(seen & STOCKED, np.floor(state.on_hand - keep * need + 1e-9), 0.0)
+    short = np.where(seen & STOCKED, np.ceil(need - state.on_hand - 1e-9), 0.0)
+    calls: list[Action] = []
+    for s in range(N_SKUS):
+        if s in skip:
+            continue
+        for w in range(len(WARDS)):
+            while short[w, s] >= 1.0:
+                donor = int(np.argmax(np.where(STOCKED[:, s], spare[:, s], 0.0)))
+                qty = float(min(short[w, s], spare[donor, s]))
+                if donor == w or qty < 1.0:
+                    break
+                calls.append(TransferStock(WARDS[donor], WARDS[w], SKU_NAMES[s], qty))
+                spare[donor, s] -= qty
+                short[w, s] -= qty
     return calls
 
 
@@ -753,7 +805,8 @@ class BoundAgent(ScriptAgent):
 
     def allocation(self, state: PharmacyState, params: PharmacyParams | None = None
                    ) -> np.ndarray:
-        alloc = np.ceil(state.net_need * 10.0 - 1e-6) / 10.0
+        need = dynamics.true_net_need(state, params) if params is not None else state.net_need
+        alloc = np.ceil(need * 10.0 - 1e-6) / 10.0
         if params is not None and params.emergency_issue:
             alloc[0:2, 0:3] = np.ceil(alloc[0:2, 0:3] * self.blood_issue)
         if self.lean < 1.0:
@@ -825,7 +878,14 @@ def lp_orders(params: PharmacyParams, state: PharmacyState) -> np.ndarray:
     for i in range(T):
         day = (r + i) * dpr
         demand[i] = state.daily[day:day + dpr].sum(axis=(0, 1))
-    demand[0] = state.net_need.sum(axis=0)
+    own = state.daily[r * dpr:(r + 1) * dpr].sum(axis=0)
+    demand[0] = (np.maximum(own - state.on_hand, 0.0) * STOCKED).sum(axis=0)
+    supplies = np.arange(N_SKUS) >= 3  # round 4: no weekend top-up, so the wards' supplies
+    for i in range(T - 1, -1, -1):     # for a weekend round come with the round before it
+        if not restocks(params, r + i):
+            if i > 0:
+                demand[i - 1, supplies] += demand[i, supplies]
+            demand[i, supplies] = 0.0
     c = state.counters
     totals = state.daily.sum(axis=(0, 1))
     n_c = max(float(state.daily[:, 0:2][:, :, IS_CRIT].sum()), 1.0)

@@ -20,9 +20,12 @@ from lifeline.envs.pharmacy.generator import (
     N_SKUS,
     N_WARDS,
     STOCKED,
+    cover_days,
     expected_daily,
     lead_time,
+    restocks,
     true_lead_time,
+    weekday_factor,
 )
 from lifeline.envs.pharmacy.params import (
     CENTRAL,
@@ -96,9 +99,13 @@ def start_round(state: PharmacyState, params: PharmacyParams) -> None:
     """
     r, dpr = state.round, params.days_per_round
     day = r * dpr
-    gross = state.daily[day:day + dpr].sum(axis=0)
+    span = cover_days(params, r)  # round 4: a top-up before the weekend covers it
+    own = state.daily[day:day + dpr].sum(axis=0)
+    weights = expected_daily(params) * WEIGHT
+    activity = (own * WEIGHT).sum(axis=1) / np.maximum(weights.sum(axis=1) * dpr, 1e-9)
+    gross = own + ahead_forecast(state, params, day + dpr, day + span, activity)
     noise = state.noise[r]
-    end = day + dpr
+    end = day + span
     on_hand = np.array([[_stock_until(state.wards[w][s], end) if STOCKED[w, s] else 0.0
                          for s in range(N_SKUS)] for w in range(N_WARDS)])
     net = np.maximum(gross - on_hand, 0.0) * STOCKED
@@ -117,8 +124,6 @@ def start_round(state: PharmacyState, params: PharmacyParams) -> None:
     redact_p = np.clip(state.pressure * (1.0 - state.trust), 0.0, 0.9)
     state.redacted = padded & (noise[..., 5] < redact_p[:, None])
     state.justification = np.floor(noise[..., 6] * len(JUSTIFICATIONS)).astype(np.int64)
-    weights = expected_daily(params) * WEIGHT
-    activity = (gross * WEIGHT).sum(axis=1) / np.maximum(weights.sum(axis=1) * dpr, 1e-9)
     state.census_ratio = activity * np.exp(CENSUS_NOISE * _normal(state.ward_noise[r]))
     state.messaged = np.zeros(N_WARDS, dtype=bool)
     state.stat_auth = np.zeros(N_SKUS)
@@ -134,6 +139,36 @@ def start_round(state: PharmacyState, params: PharmacyParams) -> None:
     for ev in state.events:
         if ev.announce_round == r and ev.kind in ("recall", "cold_chain"):
             _announce_lots(state, ev)
+
+
+def ahead_forecast(state: PharmacyState, params: PharmacyParams, lo: int, hi: int,
+                   activity: np.ndarray) -> np.ndarray:
+    """Round 4: the wards' (and the clinical estimate's) need for days ``lo``..``hi`` - 1
+    beyond the round itself (the weekend a Friday top-up must cover): nobody knows those days'
+    patients yet, so the need is the expected demand x the weekday pattern x published MCIs x
+    the ward's activity this round (``activity``, clipped to 0.5-2: a busy ward expects to stay
+    busy). An unannounced surge that starts at the weekend, or one that ends, is not in it."""
+    out = np.zeros((N_WARDS, N_SKUS))
+    if hi <= lo:
+        return out
+    base = expected_daily(params) * np.clip(activity, 0.5, 2.0)[:, None]
+    week = weekday_factor(params)
+    for d in range(lo, min(hi, params.days)):
+        day_mean = base * float(week[d])
+        for ev in state.events:
+            if ev.kind == "mci" and ev.announce_round <= state.round and \
+                    ev.start_day <= d < ev.end_day:
+                day_mean[0:2, IS_CRIT] *= params.mci_mult
+        out += day_mean
+    return out * STOCKED
+
+
+def true_net_need(state: PharmacyState, params: PharmacyParams) -> np.ndarray:
+    """The true net need of the lines over the days this round's plan covers (hidden: what
+    the wards will really use, the weekend included, less what they hold): the bound's."""
+    day = state.round * params.days_per_round
+    gross = state.daily[day:day + cover_days(params, state.round)].sum(axis=0)
+    return np.maximum(gross - state.on_hand, 0.0) * STOCKED
 
 
 def _normal(u: np.ndarray) -> np.ndarray:
@@ -156,12 +191,14 @@ def _announce_lots(state: PharmacyState, ev: Any) -> None:
 def advance_round(state: PharmacyState, params: PharmacyParams) -> str:
     """Issue the plan FEFO, update the actors, simulate the round's days, start the next round."""
     r, dpr = state.round, params.days_per_round
-    issued = _issue_plan(state, params)
+    topup = restocks(params, r)  # round 4: no ward top-up at the weekend
+    issued = _issue_plan(state, params) if topup else np.zeros((N_WARDS, N_SKUS))
     # the ERP is one round stale: it shows central stock as of the last issue
     state.erp_stock = np.array([inventory.total(lots) for lots in state.central])
     state.erp_expiring = np.array([sum(lot.qty for lot in lots if lot.expiry <= (r + 2) * dpr)
                                    for lots in state.central])
-    _update_actors(state, params, issued)
+    if topup:  # nothing was issued or refused at the weekend: the wards' habits stand
+        _update_actors(state, params, issued)
     recorded = np.zeros((N_WARDS, N_SKUS))
     for day in range(r * dpr, (r + 1) * dpr):
         _receive(state, params, day)
@@ -181,7 +218,8 @@ def advance_round(state: PharmacyState, params: PharmacyParams) -> str:
     if state.round < params.rounds:
         start_round(state, params)
     c = state.counters
-    return (f"round {r + 1} done: issued {issued.sum():.0f} units, units served so far "
+    what = f"issued {issued.sum():.0f} units" if topup else "no ward top-up (weekend)"
+    return (f"round {r + 1} done: {what}, units served so far "
             f"{c.served_w / c.need_w if c.need_w else 1.0:.1%} (criticality-weighted)")
 
 
@@ -455,6 +493,7 @@ def _h_set(state: PharmacyState, params: PharmacyParams, a: SetAllocation) -> st
 def _evidence(state: PharmacyState, params: PharmacyParams, w: int, skus: list[int]) -> str:
     lines = []
     persona = params.wards[w]
+    span = cover_days(params, state.round)
     for s in skus:
         if not STOCKED[w, s]:
             continue
@@ -471,13 +510,13 @@ def _evidence(state: PharmacyState, params: PharmacyParams, w: int, skus: list[i
         if state.redacted[w, s]:
             state.evidence_seen[w, s] = 2
             lines.append(f"{eid} {WARDS[w]} {SKU_NAMES[s]}: census {census}, acuity {acuity}, "
-                         f"on hand {state.on_hand[w, s]:g}, 2-day clinical estimate REDACTED "
-                         f"('chart audit pending'){note}")
+                         f"on hand {state.on_hand[w, s]:g}, {span}-day clinical estimate "
+                         f"REDACTED ('chart audit pending'){note}")
         else:
             state.evidence_seen[w, s] = 1
             lines.append(f"{eid} {WARDS[w]} {SKU_NAMES[s]}: census {census}, acuity {acuity}, "
-                         f"on hand {state.on_hand[w, s]:g}, 2-day clinical estimate {est:g} "
-                         f"units{note}")
+                         f"on hand {state.on_hand[w, s]:g}, {span}-day clinical estimate "
+                         f"{est:g} units{note}")
     return "\n".join(lines)
 
 

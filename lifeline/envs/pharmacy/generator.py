@@ -64,6 +64,22 @@ def draw_events(params: PharmacyParams, rng: np.random.Generator) -> list[Event]
     return events
 
 
+def restocks(params: PharmacyParams, rnd: int) -> bool:
+    """Whether the ward top-up runs in round ``rnd`` (its first day is a restock weekday)."""
+    return (rnd * params.days_per_round) % 7 in params.restock_weekdays
+
+
+def cover_days(params: PharmacyParams, rnd: int) -> int:
+    """Days a round's requests and evidence cover: to the start of the next round whose plan
+    is issued (or the episode's end); a round's own days when every round restocks."""
+    nxt = rnd + 1
+    while nxt < params.rounds and not restocks(params, nxt):
+        nxt += 1
+    if not restocks(params, rnd):
+        nxt = rnd + 1
+    return (min(nxt, params.rounds) - rnd) * params.days_per_round
+
+
 def weekday_factor(params: PharmacyParams) -> np.ndarray:
     """Demand multiplier per day of the horizon (day 0 a Monday); ones when switched off."""
     if not params.weekday:

@@ -176,6 +176,12 @@ class PharmacyParams:
     surge_days: int = 4
     transfers: bool = True
     """The ``transfer_stock`` tool may move stock between wards and back to central."""
+    restock_weekdays: tuple[int, ...] = (0, 1, 2, 3, 4)
+    """v2 (round 4): weekdays (day 0 is a Monday) on which the pharmacy's ward top-up runs: the
+    plan of a round that starts on another day (Saturday, Sunday) is not issued, and a top-up
+    round's requests and evidence cover the days until the next top-up (the Friday round
+    stocks the wards through the weekend). The blood bank (same-day issue, STAT) and
+    ``transfer_stock`` work every day. ``tuple(range(7))`` switches the gap off."""
     terminal_days: float = 4.0
     """Stock on hand at the end is credited at standard cost up to this many days of expected
     demand per SKU (network), less what would expire before use (see reward.py); 0 = off."""

@@ -16,7 +16,7 @@ import numpy as np
 from lifeline.core.env import Action
 from lifeline.envs.pharmacy import inventory, rules
 from lifeline.envs.pharmacy.dynamics import JUSTIFICATIONS
-from lifeline.envs.pharmacy.generator import N_SKUS, N_WARDS, STOCKED
+from lifeline.envs.pharmacy.generator import N_SKUS, N_WARDS, STOCKED, cover_days, restocks
 from lifeline.envs.pharmacy.params import (
     NO_EXPIRY,
     SKU_NAMES,
@@ -74,6 +74,16 @@ def _overview(state: PharmacyState) -> None:
         state.overview_calls[state.round] += 1
 
 
+def _topup_line(state: PharmacyState, params: PharmacyParams) -> str:
+    """Round 4: whether this round's plan is issued, and the days the requests cover."""
+    r = min(state.round, params.rounds - 1)
+    if restocks(params, r):
+        return (f"Ward top-up runs this round: requests and evidence cover "
+                f"{cover_days(params, r)} days")
+    return ("No ward top-up this round (weekend): the plan is not issued; the blood bank still "
+            "issues ICU/ER blood the same day, and transfer_stock moves ward stock")
+
+
 def briefing(state: PharmacyState, params: PharmacyParams, a: Any) -> str:
     _overview(state)
     req = state.requests.sum(axis=1)
@@ -82,6 +92,7 @@ def briefing(state: PharmacyState, params: PharmacyParams, a: Any) -> str:
              f"{params.reviews_per_round - state.reviews_used}",
              f"Budget ${state.budget:,.0f}: spent ${state.counters.spent:,.0f}, available "
              f"${rules.available_budget(state):,.0f}",
+             _topup_line(state, params),
              "Requests (units): " + ", ".join(f"{WARDS[w]} {req[w]:g}" for w in range(N_WARDS)),
              "ERP stock (last round): " + ", ".join(f"{SKU_NAMES[s]} {state.erp_stock[s]:g}"
                                                     for s in range(N_SKUS))]

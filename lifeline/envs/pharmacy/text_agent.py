@@ -27,6 +27,7 @@ from lifeline.core.registry import make
 from lifeline.envs.pharmacy.baselines import (
     BaseStockAgent,
     feedback_messages,
+    own_round_issue,
     plan_call,
     pool_returns,
     quoted_leads,
@@ -34,11 +35,12 @@ from lifeline.envs.pharmacy.baselines import (
     stat_calls,
     surplus_returns,
     suspicion,
+    weekend_transfers,
     with_justifications,
 )
 from lifeline.envs.pharmacy.dynamics import VERDICTS
 from lifeline.envs.pharmacy.env import PharmacyEnv
-from lifeline.envs.pharmacy.generator import N_SKUS, N_WARDS
+from lifeline.envs.pharmacy.generator import N_SKUS, N_WARDS, restocks
 from lifeline.envs.pharmacy.params import CENTRAL, SKU_NAMES, SUPPLIER_NAMES, WARD_NAMES, WARDS
 from lifeline.envs.pharmacy.types import (
     AdvanceRound,
@@ -65,7 +67,7 @@ _ERP = re.compile(r"([\w-]+) ([\d.]+) \(expiring soon ([\d.]+)\)")
 _WMS = re.compile(r"([\w-]+): ([^;]*)")
 _BUDGET = re.compile(r"available \$([\d,.]+)")
 _EVIDENCE = re.compile(r"^(EV-\d+) (\w+) ([\w-]+): census \d+, (?:acuity [\d.]+, )?on hand "
-                       r"([\d.]+), 2-day clinical estimate (?:([\d.]+) units|REDACTED)")
+                       r"([\d.]+), \d+-day clinical estimate (?:([\d.]+) units|REDACTED)")
 _QUOTE_ASKED = re.compile(r"^(Q-\d+) requested from ([\w-]+)")
 _QUOTE = re.compile(r"^(Q-\d+): ([\w-]+) ([\w-]+) ([\d.]+) units at \$([\d,.]+)/unit, lead time "
                     r"(\d+) days \(as quoted in round (\d+)\)")
@@ -274,12 +276,20 @@ class PharmacyTextPolicy(TextPolicy):
                 pooled = pool_returns(s, alloc, ref.pool_skus,  # type: ignore[arg-type]
                                       ref.pool_issue)
                 moves += pooled if p.transfers else []
-            orders = replenish(p, s, alloc, plt_z=ref.plt_z,  # type: ignore[arg-type]
+            own = alloc
+            if not restocks(p, s.round):  # round 4: no ward top-up, the wards share
+                alloc = own = np.zeros_like(alloc)
+                if p.transfers:
+                    moves += weekend_transfers(s, s.evidence_est,  # type: ignore[arg-type]
+                                               ref.weekend_keep, ref.pool_skus)
+            else:
+                own = own_round_issue(p, s, alloc)  # type: ignore[arg-type]
+            orders = replenish(p, s, own, plt_z=ref.plt_z,  # type: ignore[arg-type]
                                leads=quoted_leads(s)  # type: ignore[arg-type]
                                if ref.use_quotes else None,
                                cover_rounds=ref.cover_rounds)
             notes = feedback_messages(s) if ref.feedback else []  # type: ignore[arg-type]
-            stat = stat_calls(p, s, alloc, orders, ref.stat_rule,  # type: ignore[arg-type]
+            stat = stat_calls(p, s, own, orders, ref.stat_rule,  # type: ignore[arg-type]
                               ref.stat_margin)
             return [*moves, *notes, plan_call(alloc, f"evidence {cite}"),
                     *with_justifications(p, s, orders), *stat]  # type: ignore[arg-type]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 
 from lifeline.agents import make_agent
 from lifeline.core.agent import Agent
-from lifeline.envs.pharmacy import dynamics, inventory
+from lifeline.envs.pharmacy import dynamics, generator, inventory
 from lifeline.envs.pharmacy.env import PharmacyEnv
 from lifeline.envs.pharmacy.generator import expected_daily
 from lifeline.envs.pharmacy.params import SCENARIOS, SKU_NAMES, SKUS, SUPPLIERS, PharmacyParams
@@ -22,6 +23,7 @@ from lifeline.envs.pharmacy.types import (
     PharmacyState,
     QuarantineLot,
     RequestEvidence,
+    SubmitAllocationPlan,
     SubmitPo,
     SupplierPortalGetQuote,
     SupplierPortalRequestQuote,
@@ -363,13 +365,17 @@ def test_reference_authorises_stat_only_with_spare_money(scenario: str) -> None:
 @pytest.mark.parametrize("on", [True, False])
 def test_crossmatch_holds_age_red_cells(on: bool) -> None:
     """Crossmatched red cells are held and come back older: under the reference, holds make
-    red cells outdate (training seeds 0-3 of `medium`); off (ratio 1), nothing is held."""
-    env = _env(crossmatch_ratio=1.7 if on else 1.0)
+    red cells outdate (training seeds 0-3 of `medium`); off (ratio 1), nothing is held. Every
+    round tops the wards up here (round 4's weekend gap off): a Friday top-up's four days of
+    red cells in the fridges outdate too, with or without holds, and would blur the comparison."""
+    every_day = tuple(range(7))
+    env = _env(crossmatch_ratio=1.7 if on else 1.0, restock_weekdays=every_day)
     states = [_play(env, "base_stock", seed) for seed in range(4)]
     returned = sum(s.counters.held_returned for s in states)
     wasted = sum(float(s.counters.waste_sku[0]) for s in states)
     assert (returned > 0) == on
-    off = [_play(_env(crossmatch_ratio=1.0), "base_stock", seed) for seed in range(4)]
+    off = [_play(_env(crossmatch_ratio=1.0, restock_weekdays=every_day), "base_stock", seed)
+           for seed in range(4)]
     if on:
         assert wasted > sum(float(s.counters.waste_sku[0]) for s in off) + 5.0
 
@@ -388,3 +394,45 @@ def test_reference_keeps_platelets_pooled_in_the_blood_bank(pooled: bool) -> Non
         waste.append(sum(float(_play(env, agent, seed).counters.waste_sku[1])
                          for seed in range(4)))
     assert (waste[0] < 0.8 * waste[1]) == pooled
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_no_ward_top_up_at_the_weekend(on: bool) -> None:
+    """Round 4: a round that starts on a Saturday or Sunday (rounds 4 and 7: days 6 and 12)
+    issues no plan, and the Friday round's requests cover the weekend (4 days); off, every
+    round's plan is issued and covers its own 2 days."""
+    env = _env(restock_weekdays=(0, 1, 2, 3, 4) if on else tuple(range(7)))
+    state = env.reset(3)
+    spans = []
+    while not state.done:
+        spans.append(generator.cover_days(env.params, state.round))
+        before = [[inventory.total(state.wards[w][s]) for s in range(10)] for w in range(3)]
+        env.step(state, SubmitAllocationPlan(json.dumps({"ward_general": {"IV-SAL-500": 5}}), ""))
+        weekend = state.round in (3, 6)
+        env.step(state, AdvanceRound())
+        issued = state.history[-1][1][2, 3]
+        assert issued == (0.0 if on and weekend else 5.0), (state.round, before[2][3])
+    assert spans == ([2, 2, 4, 2, 2, 4, 2, 2] if on else [2] * 8)
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_weekend_transfers_serve_what_the_top_up_missed(on: bool) -> None:
+    """Round 4: at the weekend the reference moves a ward's surplus to the wards its evidence
+    shows short (:func:`baselines.weekend_transfers`); with transfers off the same reference
+    serves less and scores lower (training seeds 0-3 of `light` and `mass_casualty`; held-out
+    effect in the README). With every round topped up, none of these transfers fires."""
+    for scenario in ("light", "mass_casualty"):
+        with_t = [_play(_env(scenario), "base_stock", seed) for seed in range(4)]
+        cfg = {"transfers": on} if not on else {"restock_weekdays": tuple(range(7))}
+        other = [_play(_env(scenario, **cfg), "base_stock", seed) for seed in range(4)]
+        served = sum(float(st.counters.line_served[:, 3:].sum()) for st in with_t)
+        served_other = sum(float(st.counters.line_served[:, 3:].sum()) for st in other)
+        ward_to_ward = sum(st.counters.transfers for st in with_t)
+        if on:  # no weekend: only the pooling returns (about 2 an episode) remain
+            assert ward_to_ward > sum(st.counters.transfers for st in other) + 4 * 4
+        else:
+            assert served > served_other + 20.0
+            score = np.mean([PharmacyEnv(scenario).grade(st).score for st in with_t])
+            score_off = np.mean([_env(scenario, transfers=False).grade(st).score
+                                 for st in other])
+            assert score > score_off + 0.001
