@@ -70,11 +70,11 @@ def pair_features(core: Any) -> Derive:
         if not present.any():
             return split(out)
         order = ref._call_order(core, dict(obs))
-        for r, k in enumerate(order):
-            out[:, k, 8] = r + 1
+        for r, slot in enumerate(order):
+            out[:, slot, 8] = r + 1
         if order:
             out[:, order[0], 9] = 1.0
-        for k in np.flatnonzero(present):
+        for k in np.flatnonzero(present).tolist():
             out[:, k, 6] = calls[k, C_ASSIGNED] < calls[k, C_NEEDED]
             out[:, k, 7] = ctx.urgency[int(calls[k, C_RTYPE])] + 0.7 * calls[k, C_TONE]
             if not free.any():
