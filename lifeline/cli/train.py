@@ -210,7 +210,7 @@ def register_fastppo(train_app: typer.Typer) -> None:
         from lifeline.core.extras import require
 
         if env != "ed":  # no batch kernel: the generic entity-pointer recipe
-            run_pointer(env, scenario, cpu_seconds, seed, out, None, 30, sets)
+            run_pointer(env, scenario, cpu_seconds, seed, out, json_out, 30, sets)
             return
         out = out or Path("results/ed/fastppo")
         require("train", "lifeline train fastppo")

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +47,10 @@ class StackedTable:
     keys: tuple[str, ...]
 
 
+Derive = Callable[[Mapping[str, np.ndarray]], dict[str, np.ndarray]]
+"""An observation -> extra named arrays (:attr:`EntityHints.derive`, bound to one core)."""
+
+
 @dataclass(frozen=True)
 class EntityHints:
     """What an env declares where :func:`entity_spec`'s name matching cannot see the mapping.
@@ -59,6 +63,11 @@ class EntityHints:
     ref of every action naming both fields (the fields keep their own refs): a pairwise feature,
     e.g. the travel time from an EV to a station for ``route(ev, station)``.
     ``ignore``: fields never treated as refs (always args).
+    ``derive``: optional; given the core env, a function from one observation to extra named
+    arrays computed from that observation and the env's static public data only (e.g. the
+    minutes from each unit to each call on the city map, which the heuristics read too). They
+    join the observation before the tables are built, so ``stacked`` / ``cross`` may use them;
+    their shapes are those of the function's output on an all-zero observation.
     """
 
     aliases: Mapping[str, str] = field(default_factory=dict)
@@ -66,6 +75,7 @@ class EntityHints:
     pairs: Mapping[tuple[str, str], str] = field(default_factory=dict)
     cross: Mapping[tuple[str, str], str] = field(default_factory=dict)
     ignore: tuple[str, ...] = ()
+    derive: Callable[[Any], Derive] | None = None
 
 
 @dataclass(frozen=True)
@@ -104,9 +114,13 @@ class EntitySpec:
     actions: list[ActionEntry]
     kinds: dict[str, KindSpec]
     stacked: dict[str, StackedTable] = field(default_factory=dict)
+    derive: Derive | None = None
+    """Extra arrays derived from each observation (:attr:`EntityHints.derive`), or ``None``."""
 
     def tables(self, obs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """One observation as ``{table: float32 (rows, features)}``, squashed (sign*log1p)."""
+        if self.derive is not None:
+            obs = {**obs, **self.derive(obs)}
         out: dict[str, np.ndarray] = {}
         for name, (rows, feats) in self.tables_shape.items():
             keys = self.sources[name]
@@ -145,20 +159,24 @@ def load_hints(core: Any) -> EntityHints:
 def entity_spec(core: Any, hints: EntityHints | None = None) -> EntitySpec:
     """The entity tables and per-index action pointers of core env ``core`` (module docstring)."""
     hints = load_hints(core) if hints is None else hints
-    obs_spec = core.observation_spec()
+    shapes_of = {k: tuple(a.shape) for k, a in core.observation_spec().items()}
+    derive = hints.derive(core) if hints.derive is not None else None
+    if derive is not None:
+        zero = {k: np.zeros(shape, np.float32) for k, shape in shapes_of.items()}
+        shapes_of.update({k: tuple(np.shape(v)) for k, v in derive(zero).items()})
     stacked_keys = {k for t in hints.stacked.values() for k in t.keys}
     shapes: dict[str, tuple[int, int]] = {}
     sources: dict[str, tuple[str, ...]] = {}
-    glob = [k for k, a in obs_spec.items() if len(a.shape) <= 1 and k not in stacked_keys]
-    shapes[GLOBAL] = (1, max(1, sum(int(np.prod(obs_spec[k].shape)) for k in glob)))
+    glob = [k for k, a in shapes_of.items() if len(a) <= 1 and k not in stacked_keys]
+    shapes[GLOBAL] = (1, max(1, sum(int(np.prod(shapes_of[k])) for k in glob)))
     sources[GLOBAL] = tuple(glob)
     for name, stack in hints.stacked.items():
-        shape = obs_spec[stack.keys[0]].shape
+        shape = shapes_of[stack.keys[0]]
         shapes[name] = (int(np.prod(shape)), len(stack.keys))
         sources[name] = stack.keys
-    for key, arr in obs_spec.items():
-        if len(arr.shape) >= 2 and key not in stacked_keys:
-            shapes[key] = (int(arr.shape[0]), int(np.prod(arr.shape[1:])))
+    for key, arr in shapes_of.items():
+        if len(arr) >= 2 and key not in stacked_keys:
+            shapes[key] = (int(arr[0]), int(np.prod(arr[1:])))
             sources[key] = (key,)
     decoded = [core.decode(i) for i in range(core.num_actions)]
     by_kind: dict[str, list[int]] = {}
@@ -194,7 +212,7 @@ def entity_spec(core: Any, hints: EntityHints | None = None) -> EntitySpec:
             refs = []
             for fs, table_name in ref_plan:
                 if len(fs) == 2:
-                    inner = obs_spec[hints.stacked[table_name].keys[0]].shape[1]
+                    inner = shapes_of[hints.stacked[table_name].keys[0]][1]
                     row = int(getattr(a, fs[0])) * int(inner) + int(getattr(a, fs[1]))
                 else:
                     row = int(getattr(a, fs[0]))
@@ -205,7 +223,7 @@ def entity_spec(core: Any, hints: EntityHints | None = None) -> EntitySpec:
                                tuple("+".join(fs) for fs, _ in ref_plan), arg_fields,
                                tuple(len(arg_values[f]) for f in arg_fields), tuple(indices))
     return EntitySpec(shapes, sources, [entries[i] for i in range(core.num_actions)], kinds,
-                      dict(hints.stacked))
+                      dict(hints.stacked), derive)
 
 
 def _match(kind: str, fname: str, vals: list[Any], shapes: Mapping[str, tuple[int, int]],

@@ -67,3 +67,36 @@ def test_ed_admissions_point_at_the_waiting_queue_only_with_its_hint() -> None:
     ed = registry.make("ed")
     assert entity_spec(ed).kinds["admit_general"].ref_tables == ("queue",)
     assert entity_spec(ed, EntityHints()).kinds["admit_general"].ref_tables != ("queue",)
+
+
+def test_dispatch_derived_pair_table_marks_the_unit_the_reference_sends() -> None:
+    """Dispatch's ``derive`` hint: ``dispatch(unit, call)`` points at its (unit, call) row of
+    ``unit_call``, and in every state where ``verify_dmexclp`` dispatches, the unit it sends is
+    the nearest free unit (or the nearest free ALS one) to the first call of its queue."""
+    from lifeline.agents import make_agent
+    from lifeline.envs.dispatch.entities import PAIR_COLUMNS
+
+    env = registry.make("dispatch", scenario="learning")
+    spec = entity_spec(env)
+    assert entity_spec(env, EntityHints()).kinds["dispatch"].ref_tables == ("units", "calls")
+    assert spec.kinds["dispatch"].ref_tables == ("units", "calls", "unit_call")
+    col = {c: j for j, c in enumerate(PAIR_COLUMNS)}
+    agent = make_agent("verify_dmexclp", "dispatch")
+    state = env.reset(5)
+    agent.reset(env, 5)
+    seen = 0
+    while not state.done and seen < 12:
+        action = agent.act(env, state)
+        if getattr(action, "kind", "") == "dispatch":
+            i = int(env.encode(action))
+            (_, u), (_, k), (_, row) = spec.actions[i].refs
+            assert row == u * env.ctx.K + k
+            raw = spec.derive(env.observe(state))  # type: ignore[misc]
+            assert raw["unit_call_first"][u, k] == 1.0
+            assert raw["unit_call_free"][u, k] == 1.0
+            assert max(raw["unit_call_nearest"][u, k], raw["unit_call_nearest_als"][u, k]) == 1.0
+            pair = spec.tables(env.observe(state))["unit_call"][row]
+            assert pair[col["rank"]] == pytest.approx(np.log1p(1.0))
+            seen += 1
+        env.step(state, action)
+    assert seen >= 5
