@@ -9,8 +9,8 @@ the scalar env runs too); no ``Patient`` object is made. From then on ``kernel_v
 steps every env with one call and
 writes the observations, masks, rewards and flags of all of them. The grade of a finished env
 is ``reward.grade`` of a state rebuilt from the kernel's counters (:func:`grade_state`), so the
-grader too exists once. Same interface as the ED-v2 :class:`~lifeline.envs.ed.batch.EDBatch`, so
-:class:`~lifeline.envs.ed.batch.EDVectorEnv` serves both versions. Without numba the kernel runs
+grader too exists once. :class:`~lifeline.envs.ed.batch.EDVectorEnv` wraps it as the
+Gymnasium vector env. Without numba the kernel runs
 as plain Python (slow, same results).
 """
 
@@ -24,7 +24,7 @@ from lifeline.core.env import Grade
 from lifeline.core.rng import check_seed, make_streams
 from lifeline.envs.ed import generator, reward
 from lifeline.envs.ed import kernel_v3 as K
-from lifeline.envs.ed.env import STREAMS_V3, EDEnv, draw_uniforms, return_bound
+from lifeline.envs.ed.env import STREAMS, EDEnv, draw_uniforms, return_bound
 from lifeline.envs.ed.params import SCENARIOS, EDParams, resolve
 from lifeline.envs.ed.scalar_kernel import COUNTERS
 from lifeline.envs.ed.types import EDState, Patient
@@ -87,7 +87,7 @@ class EDBatchV3:
         observe it."""
         seed = check_seed(seed)
         p = self.params
-        rng = make_streams(seed, STREAMS_V3)
+        rng = make_streams(seed, STREAMS)
         episode = generator.generate(p, rng["arrivals"], rng["patients"], self._rows,
                                      self._sched)
         self._rows, pids = episode.rows, episode.pids

@@ -11,14 +11,9 @@ from lifeline.core.env import Action, Environment, Grade
 from lifeline.core.rng import make_streams
 from lifeline.core.specs import ArraySpec
 from lifeline.envs.ed import frame as ed_frame
-<<<<<<< HEAD
 from lifeline.envs.ed import observation, render, reward, rules
-from lifeline.envs.ed.generator import generate_schedule, initial_icu, inpatient_flow
-from lifeline.envs.ed.params import SCENARIOS, EDParams, resolve
-=======
 from lifeline.envs.ed.generator import generate, inpatient_flow, schedule_of
-from lifeline.envs.ed.params import SCENARIOS, SCENARIOS_V2, EDParams, resolve
->>>>>>> edspeed27
+from lifeline.envs.ed.params import SCENARIOS, EDParams, resolve
 from lifeline.envs.ed.scalar_kernel import ScalarKernel
 from lifeline.envs.ed.types import ACTION_TYPES, EDAction, EDState, Wait, max_returns
 

@@ -113,7 +113,6 @@ def _mu(mean_hours: float, sigma: float) -> float:
 class GParams(NamedTuple):
     """What :func:`draw_episode` reads of an ``EDParams`` (:func:`gparams`), numba-typable."""
 
-    v3: bool
     horizon: int
     tick_minutes: float
     tick_hours: float
@@ -162,7 +161,6 @@ class GParams(NamedTuple):
 def gparams(params: EDParams) -> GParams:
     """``params`` as :func:`draw_episode` reads them (computed once per params)."""
     p = params
-    v3 = p.version >= 3
     tick_hours = p.tick_minutes / 60.0
     arrivals_mean = np.array([p.arrivals_per_hour * tick_hours
                               * diurnal_profile((t * tick_hours) % 24.0)
@@ -177,18 +175,16 @@ def gparams(params: EDParams) -> GParams:
     treat_mu = np.zeros((2, 5, ncond))
     for esi in range(5):
         for c in range(ncond):
-            icu_hours = p.icu_stabilise_hours if v3 else p.icu_treatment_hours
             treat_mu[0, esi, c] = _mu(p.general_treatment_hours[esi] * p.condition_los[c],
                                       p.treatment_sigma)
-            treat_mu[1, esi, c] = _mu(icu_hours * p.condition_los[c], p.treatment_sigma)
-    patience = [p.lwbs_patience_by_esi[esi] if v3 else p.lwbs_patience_hours
-                for esi in range(5)]
+            treat_mu[1, esi, c] = _mu(p.icu_stabilise_hours * p.condition_los[c], p.treatment_sigma)
+    patience = list(p.lwbs_patience_by_esi)
     fresh = Patient(pid=0, arrival_tick=0, true_acuity=1, triage_error=0, condition=0,
                     needs_icu=False, needs_vent=False, treatment_ticks=0, patience_ticks=0)
     template = np.array([*kernel_row(fresh), fresh.other_resources], dtype=np.int64)
     f8 = np.float64
     return GParams(
-        v3=v3, horizon=p.horizon_ticks, tick_minutes=float(p.tick_minutes),
+        horizon=p.horizon_ticks, tick_minutes=float(p.tick_minutes),
         tick_hours=tick_hours, arrivals_mean=arrivals_mean,
         mix_cdf=cdf(np.asarray(p.esi_mix) / sum(p.esi_mix)), mci_cdf=cdf((0.2, 0.4, 0.4)),
         mci_lo=p.mci_patients[0], mci_hi=p.mci_patients[1],
@@ -200,7 +196,7 @@ def gparams(params: EDParams) -> GParams:
         mistriage=float(p.mistriage_prob), mistriage_critical=min(1.0, 2.0 * p.mistriage_prob),
         treat_mu=treat_mu, treatment_sigma=float(p.treatment_sigma),
         patience_mu=np.array([_mu(h or 1.0, p.lwbs_patience_sigma) for h in patience]),
-        never_leaves=np.array([v3 and not h for h in patience], dtype=np.bool_),
+        never_leaves=np.array([not h for h in patience], dtype=np.bool_),
         patience_sigma=float(p.lwbs_patience_sigma),
         board_mu=np.array([_mu(h, p.boarding_sigma) for h in p.boarding_hours]),
         boarding_sigma=float(p.boarding_sigma),
@@ -254,8 +250,9 @@ def draw_patient(row, tick, acuity, condition, rng, gp):
         rng.lognormal(gp.treat_mu[1 if needs_icu else 0, esi, condition], gp.treatment_sigma),
         gp)
     patience = _hours_to_ticks(rng.lognormal(gp.patience_mu[esi], gp.patience_sigma), gp)
-    # v2: ward admission and its boarding time, always drawn (two draws) so that every patient
-    # consumes the same number of draws here whatever the outcome.
+    # Ward admission and its boarding time, always drawn (two draws) so that every patient
+    # consumes the same number of draws here whatever the outcome (the boarding time itself is
+    # ED-v2's, unused by v3's inpatient units; kept so the draws and the digests stay).
     u_ward = rng.random()
     board = _hours_to_ticks(rng.lognormal(gp.board_mu[esi], gp.boarding_sigma), gp)
     needs_ward = not needs_icu and u_ward < gp.ward_admit_prob[esi]
@@ -272,10 +269,9 @@ def draw_patient(row, tick, acuity, condition, rng, gp):
     row[F_EVERC] = acuity <= 2
     row[F_CRITA] = acuity <= 2
     row[F_ESI0] = acuity
-    if gp.v3:
-        _draw_workup(row, rng, gp)
-        if gp.never_leaves[esi]:
-            row[F_PATI] = 10 * gp.horizon  # never leaves unseen
+    _draw_workup(row, rng, gp)
+    if gp.never_leaves[esi]:
+        row[F_PATI] = 10 * gp.horizon  # never leaves unseen
 
 
 @jit_inline
@@ -354,14 +350,14 @@ def draw_episode(gp, arrivals, patients, rows, sched, scratch):
         row[F_ADMT] = 0
         row[F_ADMA] = row[F_ACU]
         row[F_TIB] = row[F_PROG]
-        if gp.v3:  # stabilised, assessed and worked up: boarding for the ICU
-            row[F_WORKUP] = 1
-            row[F_SEEN] = 0
-            row[F_AWAIT] = 1
-            row[F_IMG] = 0
-            row[F_LABS] = 0
-            row[F_TREAT] = row[F_PROG]
-            row[F_DECISION] = 0
+        # stabilised, assessed and worked up: boarding for the ICU
+        row[F_WORKUP] = 1
+        row[F_SEEN] = 0
+        row[F_AWAIT] = 1
+        row[F_IMG] = 0
+        row[F_LABS] = 0
+        row[F_TREAT] = row[F_PROG]
+        row[F_DECISION] = 0
     return total
 
 

@@ -40,7 +40,7 @@ try:  # compiled when numba is installed, plain Python otherwise (same results)
     import numba
 
     def jit(fn: Any) -> Any:
-        # the step never allocates: no reference counting (``_nrt=False``, as batch_kernel)
+        # the step never allocates: no reference counting (``_nrt=False``)
         njit: Any = numba.njit
         return njit(cache=True, _nrt=False)(fn)
     HAVE_NUMBA = True
@@ -156,9 +156,7 @@ class KParams(NamedTuple):
 
 
 def kparams(params: EDParams) -> KParams:
-    """``params`` as the kernel reads them (v3 only)."""
-    if params.version < 3:
-        raise ValueError("kernel_v3 implements ED-v3 (version 3 params)")
+    """``params`` as the kernel reads them."""
     q, g, i = params.queue_slots, params.general_beds, params.icu_beds
     sizes = [1, q, q, i, g, i, g, i, g, i, g, i]
     thresholds = hazard_thresholds(params)
@@ -307,7 +305,7 @@ def _remove(arr, e, n, q):
 
 @jit
 def _before(PT, e, a, b):
-    """Waiting-room order (as ``dynamics.sort_key``): observed ESI, arrival tick, pid."""
+    """Waiting-room order (as the observation lists it): observed ESI, arrival tick, pid."""
     oa, ob = observed_acuity(PT, e, a), observed_acuity(PT, e, b)
     if oa != ob:
         return oa < ob
@@ -885,8 +883,9 @@ def finish_shift(st, e, kp, beds, risk):
 
 @jit
 def step_reward(st, e, kp):
-    """``reward.step_reward`` of the step's events, plus ``reward.terminal_bonus`` at the end of
-    the shift; added to the episode return ``RET[e]`` (invalid penalties are not)."""
+    """The dense reward of the step's events (the spec's shaped reward; see README.md), plus
+    the terminal bonus at the end of the shift; added to the episode return ``RET[e]``
+    (invalid penalties are not)."""
     EV = st.EV
     r = (5.0 * EV[e, E_TREATED] + 5.0 * EV[e, E_TCRIT] - 15.0 * EV[e, E_DEATHS]
          - 0.5 * EV[e, E_WCRIT] - 0.1 * EV[e, E_WOTHER]

@@ -115,10 +115,6 @@ class EDParams:
     """Mean general-bed treatment time by true acuity ESI 1..5, hours (lognormal): the treatment
     that follows the work-up (the assessment, the work-up and the queues make up the rest of the
     stay; v2, without them: 4 / 4 / 4 / 2 / 1 h)."""
-    icu_treatment_hours: float = 20.0
-    """ED-v2's mean ICU treatment time in the ED, hours; not used by v3 (an ICU admission is
-    stabilised for ``icu_stabilise_hours``, then boards for the hospital ICU). Read only by
-    ``generator.make_patient``'s dead ``version < 3`` branch."""
     treatment_sigma: float = 0.4
     """Lognormal shape of treatment times (dimensionless)."""
     # --- deterioration (per-tick probabilities) ------------------------------------------------
@@ -136,10 +132,6 @@ class EDParams:
     treated_factor: float = 0.02
     """Hazard multiplier under correct care (small but not zero; v2: 0.05)."""
     # --- leaving without being seen ----------------------------------------------------------
-    lwbs_patience_hours: float = 4.0
-    """ED-v2's mean patience of ESI 4-5 patients, hours; not used by v3 (patience by ESI:
-    ``lwbs_patience_by_esi``). Read only by ``generator.make_patient``'s dead ``version < 3``
-    branch."""
     lwbs_patience_sigma: float = 0.6
     """Lognormal shape of the patience (dimensionless; v2: 0.3)."""
     # --- early discharge ---------------------------------------------------------------------

@@ -102,9 +102,9 @@ def _rows_digest(scenario: str, seed: int) -> str:
 
     from lifeline.core.rng import make_streams
     from lifeline.envs.ed import generator
-    from lifeline.envs.ed.env import STREAMS_V3
+    from lifeline.envs.ed.env import STREAMS
 
-    rng = make_streams(seed, STREAMS_V3)
+    rng = make_streams(seed, STREAMS)
     ep = generator.generate(SCENARIOS[scenario], rng["arrivals"], rng["patients"])
     return hashlib.sha256(ep.rows[:ep.pids].tobytes() + ep.sched.tobytes()).hexdigest()
 
