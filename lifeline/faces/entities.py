@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +59,10 @@ class EntityHints:
     ref of every action naming both fields (the fields keep their own refs): a pairwise feature,
     e.g. the travel time from an EV to a station for ``route(ev, station)``.
     ``ignore``: fields never treated as refs (always args).
+    ``derive``: given the core env, a function from one observation to extra arrays (or arrays
+    that replace observation arrays of the same name, e.g. a table with extra columns), computed
+    from the observation and the env's public parameters only; they are then tabled like
+    observation arrays. Their shapes come from applying it to an all-zero observation.
     """
 
     aliases: Mapping[str, str] = field(default_factory=dict)
@@ -66,6 +70,11 @@ class EntityHints:
     pairs: Mapping[tuple[str, str], str] = field(default_factory=dict)
     cross: Mapping[tuple[str, str], str] = field(default_factory=dict)
     ignore: tuple[str, ...] = ()
+    derive: Callable[[Any], Derive] | None = None
+
+
+Derive = Callable[[Mapping[str, np.ndarray]], dict[str, np.ndarray]]
+"""An observation -> extra (or replacing) arrays (``EntityHints.derive``)."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +113,13 @@ class EntitySpec:
     actions: list[ActionEntry]
     kinds: dict[str, KindSpec]
     stacked: dict[str, StackedTable] = field(default_factory=dict)
+    derive: Derive | None = None
+    """The env's derived arrays (``EntityHints.derive`` bound to the core env), if any."""
 
     def tables(self, obs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """One observation as ``{table: float32 (rows, features)}``, squashed (sign*log1p)."""
+        if self.derive is not None:
+            obs = {**obs, **self.derive(obs)}
         out: dict[str, np.ndarray] = {}
         for name, (rows, feats) in self.tables_shape.items():
             keys = self.sources[name]
@@ -145,7 +158,11 @@ def load_hints(core: Any) -> EntityHints:
 def entity_spec(core: Any, hints: EntityHints | None = None) -> EntitySpec:
     """The entity tables and per-index action pointers of core env ``core`` (module docstring)."""
     hints = load_hints(core) if hints is None else hints
-    obs_spec = core.observation_spec()
+    obs_spec: dict[str, Any] = dict(core.observation_spec())
+    derive = hints.derive(core) if hints.derive is not None else None
+    if derive is not None:
+        zero = {k: np.zeros(a.shape, np.float32) for k, a in obs_spec.items()}
+        obs_spec.update({k: np.asarray(v) for k, v in derive(zero).items()})
     stacked_keys = {k for t in hints.stacked.values() for k in t.keys}
     shapes: dict[str, tuple[int, int]] = {}
     sources: dict[str, tuple[str, ...]] = {}
@@ -205,7 +222,7 @@ def entity_spec(core: Any, hints: EntityHints | None = None) -> EntitySpec:
                                tuple("+".join(fs) for fs, _ in ref_plan), arg_fields,
                                tuple(len(arg_values[f]) for f in arg_fields), tuple(indices))
     return EntitySpec(shapes, sources, [entries[i] for i in range(core.num_actions)], kinds,
-                      dict(hints.stacked))
+                      dict(hints.stacked), derive)
 
 
 def _match(kind: str, fname: str, vals: list[Any], shapes: Mapping[str, tuple[int, int]],
