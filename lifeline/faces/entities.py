@@ -48,7 +48,8 @@ class StackedTable:
 
 
 Derive = Callable[[Mapping[str, np.ndarray]], dict[str, np.ndarray]]
-"""An observation -> extra named arrays (:attr:`EntityHints.derive`, bound to one core)."""
+"""An observation -> extra (or replacing) named arrays (:attr:`EntityHints.derive`, bound to
+one core)."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class EntityHints:
     arrays computed from that observation and the env's static public data only (e.g. the
     minutes from each unit to each call on the city map, which the heuristics read too). They
     join the observation before the tables are built, so ``stacked`` / ``cross`` may use them;
+    an array named like an observation array replaces it (e.g. a table with extra columns);
     their shapes are those of the function's output on an all-zero observation.
     """
 

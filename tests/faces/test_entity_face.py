@@ -100,3 +100,42 @@ def test_dispatch_derived_pair_table_marks_the_unit_the_reference_sends() -> Non
             seen += 1
         env.step(state, action)
     assert seen >= 5
+
+
+def test_derived_arrays_add_tables_and_columns_only_through_the_hint() -> None:
+    def derive(core: object):  # type: ignore[no-untyped-def]
+        def fn(obs):  # type: ignore[no-untyped-def]
+            return {"zones": np.concatenate([obs["zones"], obs["zones"][:, :1] + 1.0], 1)}
+        return fn
+
+    env = registry.make("evgrid")
+    bare = entity_spec(env, EntityHints())
+    spec = entity_spec(env, EntityHints(derive=derive))
+    assert spec.tables_shape["zones"][1] == bare.tables_shape["zones"][1] + 1
+    obs = env.observe(env.reset(3))
+    assert np.allclose(spec.tables(obs)["zones"][:, -1], np.log1p(obs["zones"][:, 0] + 1.0))
+
+
+def test_evgrid_pair_regret_is_zero_at_the_station_mpc_routes_a_walk_up_to() -> None:
+    from lifeline.agents import make_agent
+    from lifeline.envs.evgrid.entities import PAIR_KEYS
+    from lifeline.envs.evgrid.rules import routable
+
+    env = registry.make("evgrid", "baseline")
+    spec = entity_spec(env)
+    assert spec.tables_shape["ev_station"] == (env.ctx.K * env.ctx.S, len(PAIR_KEYS))
+    mpc = make_agent("mpc", "evgrid")
+    state = env.reset(3)
+    mpc.reset(env, 3)
+    agree = routed = 0
+    while not state.done and routed < 60:
+        obs = env.observe(state)
+        action = mpc.act(env, state)
+        if action.kind == "route" and obs["evs"][action.ev, 2] == 0:
+            assert spec.derive is not None
+            regret = spec.derive(obs)["pair_regret_min"][action.ev]
+            ok = routable(state, env.ctx)[action.ev]
+            agree += int(np.argmin(np.where(ok, regret, np.inf)) == action.station)
+            routed += 1
+        env.step(state, action)
+    assert routed == 60 and agree >= 55
