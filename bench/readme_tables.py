@@ -67,18 +67,19 @@ def _batch_rows(batch: dict[str, Any]) -> list[str]:
     scalar = batch["scalar"]
     base = scalar["step_observe_mask_steps_per_s"]
     rows = []
+    load = _load(batch.get("load_avg_1m_5m_15m", batch.get("load_avg_1m")))
     for n, b in batch["batch"].items():
         rows.append(
             f"| batch `ed` kernel, N = {int(n):,} (with resets) | {_int(b['kernel_steps_per_s'])} "
             f"({_int(b['with_resets_steps_per_s'])}) | scalar step + observe + mask "
             f"{_int(base)} | **{b['kernel_vs_scalar_step_observe_mask']:.1f}×** "
             f"({b['with_resets_vs_scalar_step_observe_mask']:.1f}×) | "
-            f"{_load(batch.get('load_avg_1m'))} |")
+            f"{load} |")
     for n, v in batch.get("vector", {}).items():
         rows.append(
             f"| `EDVectorEnv`, N = {int(n):,} | {_int(v['EDVectorEnv_steps_per_s'])} | "
             f"`SyncVectorEnv` over the scalar env {_int(v['SyncVectorEnv_steps_per_s'])} | "
-            f"**{v['ratio']:.1f}×** | {_load(batch.get('load_avg_1m'))} |")
+            f"**{v['ratio']:.1f}×** | {load} |")
     return rows
 
 
