@@ -49,34 +49,6 @@ except ImportError:  # pragma: no cover - depends on the installation
         return fn
     HAVE_NUMBA = False
 
-if HAVE_NUMBA:
-    import llvmlite.ir as ir
-    from numba import types
-    from numba.core import cgutils
-    from numba.extending import intrinsic
-
-    def _prefetch_intrinsic(typingctx: Any, arr: Any, offset: Any) -> Any:
-        """``llvm.prefetch`` of byte ``offset`` of ``arr``'s data (a hint: it never faults and
-        changes no value)."""
-        sig = types.void(arr, offset)
-
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            ary = context.make_array(signature.args[0])(context, builder, args[0])
-            i8p = ir.IntType(8).as_pointer()
-            ptr = builder.gep(builder.bitcast(ary.data, i8p), [args[1]])
-            i32 = ir.IntType(32)
-            fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-            builder.call(fn, [ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-            return context.get_dummy_value()
-
-        return sig, codegen
-
-    prefetch: Any = intrinsic(_prefetch_intrinsic)
-else:  # pragma: no cover - depends on the installation
-    def prefetch(arr: Any, offset: Any) -> None:
-        """Plain Python: nothing to prefetch."""
-
 WAITING, GENERAL, ICU, GONE = 0, 1, 2, 3
 
 # ----- per-environment integers S[e, .] ---------------------------------------------------------
@@ -1296,55 +1268,12 @@ def refresh(st, e, kp, mask, o_gen, o_icu, o_vent, o_queue, o_time, o_totals, o_
     action_mask(st, e, kp, mask, o_gen, o_icu)
 
 
-PREFETCH_AHEAD = 4
-""":func:`step_all` asks for the memory of env ``e + PREFETCH_AHEAD`` while it steps env ``e``."""
-PREFETCH_MIN_ENVS = 256
-"""... in batches at least this large (smaller ones stay in the cache)."""
-
-
-@jit
-def _prefetch_rows(st, f, ids, n, hz_t):
-    PT, HZ = st.PT, st.HZ
-    row = PT.strides[1]
-    for j in range(n):
-        q = ids[f, j]
-        if q >= 0:
-            at = f * PT.strides[0] + q * row
-            prefetch(PT, at)
-            prefetch(PT, at + row - 1)
-            prefetch(HZ, hz_t + q)
-
-
-@jit
-def prefetch_env(st, f, kp, a):
-    """Ask the CPU for what env ``f``'s next step (action ``a``) will read: its counters, bed
-    and waiting lists, its occupants' and (when the step can end the tick) every waiting
-    patient's row and this tick's hazard ranks. At large N an env's state has left the cache
-    since its last step; these independent fetches overlap their memory latency. No value
-    changes."""
-    S = st.S
-    prefetch(S, f * S.strides[0])
-    prefetch(S, f * S.strides[0] + S.strides[0] - 1)
-    prefetch(st.WL, f * st.WL.strides[0])
-    prefetch(st.GB, f * st.GB.strides[0])
-    prefetch(st.IB, f * st.IB.strides[0])
-    hz_t = f * st.HZ.strides[0] + S[f, S_TICK] * st.HZ.strides[1]
-    _prefetch_rows(st, f, st.GB, kp.general_beds, hz_t)
-    _prefetch_rows(st, f, st.IB, kp.icu_beds, hz_t)
-    n = S[f, S_NWAIT]
-    ends_tick = a <= 0 or S[f, S_ACT] + 1 >= kp.k
-    _prefetch_rows(st, f, st.WL, n if ends_tick else min(n, kp.queue_slots), hz_t)
-
-
 @jit
 def step_all(st, kp, actions, skip, reward, valid, terminated, truncated, info, mask, o_gen,
              o_icu, o_vent, o_queue, o_time, o_totals, o_staff, beds, risk):
     """Step every env ``e`` with ``skip[e] == False``, then observe it and compute its mask:
     ``reward[e]`` ... ``truncated[e]``, ``info[e]`` = (ticks, deaths, treated, early stopped)."""
-    n = actions.shape[0]
-    for e in range(n):
-        if n >= PREFETCH_MIN_ENVS and e + PREFETCH_AHEAD < n:
-            prefetch_env(st, e + PREFETCH_AHEAD, kp, actions[e + PREFETCH_AHEAD])
+    for e in range(actions.shape[0]):
         if skip[e]:
             continue
         a = actions[e]
