@@ -169,16 +169,16 @@ def entity_spec(core: Any, hints: EntityHints | None = None) -> EntitySpec:
     stacked_keys = {k for t in hints.stacked.values() for k in t.keys}
     shapes: dict[str, tuple[int, int]] = {}
     sources: dict[str, tuple[str, ...]] = {}
-    glob = [k for k, a in shapes_of.items() if len(a) <= 1 and k not in stacked_keys]
+    glob = [k for k, dims in shapes_of.items() if len(dims) <= 1 and k not in stacked_keys]
     shapes[GLOBAL] = (1, max(1, sum(int(np.prod(shapes_of[k])) for k in glob)))
     sources[GLOBAL] = tuple(glob)
     for name, stack in hints.stacked.items():
         shape = shapes_of[stack.keys[0]]
         shapes[name] = (int(np.prod(shape)), len(stack.keys))
         sources[name] = stack.keys
-    for key, arr in shapes_of.items():
-        if len(arr) >= 2 and key not in stacked_keys:
-            shapes[key] = (int(arr[0]), int(np.prod(arr[1:])))
+    for key, dims in shapes_of.items():
+        if len(dims) >= 2 and key not in stacked_keys:
+            shapes[key] = (int(dims[0]), int(np.prod(dims[1:])))
             sources[key] = (key,)
     decoded = [core.decode(i) for i in range(core.num_actions)]
     by_kind: dict[str, list[int]] = {}
