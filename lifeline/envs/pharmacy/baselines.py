@@ -19,6 +19,7 @@ from lifeline.core.env import Action, Environment
 from lifeline.envs.pharmacy import dynamics, rules
 from lifeline.envs.pharmacy.dynamics import delivered_expiry
 from lifeline.envs.pharmacy.env import PharmacyEnv
+from lifeline.envs.pharmacy.flat_reference import FlatBaseStockAgent
 from lifeline.envs.pharmacy.generator import (
     COST,
     IS_CRIT,
@@ -1149,6 +1150,7 @@ AGENTS: dict[str, type[Agent]] = {
     "quarantine_expiring": QuarantineExpiringAgent,
     "oracle_gamer": OracleGamerAgent,
     "oracle_stingy": OracleStingyAgent,
+    "base_stock_flat": FlatBaseStockAgent,
 }
 """The pharmacy ladder (weakest first) and its exploit policies."""
 

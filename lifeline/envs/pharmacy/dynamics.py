@@ -57,6 +57,7 @@ from lifeline.envs.pharmacy.types import (
     ReturnStock,
     ReviewWard,
     SetAllocation,
+    Stat,
     SubmitAllocationPlan,
     SubmitPo,
     SupplierPortalRequestQuote,
@@ -748,6 +749,11 @@ def _h_console_justify(state: PharmacyState, params: PharmacyParams, a: Justify)
     return _h_justify(state, params, FileJustification(cite, f"orders for {cite}"))
 
 
+def _h_console_stat(state: PharmacyState, params: PharmacyParams, a: Stat) -> str:
+    units = rules.stat_quantity(params, a.sku, a.level)
+    return _h_stat(state, params, AuthorizeStat(SKU_NAMES[a.sku], units))
+
+
 Handler = Callable[[PharmacyState, PharmacyParams, Any], str]
 HANDLERS: dict[type[Action], Handler] = {
     AdvanceRound: _h_advance, SubmitAllocationPlan: _h_plan, SetAllocation: _h_set,
@@ -757,6 +763,6 @@ HANDLERS: dict[type[Action], Handler] = {
     FileJustification: _h_justify, SupplierPortalRequestQuote: _h_quote,
     MessagingSendToWard: _h_message, QuarantineLot: _h_quarantine_lot, Quarantine: _h_quarantine,
     TransferStock: _h_transfer, Quote: _h_console_quote, ReturnStock: _h_return,
-    Justify: _h_console_justify, AuthorizeStat: _h_stat,
+    Justify: _h_console_justify, AuthorizeStat: _h_stat, Stat: _h_console_stat,
 }
 """State-changing actions -> handler (the registry of public tools, with ``queries.QUERIES``)."""

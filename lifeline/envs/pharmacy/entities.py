@@ -18,7 +18,7 @@ def entity_hints() -> EntityHints:
     """Stacked tables and the ``(ward, sku)`` pair."""
     return EntityHints(
         stacked={"cells": StackedTable(CELL_KEYS),
-                 "skus": StackedTable(("stock", "expiring", "pipeline")),
+                 "skus": StackedTable(("stock", "expiring", "pipeline", "scanned_stock")),
                  "suppliers": StackedTable(("quoted_lead",)),
                  "slots": StackedTable(("alerts",))},
         pairs={("ward", "sku"): "cells"})

@@ -30,6 +30,7 @@ from lifeline.envs.pharmacy.types import (
     PharmacyState,
     QueryErp,
     QuerySupplier,
+    Scan,
     SupplierPortalGetQuote,
     SupplierPortalRequestQuote,
     WmsScanInventory,
@@ -38,7 +39,7 @@ from lifeline.envs.pharmacy.types import (
 STREAMS = ("events", "demand", "stock", "actors", "history", "wms", "surges", "supply")
 """Named random streams, one per stochastic process (order is part of determinism)."""
 SYSTEM_OF: dict[type[Action], int] = {
-    ErpOracleGetInventory: 0, ErpOracleGetPipeline: 0, QueryErp: 0, WmsScanInventory: 1,
+    ErpOracleGetInventory: 0, ErpOracleGetPipeline: 0, QueryErp: 0, WmsScanInventory: 1, Scan: 1,
     SupplierPortalRequestQuote: 2, SupplierPortalGetQuote: 2, QuerySupplier: 2,
     FinanceSapGetBudget: 3, FinanceSapRequestApproval: 3, FileJustification: 3,
     MessagingSendToWard: 4,

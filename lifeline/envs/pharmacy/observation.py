@@ -40,6 +40,9 @@ def observation_spec(params: PharmacyParams) -> dict[str, ArraySpec]:
                            "ERP central stock (end of last round), units"),
         "expiring": ArraySpec((N_SKUS,), "float32", 0.0, MAX_UNITS,
                               "ERP units expiring within 2 rounds"),
+        "scanned_stock": ArraySpec((N_SKUS,), "float32", -1.0, MAX_UNITS,
+                                   "issue 31: live central stock of this round's WMS scan, "
+                                   "units (-1: not scanned this round)"),
         "pipeline": ArraySpec((N_SKUS,), "float32", 0.0, MAX_UNITS,
                               "units on order (open, held, approved)"),
         "events": ArraySpec((len(EVENT_KINDS),), "float32", 0.0, 1.0,
@@ -87,6 +90,8 @@ def observe(state: PharmacyState, params: PharmacyParams) -> dict[str, np.ndarra
         "consumption": consumption.astype(f32),
         "stock": state.erp_stock.astype(f32),
         "expiring": state.erp_expiring.astype(f32),
+        "scanned_stock": (state.wms_seen if state.wms_round == state.round
+                          else np.full(N_SKUS, -1.0)).astype(f32),
         "pipeline": pipeline.astype(f32),
         "events": events.astype(f32),
         "alerts": alerts.astype(f32),

@@ -35,6 +35,7 @@ from lifeline.envs.pharmacy.types import (
     QuerySupplier,
     QueryWardHistory,
     ReadInbox,
+    Scan,
     SupplierPortalGetQuote,
     ViewRequests,
     WmsScanInventory,
@@ -181,6 +182,7 @@ def query_erp(state: PharmacyState, params: PharmacyParams, a: QueryErp) -> str:
 def wms_scan(state: PharmacyState, params: PharmacyParams, a: Any) -> str:
     """Live lots with +-5% noise per lot (its own stream: scanning never shifts other dice)."""
     state.systems[WMS] = True
+    state.wms_round = state.round
     rng = state.rng["wms"]
     rows = []
     for s in range(N_SKUS):
@@ -225,7 +227,7 @@ QUERIES: dict[type[Action], Query] = {
     GetRoundBriefing: briefing, ViewRequests: view_requests, ReadInbox: read_inbox,
     QueryWardHistory: ward_history, QueryErp: query_erp, QuerySupplier: query_supplier,
     ErpOracleGetInventory: erp_inventory, ErpOracleGetPipeline: erp_pipeline,
-    WmsScanInventory: wms_scan, SupplierPortalGetQuote: get_quote,
+    WmsScanInventory: wms_scan, Scan: wms_scan, SupplierPortalGetQuote: get_quote,
     FinanceSapGetBudget: finance_budget,
 }
 """Read-only tools -> query function."""

@@ -3,7 +3,8 @@
 Encoding (293 actions): ``advance_round`` | ``set_allocation(level, ward, sku)`` 5 levels x 26
 lines | ``order(supplier, quantity_level, sku)`` 3 x 3 x 10 | ``review_ward(ward)`` x3 |
 ``escalate(line)`` x26 | ``quarantine(slot)`` x4 | (v2) ``quote(supplier)`` x3 |
-``return_stock(line)`` x26 | ``justify(sku)`` x10. The string-argument tools other than
+``return_stock(line)`` x26 | ``justify(sku)`` x10 | (issue 31) ``stat(blood sku, level)`` 3 x 4 |
+``scan`` (306 in all; the first 293 indices are unchanged). The string-argument tools other than
 ``advance_round`` have no encoding (``encode`` raises); they are validated here all the same.
 """
 
@@ -49,7 +50,9 @@ from lifeline.envs.pharmacy.types import (
     RequestEvidence,
     ReturnStock,
     ReviewWard,
+    Scan,
     SetAllocation,
+    Stat,
     SubmitAllocationPlan,
     SubmitPo,
     SupplierPortalGetQuote,
@@ -61,6 +64,11 @@ LEVELS = (0.0, 0.5, 0.75, 1.0, 1.25)
 """set_allocation levels, fractions of the line's request."""
 ORDER_DAYS = (1.0, 2.0, 3.0)
 """order quantity levels, days of expected network demand."""
+STAT_DAYS = (0.5, 1.0, 2.0, 4.0)
+"""stat levels (issue 31), days of the blood product's expected network demand: STAT ships at
+most 2 days of it a day, so 4 days covers a whole 2-day round."""
+STAT_SKUS = (0, 1, 2)
+"""The blood products STAT covers (BLOOD-RBC, BLOOD-PLT, BLOOD-FFP)."""
 ALERT_SLOTS = 4
 MAX_UNITS = 100_000
 MAX_TEXT = 4000
@@ -72,6 +80,12 @@ LINES: tuple[tuple[int, int], ...] = tuple((int(w), int(s)) for w, s in np.argwh
 LINE_INDEX = {line: i for i, line in enumerate(LINES)}
 _LW = np.array([w for w, _ in LINES])
 _LS = np.array([s for _, s in LINES])
+
+
+def stat_quantity(params: PharmacyParams, sku: int, level: int) -> float:
+    """Units ``stat(sku, level)`` authorises: ``STAT_DAYS[level]`` days of expected network
+    demand, rounded up."""
+    return float(math.ceil(float(expected_daily(params)[:, sku].sum()) * STAT_DAYS[level]))
 
 
 def order_quantity(params: PharmacyParams, sku: int, level: int) -> int:
@@ -87,7 +101,8 @@ class Layout:
         sizes = [("advance_round", 1), ("set_allocation", n_lines * n_levels),
                  ("order", len(SKUS) * len(SUPPLIERS) * len(ORDER_DAYS)),
                  ("review_ward", len(WARDS)), ("escalate", n_lines), ("quarantine", ALERT_SLOTS),
-                 ("quote", len(SUPPLIERS)), ("return_stock", n_lines), ("justify", len(SKUS))]
+                 ("quote", len(SUPPLIERS)), ("return_stock", n_lines), ("justify", len(SKUS)),
+                 ("stat", len(STAT_SKUS) * len(STAT_DAYS)), ("scan", 1)]
         self.offsets: dict[str, int] = {}
         start = 0
         for kind, size in sizes:
@@ -115,6 +130,11 @@ class Layout:
         self._actions += [Quote(supplier=p) for p in range(len(SUPPLIERS))]
         self._actions += [ReturnStock(ward=w, sku=s) for w, s in LINES]
         self._actions += [Justify(sku=s) for s in range(len(SKUS))]
+        self._actions += [Stat(sku=s, level=k) for s in STAT_SKUS for k in range(len(STAT_DAYS))]
+        self._actions += [Scan()]
+        self.stat_qty = np.array([[stat_quantity(params, s, k) for k in range(len(STAT_DAYS))]
+                                  for s in STAT_SKUS])
+        """Units of ``stat(sku, level)``."""
         self._index = {a: i for i, a in enumerate(self._actions)}
         self.order_cost_flat = self.order_cost.transpose(1, 2, 0).ravel()
         """Order costs in encoding order (supplier, level, sku)."""
@@ -124,6 +144,9 @@ class Layout:
         self.static_mask[self.offsets["set_allocation"]:self.offsets["order"]] = True
         self.static_mask[self.offsets["review_ward"]:self.offsets["escalate"]] = True
         self.static_mask[self.offsets["quote"]:self.offsets["return_stock"]] = True
+        if params.stat_delivery and params.stat_authorisation:
+            self.static_mask[self.offsets["stat"]:self.offsets["scan"]] = True
+        self.static_mask[self.offsets["scan"]] = True
 
     def encode(self, action: Action) -> int:
         index = self._index.get(action)
@@ -589,6 +612,14 @@ def _v_console_justify(state: PharmacyState, params: PharmacyParams, layout: Lay
     return None
 
 
+def _v_console_stat(state: PharmacyState, params: PharmacyParams, layout: Layout,
+                    a: Stat) -> str | None:
+    if not (params.stat_delivery and params.stat_authorisation):
+        return "stat is not available in this configuration"
+    return (_int(a.sku, 0, len(STAT_SKUS) - 1, "blood sku")
+            or _int(a.level, 0, len(STAT_DAYS) - 1, "level"))
+
+
 _VALIDATORS: dict[type[Action], Any] = {
     SubmitAllocationPlan: _v_plan, QueryWardHistory: _v_ward, QueryErp: _v_erp,
     QuerySupplier: _v_supplier, SupplierPortalRequestQuote: _v_quote,
@@ -598,7 +629,7 @@ _VALIDATORS: dict[type[Action], Any] = {
     QuarantineLot: _v_quarantine_lot, SetAllocation: _v_set, Order: _v_order,
     ReviewWard: _v_review, Escalate: _v_escalate, Quarantine: _v_quarantine,
     TransferStock: _v_transfer, Quote: _v_console_quote, ReturnStock: _v_return,
-    Justify: _v_console_justify, AuthorizeStat: _v_stat,
+    Justify: _v_console_justify, AuthorizeStat: _v_stat, Stat: _v_console_stat,
 }
 
 

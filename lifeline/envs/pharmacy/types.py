@@ -205,6 +205,8 @@ class PharmacyState(CoreState):
     """ERP: units per SKU expiring within two rounds of that snapshot."""
     wms_seen: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """Totals per SKU of the last WMS scan (noisy, live when scanned; -1 = never scanned)."""
+    wms_round: int = -1
+    """Round of the last WMS scan (issue 31: the observation shows a scan of this round only)."""
     pos: list[PurchaseOrder] = field(default_factory=list)
     quotes: dict[str, tuple[int, int, int, float, float, int]] = field(default_factory=dict)
     """Quote id -> (requested round, supplier, SKU, qty, price $, lead days)."""
@@ -595,6 +597,25 @@ class Justify(Action):
     sku: int = _arg("SKU index 0..9")
 
 
+@dataclass(frozen=True)
+class Stat(Action):
+    """Console (issue 31): ``authorize_stat`` for a blood product, ``rules.STAT_DAYS[level]``
+    days of its expected network demand (rounded up) for the rest of the round; a later call
+    replaces the number."""
+
+    kind: ClassVar[str] = "stat"
+    sku: int = _arg("blood SKU index 0 BLOOD-RBC, 1 BLOOD-PLT, 2 BLOOD-FFP")
+    level: int = _arg("0..3 = 0.5/1/2/4 days of expected network demand")
+
+
+@dataclass(frozen=True)
+class Scan(Action):
+    """Console (issue 31): ``wms_scan_inventory``; the observation's ``scanned_stock`` then
+    shows the live central stock per SKU (+-5 % per lot) for the rest of the round."""
+
+    kind: ClassVar[str] = "scan"
+
+
 TOOL_TYPES: tuple[type[Action], ...] = (
     GetRoundBriefing, ViewRequests, ReadInbox, SubmitAllocationPlan, AdvanceRound,
     QueryWardHistory, QueryErp, QuerySupplier,
@@ -606,12 +627,12 @@ TOOL_TYPES: tuple[type[Action], ...] = (
 """The seed's 21 tools, v2's ``transfer_stock`` (the ward-to-ward transfer the seed promised)
 and (round 3) ``authorize_stat``."""
 CONSOLE_TYPES: tuple[type[Action], ...] = (SetAllocation, Order, ReviewWard, Escalate, Quarantine,
-                                           Quote, ReturnStock, Justify)
+                                           Quote, ReturnStock, Justify, Stat, Scan)
 ACTION_TYPES: tuple[type[Action], ...] = (*CONSOLE_TYPES, *TOOL_TYPES)
 """Console actions first (small integer arguments), then the 21 tools."""
 READ_ONLY: tuple[type[Action], ...] = (
     GetRoundBriefing, ViewRequests, ReadInbox, QueryWardHistory, QueryErp, QuerySupplier,
     ErpOracleGetInventory, ErpOracleGetPipeline, WmsScanInventory, SupplierPortalGetQuote,
-    FinanceSapGetBudget,
+    FinanceSapGetBudget, Scan,
 )
 """Queries: they cost one tool call of the round's budget and no simulated time."""

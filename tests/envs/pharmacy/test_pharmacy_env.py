@@ -534,7 +534,7 @@ def test_console_has_quote_return_and_justify_with_exact_masks() -> None:
 
     env = PharmacyEnv("medium")
     state = env.reset(11)
-    assert env.num_actions == 293
+    assert env.num_actions == 306  # issue 31 appended stat x12 and scan (indices 293..305)
     mask = env.action_mask(state)
     # quote: always legal; the stated lead time is in the observation next round
     env.step(state, env.encode(Quote(supplier=0)))

@@ -1,0 +1,109 @@
+"""Issue 31: the console's ``stat`` and ``scan`` actions and the projected reference
+``base_stock_flat`` (every call it makes is an encoded action a pointer policy can learn)."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import numpy as np
+import pytest
+
+from lifeline.agents import make_agent
+from lifeline.envs.pharmacy import inventory, rules
+from lifeline.envs.pharmacy.env import PharmacyEnv
+from lifeline.envs.pharmacy.flat_reference import FlatBaseStockAgent, nearest_level, order_level
+from lifeline.envs.pharmacy.params import SCENARIOS
+from lifeline.envs.pharmacy.types import AdvanceRound, Justify, Scan, Stat
+
+
+def test_new_console_actions_append_to_the_encoding() -> None:
+    env = PharmacyEnv("light")
+    assert env.num_actions == 306
+    assert env.encode(Justify(sku=9)) == 292  # the first 293 indices are unchanged
+    assert env.decode(293) == Stat(sku=0, level=0)
+    assert env.decode(305) == Scan()
+
+
+def test_stat_authorises_days_of_blood_and_is_masked_without_authorisation() -> None:
+    env = PharmacyEnv("light")
+    state = env.reset(3)
+    i = env.encode(Stat(sku=1, level=2))
+    assert env.action_mask(state)[i]
+    env.step(state, i)
+    assert state.stat_auth[1] == rules.stat_quantity(env.params, 1, 2) > 0
+    off = PharmacyEnv(params=dataclasses.replace(SCENARIOS["light"], stat_authorisation=False))
+    s2 = off.reset(3)
+    assert not off.action_mask(s2)[i]
+    assert not off.step(s2, i).valid
+
+
+def test_scan_shows_live_central_stock_for_the_round_only() -> None:
+    env = PharmacyEnv("light")
+    state = env.reset(4)
+    assert (env.observe(state)["scanned_stock"] == -1).all()
+    env.step(state, env.encode(Scan()))
+    seen = env.observe(state)["scanned_stock"]
+    live = np.array([inventory.total(lots) for lots in state.central])
+    assert np.allclose(seen, live, rtol=0.051)
+    env.step(state, AdvanceRound())
+    assert (env.observe(state)["scanned_stock"] == -1).all()
+
+
+def test_levels() -> None:
+    assert nearest_level(10.0, 10.0) == 3
+    assert nearest_level(0.0, 10.0) == 0
+    assert nearest_level(11.25, 10.0) == 4  # a tie goes to the larger level
+    qty = np.array([10, 20, 30])
+    assert order_level(qty, 25.0) == 1
+    assert order_level(qty, 6.0) == 0
+    assert order_level(qty, 4.0) is None
+
+
+def _play(env: PharmacyEnv, agent: object, seed: int) -> float:
+    state = env.reset(seed)
+    agent.reset(env, seed)  # type: ignore[attr-defined]
+    while not state.done:
+        env.step(state, agent.act(env, state))  # type: ignore[attr-defined]
+    return env.grade(state).score
+
+
+def test_flat_reference_is_stateless_and_only_encoded() -> None:
+    env = PharmacyEnv("light")
+    agent = make_agent("base_stock_flat", "pharmacy")
+    state = env.reset(5)
+    agent.reset(env, 5)
+    steps = 0
+    while not state.done:
+        action = agent.act(env, state)
+        i = env.encode(action)  # raises for a tool-only call
+        assert env.action_mask(state)[i]
+        fresh = FlatBaseStockAgent()
+        assert fresh.act(env, copy.deepcopy(state)) == action  # no memory: labels any state
+        assert env.step(state, i).valid
+        steps += 1
+    assert steps < 8 * env.params.tool_calls_per_round
+
+
+class _NoStat(FlatBaseStockAgent):
+    def _stat(self, env, state, own):  # type: ignore[no-untyped-def]
+        return iter(())
+
+
+class _NoScan(FlatBaseStockAgent):
+    def act(self, env, state):  # type: ignore[no-untyped-def]
+        state.wms_round = state.round  # the teacher believes it scanned: reads the stale ERP
+        return super().act(env, state)
+
+
+@pytest.mark.parametrize("variant", [_NoStat, _NoScan])
+def test_stat_and_scan_earn_their_place(variant: type) -> None:
+    """The two console actions issue 31 added are what lets the projection approach the
+    reference: without either, the projected reference scores lower (training seeds)."""
+    env = PharmacyEnv("light")
+    seeds = (0, 1, 2, 3)
+    full = np.mean([_play(env, FlatBaseStockAgent(), s) for s in seeds])
+    cut = np.mean([_play(env, variant(), s) for s in seeds])
+    ref = np.mean([_play(env, make_agent("base_stock", "pharmacy"), s) for s in seeds])
+    assert full > cut + 0.003
+    assert full > ref - 0.015
