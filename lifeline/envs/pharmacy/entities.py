@@ -18,7 +18,8 @@ def entity_hints() -> EntityHints:
     """Stacked tables and the ``(ward, sku)`` pair."""
     return EntityHints(
         stacked={"cells": StackedTable(CELL_KEYS),
-                 "skus": StackedTable(("stock", "expiring", "pipeline", "scanned_stock")),
+                 "skus": StackedTable(("stock", "expiring", "pipeline", "scanned_stock",
+                                        "stat_authorised", "justified")),
                  "suppliers": StackedTable(("quoted_lead",)),
                  "slots": StackedTable(("alerts",))},
         pairs={("ward", "sku"): "cells"})

@@ -43,6 +43,11 @@ def observation_spec(params: PharmacyParams) -> dict[str, ArraySpec]:
         "scanned_stock": ArraySpec((N_SKUS,), "float32", -1.0, MAX_UNITS,
                                    "issue 31: live central stock of this round's WMS scan, "
                                    "units (-1: not scanned this round)"),
+        "stat_authorised": ArraySpec((N_SKUS,), "float32", 0.0, MAX_UNITS,
+                                     "issue 31: STAT units still authorised this round"),
+        "justified": ArraySpec((N_SKUS,), "float32", 0.0, 1.0,
+                               "issue 31: 1 if a justification filed this round covers the SKU "
+                               "or a supplier's orders of it are cleared this round"),
         "pipeline": ArraySpec((N_SKUS,), "float32", 0.0, MAX_UNITS,
                               "units on order (open, held, approved)"),
         "events": ArraySpec((len(EVENT_KINDS),), "float32", 0.0, 1.0,
@@ -72,6 +77,11 @@ def observe(state: PharmacyState, params: PharmacyParams) -> dict[str, np.ndarra
     alerts[:min(rules.ALERT_SLOTS, len(rules.alert_lots(state, params)))] = 1.0
     consumption = state.history[-1][2] if state.history else np.zeros((N_WARDS, N_SKUS))
     left = max(0.0, rules.available_budget(state))
+    justified = np.zeros(N_SKUS)
+    for skus in state.prefiled_skus:
+        justified[sorted(skus)] = 1.0
+    r = min(state.round, params.rounds - 1)
+    justified = np.maximum(justified, state.supplier_cleared[r].any(axis=0))
     quoted = np.zeros(len(SUPPLIERS))
     for rnd, p, _s, _q, _price, lead in state.quotes.values():
         if rnd == state.round - 1:
@@ -92,6 +102,8 @@ def observe(state: PharmacyState, params: PharmacyParams) -> dict[str, np.ndarra
         "expiring": state.erp_expiring.astype(f32),
         "scanned_stock": (state.wms_seen if state.wms_round == state.round
                           else np.full(N_SKUS, -1.0)).astype(f32),
+        "stat_authorised": np.maximum(state.stat_auth, 0.0).astype(f32),
+        "justified": justified.astype(f32),
         "pipeline": pipeline.astype(f32),
         "events": events.astype(f32),
         "alerts": alerts.astype(f32),

@@ -32,6 +32,7 @@ def test_stat_authorises_days_of_blood_and_is_masked_without_authorisation() -> 
     assert env.action_mask(state)[i]
     env.step(state, i)
     assert state.stat_auth[1] == rules.stat_quantity(env.params, 1, 2) > 0
+    assert env.observe(state)["stat_authorised"][1] == state.stat_auth[1]
     off = PharmacyEnv(params=dataclasses.replace(SCENARIOS["light"], stat_authorisation=False))
     s2 = off.reset(3)
     assert not off.action_mask(s2)[i]
@@ -48,6 +49,17 @@ def test_scan_shows_live_central_stock_for_the_round_only() -> None:
     assert np.allclose(seen, live, rtol=0.051)
     env.step(state, AdvanceRound())
     assert (env.observe(state)["scanned_stock"] == -1).all()
+
+
+def test_justified_shows_a_filed_justification() -> None:
+    from lifeline.envs.pharmacy.types import ReviewWard
+
+    env = PharmacyEnv("light")
+    state = env.reset(6)
+    assert env.observe(state)["justified"][0] == 0
+    env.step(state, env.encode(ReviewWard(ward=0)))
+    env.step(state, env.encode(Justify(sku=0)))
+    assert env.observe(state)["justified"][0] == 1
 
 
 def test_levels() -> None:
