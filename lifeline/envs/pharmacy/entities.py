@@ -54,7 +54,7 @@ def derive(core: Any) -> Derive:
             level[w, s] = nearest_level(float(alloc[w, s]), float(req[w, s]))
         target = req * levels[level.astype(np.int64)]
         unset = (req > 0) & (np.abs(np.asarray(obs["plan"], float) - target) > 1e-6) & STOCKED
-        rnd = int(round(float(obs["clock"][0]) * params.rounds))
+        rnd = round(float(obs["clock"][0]) * params.rounds)
         wards = [bool((seen[w] > 0).any()) for w in range(seen.shape[0])]
         stage = np.array([np.mean(wards), float(obs["scanned_stock"][0] >= 0),
                           unset.sum() / max(1, int((req > 0).sum())),
