@@ -1071,20 +1071,11 @@ def scratch(kp: KParams, pids: int) -> tuple[np.ndarray, np.ndarray]:
     return beds, np.zeros(pids + kp.general_beds + kp.icu_beds, dtype=np.int64)
 
 
-def patient_rows(num_envs: int, pids: int) -> np.ndarray:
-    """Zeroed ``PT`` of shape (envs, pids, N_F), stored field-major within each env (a view of
-    an (envs, N_F, pids) array): a pass over the waiting room or the beds reads a few fields of
-    patients whose pids are close (arrivals are numbered in order), so field-major touches a
-    few cache lines per field where row-major touches one or two per patient (the step at
-    large N is bound by those misses). Indexing is unchanged: ``PT[e, pid, F_*]``."""
-    return np.zeros((num_envs, N_F, pids), dtype=PT_DTYPE).transpose(0, 2, 1)
-
-
 def allocate(num_envs: int, kp: KParams, pids: int, returns: int) -> KState:
     """Zeroed arrays for ``num_envs`` envs of up to ``pids`` patients."""
     n, h = num_envs, kp.horizon
     return KState(
-        S=np.zeros((n, N_S), dtype=np.int64), PT=patient_rows(n, pids),
+        S=np.zeros((n, N_S), dtype=np.int64), PT=np.zeros((n, pids, N_F), dtype=PT_DTYPE),
         GB=np.full((n, kp.general_beds), -1, dtype=np.int32),
         IB=np.full((n, kp.icu_beds), -1, dtype=np.int32),
         WL=np.full((n, pids), -1, dtype=np.int32), IQ=np.full((n, pids), -1, dtype=np.int32),
