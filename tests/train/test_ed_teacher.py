@@ -82,3 +82,21 @@ def test_choose_teacher_needs_a_gain_above_zero_and_no_more_deaths(monkeypatch) 
     assert choice.candidates["heuristic-no-transfer"]["deaths_diff"] == pytest.approx(0.5)
     outcome["heuristic-no-expedite"] = (0.899, 0.0)
     assert choose_teacher("surge", 40, itertools.count()).name == "heuristic"
+
+
+def test_a_fast_ppo_run_directory_plays_as_fastppo_path() -> None:
+    """``make_agent("fastppo:RUN_DIR", "ed")`` (what the learned harm check plays) is the run's
+    network, acting legally on the scalar env."""
+    pytest.importorskip("torch")
+    from lifeline import make
+    from lifeline.agents import make_agent
+    from lifeline.train.ed.fastppo import FastPPOAgent
+
+    agent = make_agent("fastppo:results/ed/fastppo/v3t_normal_day", "ed")
+    assert isinstance(agent, FastPPOAgent)
+    env = make("ed", "normal_day")
+    state = env.reset(3)
+    for _ in range(20):
+        action = agent.act(env, state)
+        assert env.action_mask(state)[action]
+        env.step(state, action)
