@@ -1,7 +1,9 @@
 """The exploit suite's harm checks on a learned agent (issue 31).
 
 ``python bench/learned_harm_check.py ENV SCENARIO RUN_DIR [--episodes 8] [--json PATH]`` plays
-the env's reference, its bound and the trained pointer policy in ``RUN_DIR`` (as ``learned``)
+the env's reference, its bound and the trained pointer policy in ``RUN_DIR`` (as ``learned``;
+an ED fast-PPO run directory, whose ``curve.json`` names a ``selected_point``, plays as
+``fastppo:RUN_DIR``)
 on the exploit suite's seeds (:data:`lifeline.testing.exploits.EXPLOIT_SEED_BASE`, a held-out
 range no training run touches) and runs the suite's own ``no_harm_trade`` (no policy
 significantly above the reference with significantly more harm) and ``bound_dominates`` (nothing
@@ -31,7 +33,9 @@ def main() -> None:
     args = ap.parse_args()
     env_spec = spec(args.env)
     scenario = resolve_scenario(env_spec, args.scenario)
-    learned = f"pointer:{args.run_dir}"
+    curve = Path(args.run_dir) / "curve.json"  # an ED fast-PPO run (lifeline train fastppo ed)
+    fast = curve.exists() and "selected_point" in json.loads(curve.read_text())
+    learned = f"{'fastppo' if fast else 'pointer'}:{args.run_dir}"
     players = [env_spec.reference, *([env_spec.bound] if env_spec.bound else []), learned]
     seeds = list(range(EXPLOIT_SEED_BASE, EXPLOIT_SEED_BASE + args.episodes))
     cpu0 = time.process_time()

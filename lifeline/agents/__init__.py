@@ -92,6 +92,10 @@ def make_agent(name: str, env_name: str) -> Agent:
         pointer = importlib.import_module("lifeline.agents.pointer")
         made_pointer: Agent = pointer.PointerAgent(name.removeprefix("pointer:"))
         return made_pointer
+    if name.startswith("fastppo:"):  # an ED fast-PPO run directory (curve.json + model.pt)
+        fastppo = importlib.import_module("lifeline.train.ed.fastppo")
+        made_fast: Agent = fastppo.FastPPOAgent.from_run(name.removeprefix("fastppo:"))
+        return made_fast
     if name.startswith("same:"):
         index = name.removeprefix("same:")
         if not index.isdigit():
@@ -105,7 +109,7 @@ def make_agent(name: str, env_name: str) -> Agent:
     cls = _env_agents(env_name).get(name) or GENERIC_AGENTS.get(name)
     if cls is None:
         choices = ", ".join([*agent_names(env_name), "same:K", "ppo:PATH", "pointer:PATH",
-                             "llm:MODEL", "hf:PATH"])
+                             "fastppo:PATH", "llm:MODEL", "hf:PATH"])
         raise ValueError(f"unknown agent {name!r} for {env_name}; choose one of: {choices}")
     return cls()
 

@@ -69,13 +69,14 @@ snapshots env rows there)."""
 def play(venv: EDv3Vec, seeds: Iterator[int], reward_scale: float,
          featurize: Callable[[dict[str, np.ndarray]], np.ndarray],
          driver: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
-         hook: StepHook | None = None) -> Trace:
-    """Play one episode per env of ``venv`` (seeds from ``seeds``), driven by the heuristic or
+         hook: StepHook | None = None, teacher: EDHeuristicAgent | None = None) -> Trace:
+    """Play one episode per env of ``venv`` (seeds from ``seeds``), driven by the teacher or
     by ``driver(features, masks)`` (the learner: DAgger), labelling every live state with the
-    heuristic's action."""
+    teacher's action (``teacher``: the reference heuristic unless given, e.g. one of
+    :mod:`lifeline.train.ed.teacher`'s ablations)."""
     episodes = venv.num_envs
     obs = venv.reset([int(next(seeds)) for _ in range(episodes)])
-    agent = EDHeuristicAgent()
+    agent = teacher or EDHeuristicAgent()
     layout = Layout(venv.params)
     live = np.ones(episodes, dtype=bool)
     trace = Trace()
@@ -102,12 +103,12 @@ def play(venv: EDv3Vec, seeds: Iterator[int], reward_scale: float,
 def collect_batch(scenario: str, episodes: int, seeds: Iterator[int], gamma: float,
                   reward_scale: float, featurize: Callable[[dict[str, np.ndarray]], np.ndarray],
                   driver: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
-                  ) -> tuple[np.ndarray, ...]:
-    """Features, masks, heuristic labels and discounted scaled returns of ``episodes`` whole
-    episodes (seeds from ``seeds``), driven by the heuristic or by ``driver(features, masks)``
-    (the learner: DAgger), in the order episode by episode."""
-    return play(EDv3Vec(episodes, scenario), seeds, reward_scale, featurize, driver
-                ).flatten(gamma)
+                  teacher: EDHeuristicAgent | None = None) -> tuple[np.ndarray, ...]:
+    """Features, masks, teacher labels and discounted scaled returns of ``episodes`` whole
+    episodes (seeds from ``seeds``), driven by the teacher (the heuristic unless given) or by
+    ``driver(features, masks)`` (the learner: DAgger), in the order episode by episode."""
+    return play(EDv3Vec(episodes, scenario), seeds, reward_scale, featurize, driver,
+                teacher=teacher).flatten(gamma)
 
 
 def greedy_driver(agent: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:

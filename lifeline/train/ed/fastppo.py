@@ -126,6 +126,14 @@ class FastPPOConfig:
     phase always clones the heuristic, so validation can fall back to the plain clone."""
     lookahead_candidates: int = 4
     """Candidate actions the lookahead teacher compares at a state (heuristic's, wait, others)."""
+    teacher: str = "heuristic"
+    """With ``batch_collect``: the policy whose actions label the cloning and DAgger data (and
+    that plays the lookahead rollouts): ``heuristic`` (the reference), ``heuristic-no-RULE`` (the
+    reference recipe without one rule, :mod:`lifeline.train.ed.teacher`) or ``auto`` (the best
+    single-rule ablation on ``teacher_episodes`` training seeds if it beats the heuristic there,
+    else the heuristic; on the training clock)."""
+    teacher_episodes: int = 100
+    """Training episodes each candidate teacher plays when ``teacher`` is ``auto``."""
 
 
 @dataclass
@@ -301,13 +309,20 @@ def build_agent(cfg: FastPPOConfig, scenario: str) -> tuple[Any, Any]:
     raise ValueError(f"unknown arch {cfg.arch!r} (mlp or pointer)")
 
 
-def _collector(cfg: FastPPOConfig, seed: int, say: Callable[[str], None]) -> Any:
+def _collector(cfg: FastPPOConfig, seed: int, say: Callable[[str], None],
+               teacher: Any = None) -> Any:
     """``clone.collect_batch``, or the lookahead teacher's collection (``cfg.lookahead_prob``),
-    with the same signature; each call of the latter logs what its teacher changed."""
+    with the same signature, labelling with ``teacher`` (the heuristic unless given); each call
+    of the latter logs what its lookahead changed."""
     from lifeline.train.ed.clone import collect_batch
 
     if cfg.lookahead_prob <= 0:
-        return collect_batch
+        def plain(scenario: str, episodes: int, seeds: Any, gamma: float, reward_scale: float,
+                  featurize: Any, driver: Any = None) -> tuple[np.ndarray, ...]:
+            return collect_batch(scenario, episodes, seeds, gamma, reward_scale, featurize,
+                                 driver=driver, teacher=teacher)
+
+        return plain
     from lifeline.train.ed.lookahead import LookaheadStats, collect_lookahead
 
     calls = [0]
@@ -319,11 +334,27 @@ def _collector(cfg: FastPPOConfig, seed: int, say: Callable[[str], None]) -> Any
         data = collect_lookahead(scenario, episodes, seeds, gamma, reward_scale, featurize,
                                  driver=driver, prob=cfg.lookahead_prob,
                                  candidates=cfg.lookahead_candidates,
-                                 rng_seed=seed * 1000 + calls[0], stats=stats)
+                                 rng_seed=seed * 1000 + calls[0], stats=stats, teacher=teacher)
         say(json.dumps({"lookahead": asdict(stats), "labels": len(data[2])}))
         return data
 
     return collect
+
+
+def _teacher(cfg: FastPPOConfig, scenario: str, seeds: Any, say: Callable[[str], None],
+             record: dict[str, Any]) -> Any:
+    """The labelling policy of ``cfg.teacher`` (``auto``: chosen on training seeds; the choice
+    is logged and kept in ``record`` for ``curve.json``)."""
+    from lifeline.train.ed.teacher import choose_teacher, make_teacher
+
+    name = cfg.teacher
+    if name == "auto":
+        choice = choose_teacher(scenario, cfg.teacher_episodes, seeds)
+        record["teacher_choice"] = asdict(choice)
+        say(json.dumps({"teacher_choice": asdict(choice)}))
+        name = choice.name
+    record["teacher"] = name
+    return make_teacher(name)
 
 
 def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
@@ -366,6 +397,7 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
     mask = torch.from_numpy(obs[MASK_KEY].astype(bool))
     done = torch.zeros(n)
     data: tuple[np.ndarray, ...] | None = None
+    teacher_record: dict[str, Any] = {"teacher": "heuristic"}
 
     def checkpoint(phase: str = "ppo") -> bool:
         t0 = time.process_time()
@@ -393,10 +425,13 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
             from lifeline.train.ed.clone import collect_batch as collect_clone
             from lifeline.train.ed.clone import greedy_driver
 
-            collect_batch = _collector(cfg, seed, say)  # DAgger rounds: the lookahead teacher
+            teacher = _teacher(cfg, scenario, rng_seeds, say, teacher_record)
+            collect_batch = _collector(cfg, seed, say, teacher)  # DAgger rounds
             data = collect_clone(scenario, cfg.bc_episodes, rng_seeds, cfg.gamma,
-                                 cfg.reward_scale, featurize)
+                                 cfg.reward_scale, featurize, teacher=teacher)
         else:
+            if cfg.teacher != "heuristic":
+                raise ValueError("teacher other than 'heuristic' needs batch_collect=true")
             data = collect_heuristic(scenario, cfg.bc_episodes, rng_seeds, cfg, featurize)
         kinds = None
         if cfg.bc_balance > 0:
@@ -514,6 +549,7 @@ def train_fast_ppo(scenario: str = "surge", cpu_seconds: float = 120.0,
                    "reached_at_cpu_s": result.reached_at_cpu_s, "points": result.points,
                    "eval_seeds": f"validation_seeds({cfg.eval_episodes})",
                    "selected_point": best["point"], "selected_validation_score": best["score"],
+                   **teacher_record,
                    "model": "model.pt: the network at selected_point (best validation score)",
                    "clock": "time.process_time (training only; evaluations excluded)"}
         (out / "curve.json").write_text(json.dumps(payload, indent=2) + "\n")

@@ -82,16 +82,16 @@ def snapshot(batch: EDBatchV3, e: int) -> Snapshot:
 
 
 def rollout_scores(scenario: str, snapshots: list[Snapshot], first: list[int],
-                   capacity: int) -> np.ndarray:
+                   capacity: int, teacher: EDHeuristicAgent | None = None) -> np.ndarray:
     """Grader score of each branch: ``snapshots[j]`` (see :func:`snapshot`), action
-    ``first[j]``, then the heuristic to the end of the episode."""
+    ``first[j]``, then ``teacher`` (the heuristic unless given) to the end of the episode."""
     n = len(first)
     batch = EDBatchV3(n, scenario, capacity=capacity)
     for j, (arrays, mask) in enumerate(snapshots):
         for dst, src in zip(batch.st, arrays, strict=True):
             dst[j] = src
         batch.mask[j] = mask
-    agent = EDHeuristicAgent()
+    agent = teacher or EDHeuristicAgent()
     layout = Layout(batch.params)
     rows = np.arange(n)
     done = np.zeros(n, dtype=bool)
@@ -111,9 +111,12 @@ def collect_lookahead(scenario: str, episodes: int, seeds: Iterator[int], gamma:
                       featurize: Callable[[dict[str, np.ndarray]], np.ndarray],
                       driver: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
                       prob: float = 0.1, candidates: int = 4, rng_seed: int = 0,
-                      stats: LookaheadStats | None = None) -> tuple[np.ndarray, ...]:
+                      stats: LookaheadStats | None = None,
+                      teacher: EDHeuristicAgent | None = None) -> tuple[np.ndarray, ...]:
     """``clone.collect_batch``'s data (features, masks, labels, discounted scaled returns,
-    episode by episode), with the lookahead teacher's labels at a ``prob`` share of states."""
+    episode by episode), with the lookahead teacher's labels at a ``prob`` share of states
+    (``teacher``: the base policy that labels the other states and plays the rollouts; the
+    heuristic unless given)."""
     rng = np.random.default_rng(rng_seed)
     venv = EDv3Vec(episodes, scenario)
     allowed = _branchable(Layout(venv.params))
@@ -127,12 +130,12 @@ def collect_lookahead(scenario: str, episodes: int, seeds: Iterator[int], gamma:
                 branches.append((step, int(e), cands))
                 snapshots.append(snapshot(venv.batch, int(e)))
 
-    trace = play(venv, seeds, reward_scale, featurize, driver, hook=branch)
+    trace = play(venv, seeds, reward_scale, featurize, driver, hook=branch, teacher=teacher)
     labels = trace.labels
     if branches:
         snaps = [s for s, (_, _, c) in zip(snapshots, branches, strict=True) for _ in c]
         first = [a for _, _, c in branches for a in c]
-        scores = rollout_scores(scenario, snaps, first, venv.batch.capacity)
+        scores = rollout_scores(scenario, snaps, first, venv.batch.capacity, teacher)
         at = 0
         for step, e, cands in branches:
             sc = scores[at:at + len(cands)]
