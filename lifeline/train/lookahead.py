@@ -93,6 +93,8 @@ class LookaheadAgent(Agent):
         """States looked ahead so far (for cost reports)."""
         self.changed = 0
         """...of which the label differs from the base's action."""
+        self.last_changed = False
+        """Whether the last :meth:`act` returned something other than the base's action."""
 
     def reset(self, env: Environment, seed: int) -> None:
         self.base.reset(env, seed)
@@ -100,6 +102,7 @@ class LookaheadAgent(Agent):
     def act(self, env: Environment, state: Any) -> Action | int:
         if state.done:
             return self.base.act(env, state)
+        self.last_changed = False
         before = copy.deepcopy(self.base) if self.prob > 0 else self.base
         action = self.base.act(env, state)
         if self.prob <= 0 or self.rng.random() >= self.prob:
@@ -115,6 +118,7 @@ class LookaheadAgent(Agent):
                 best, best_score = cand, score
         if best is not action:
             self.changed += 1
+            self.last_changed = True
             # the base's bookkeeping (e.g. a move-up's settle timer) follows the executed action
             self.base = before
         return best
