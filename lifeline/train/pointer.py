@@ -387,8 +387,9 @@ class Recipe:
                 "reference": self.env_spec.reference, "best_validation_score": self.best[0],
                 "reference_validation_score": ref_val, "teacher": self.teacher_name,
                 "cpu_s": round(time.process_time() - self.cpu0, 1), "history": self.history}
-        if hasattr(self.teacher, "looked"):  # the lookahead teacher: how often it overrode
-            meta["lookahead"] = {"looked": self.teacher.looked, "changed": self.teacher.changed}
+        looked = getattr(self.teacher, "looked", None)  # the lookahead teacher: how often
+        if looked is not None:  # it looked ahead and overrode its base
+            meta["lookahead"] = {"looked": looked, "changed": getattr(self.teacher, "changed", 0)}
         save(self.net, self.out, meta)
         return meta
 
