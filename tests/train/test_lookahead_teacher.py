@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from lifeline.train.lookahead import (
 )
 
 
-def _play(env, agent, seed: int) -> float:  # type: ignore[no-untyped-def]
+def _play(env: Any, agent: Any, seed: int) -> float:
     state = env.reset(seed)
     agent.reset(env, seed)
     while not state.done:
