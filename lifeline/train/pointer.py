@@ -54,6 +54,19 @@ class PointerConfig:
     reference. It may be stronger than the reference or read hidden state (a privileged
     teacher, e.g. ``mpc`` on evgrid, ``oracle`` on codered): the student still sees only the
     observation, and the held-out comparison is always against the reference."""
+    lookahead_prob: float = 0.0
+    """If > 0: the teacher is the hindsight-lookahead teacher around ``teacher``
+    (:class:`lifeline.train.lookahead.LookaheadAgent`): this share of the labelled states gets
+    the best of the candidates by a rollout of ``teacher`` to the episode's end on the same
+    seeded future (privileged: it sees the future; the student sees only the observation).
+    0: the plain teacher."""
+    lookahead_k: int = 4
+    """Candidates per looked-ahead state (the teacher's own action included)."""
+    lookahead_horizon: int = 0
+    """Steps each lookahead rollout plays before it is graded (0: to the episode's end)."""
+    lookahead_weight: float = 1.0
+    """Cloning weight of a label the lookahead changed (the teacher's rare deviations from its
+    base, a few per episode among hundreds of states; 1: like any other label)."""
     d: int = 64
     """Width of the row encodings, context and scorers."""
     dagger_rounds: int = 6
@@ -113,7 +126,14 @@ class Recipe:
         self.teacher_name = cfg.teacher or self.env_spec.reference
         self.teacher = (self.reference if self.teacher_name == self.env_spec.reference
                         else make_agent(self.teacher_name, cfg.env))
-        self.data: list[tuple[dict[str, np.ndarray], np.ndarray, int]] = []
+        if cfg.lookahead_prob > 0:
+            from lifeline.train.lookahead import LookaheadAgent, env_candidates
+
+            base = make_agent(self.teacher_name, cfg.env)  # its own copy: rollouts mutate it
+            self.teacher = LookaheadAgent(base, env_candidates(cfg.env), cfg.lookahead_prob,
+                                          cfg.lookahead_k, cfg.lookahead_horizon, cfg.seed)
+            self.teacher_name = f"lookahead({self.teacher_name})"
+        self.data: list[tuple[dict[str, np.ndarray], np.ndarray, int, float]] = []
         self.history: list[dict[str, Any]] = []
         self.best = (-np.inf, copy.deepcopy(self.net.state_dict()))
         self.cpu0 = time.process_time()
@@ -142,6 +162,8 @@ class Recipe:
         while not done:
             mask = np.asarray(info["action_mask"], dtype=bool)
             ref_action, label = self._reference(self.gym.state)
+            weight = (self.cfg.lookahead_weight if getattr(self.teacher, "last_changed", False)
+                      else 1.0)
             expert = self.rng.random() < beta
             if expert and label < 0:  # a tool-only call (a query): no index, no label
                 ts = self.core.step(self.gym.state, ref_action)
@@ -163,7 +185,8 @@ class Recipe:
                 logp = float(logits[action] - top - np.log(np.exp(logits - top).sum()))
             nxt, reward, term, trunc, info = self.gym.step(action)
             steps.append({"obs": obs, "mask": mask, "label": label, "action": action,
-                          "logp": logp, "value": value, "reward": float(reward)})
+                          "logp": logp, "value": value, "reward": float(reward),
+                          "weight": weight})
             obs, done = nxt, bool(term or trunc)
         return steps
 
@@ -209,8 +232,10 @@ class Recipe:
                 obs = [self.data[i][0] for i in idx]
                 mask = torch.from_numpy(np.stack([self.data[i][1] for i in idx]))
                 labels = torch.tensor([self.data[i][2] for i in idx])
+                w = torch.tensor([self.data[i][3] for i in idx], dtype=torch.float32)
                 logits, _ = self.net(batch_tables(self.spec, obs), mask)
-                loss = nn.functional.cross_entropy(logits, labels)
+                ce = nn.functional.cross_entropy(logits, labels, reduction="none")
+                loss = (ce * w).sum() / w.sum()
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
@@ -223,7 +248,7 @@ class Recipe:
             for _ in range(self.cfg.episodes):
                 for s in self._episode(beta=0.5 ** r, sample=False):
                     if s["label"] >= 0 and s["mask"][s["label"]]:
-                        self.data.append((s["obs"], s["mask"], s["label"]))
+                        self.data.append((s["obs"], s["mask"], s["label"], s["weight"]))
             loss = self._fit()
             self._checkpoint(f"dagger{r}", {"labels": len(self.data), "bc_loss": round(loss, 4)})
             if self._out_of_time():
@@ -362,6 +387,9 @@ class Recipe:
                 "reference": self.env_spec.reference, "best_validation_score": self.best[0],
                 "reference_validation_score": ref_val, "teacher": self.teacher_name,
                 "cpu_s": round(time.process_time() - self.cpu0, 1), "history": self.history}
+        looked = getattr(self.teacher, "looked", None)  # the lookahead teacher: how often
+        if looked is not None:  # it looked ahead and overrode its base
+            meta["lookahead"] = {"looked": looked, "changed": getattr(self.teacher, "changed", 0)}
         save(self.net, self.out, meta)
         return meta
 
