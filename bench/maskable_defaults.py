@@ -5,8 +5,9 @@ FlattenMasked(gym.make(id)))`` (squashed observations are the face's default), t
 ``--steps`` (50,000) on training seeds only, then the deterministic policy and masked random are
 played on the same held-out seeds (``1_000_000 + i``; nothing is selected on them) and compared
 paired. Training uses the face's ``reward="grade"`` (the increments of progress × score so
-far, whose return is the grade; ``--reward env`` for the env's own shaping). Prints one JSON object: per id the two means, the paired difference with its 95 %
-bootstrap CI, and the CPU seconds of training.
+far, whose return is the grade; ``--reward env`` for the env's own shaping). Prints one JSON
+object: per id the two means, the paired difference with its 95 % bootstrap CI, and the CPU
+seconds of training.
 
     python bench/maskable_defaults.py                      # every id, 50k steps, 10 seeds
     python bench/maskable_defaults.py --ids lifeline/CodeRed-v3 --steps 20000

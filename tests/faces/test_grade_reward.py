@@ -2,8 +2,8 @@
 
 The reward is the increase of ``Φ = progress × score so far`` (the grader on the partial
 episode), with Φ = the final score at the last step, so the return telescopes to
-``info["score"]``. Checked on an episode of the env's reference on every registered id; the grader is
-also checked to score every partial episode inside [0, 1] (the potential needs it).
+``info["score"]``. Checked on an episode of the env's reference on every registered id; the
+grader is also checked to score every partial episode inside [0, 1] (the potential needs it).
 """
 
 from __future__ import annotations
