@@ -18,7 +18,9 @@ How the model maps onto the published statistics:
 * Percentiles are over all calls of all episodes pooled (a shift has only 4-26 calls).
 * **Unit-hour utilisation**: the share of the staffed units' shift they spend committed to a call
   (en route, on scene, transporting, at hospital), sampled at every decision epoch (at most
-  ``max_gap_min`` = 6 min apart). Since v3 ``dispatchr-20`` staffs 6 / 8 / 10 / 11 of its 12
+  ``max_gap_min`` = 6 min apart); the denominator is the city's own units in service, so an
+  off-duty crew recalled by the mass-casualty plan (v4.3) counts from the minute it is in
+  service (mutual-aid units are not the city's and count in neither). Since v3 ``dispatchr-20`` staffs 6 / 8 / 10 / 11 of its 12
   unit slots on warmup / learning / advanced / expert (stress scenarios: 10).
 * The ``8:59`` line on the CDF is the 90 % standard of many US urban ALS contracts; it is *not*
   in the checked references (treat as K); the bands below rest on NEMSIS, Mell and NFPA 1710.
@@ -229,14 +231,20 @@ class Probe:
         self.shift = 480.0
         self.busy_min = 0.0
         """Unit-minutes the staffed units spent committed to calls (sampled at each epoch)."""
+        self.staffed_min = 0.0
+        """Unit-minutes of the city's own units in service (v4.3: off-duty crews recalled by
+        the mass-casualty plan count from the minute they are in service)."""
         self._last: tuple[float, int] | None = None
+        self._in_service = 0
         self.staffed = 0
         self.regime = "stressed"
 
     def on_step(self, env: Any, state: Any) -> None:
         from lifeline.envs.dispatch.types import (
+            AID_INBOUND,
             AT_HOSPITAL,
             EN_ROUTE,
+            INACTIVE,
             ON_SCENE,
             REAL,
             STATUS_NAMES,
@@ -252,8 +260,10 @@ class Probe:
         if self._last is not None:
             t0, n_busy = self._last
             self.busy_min += n_busy * (min(float(s.t), self.shift) - t0)
+            self.staffed_min += self._in_service * (min(float(s.t), self.shift) - t0)
         own = s.u_status[:env.ctx.n_fleet]
         self._last = (min(float(s.t), self.shift), int(np.count_nonzero(committed[own])))
+        self._in_service = int(np.count_nonzero((own != INACTIVE) & (own != AID_INBOUND)))
         for u in np.flatnonzero(s.u_carrier):
             c = int(s.u_call[u])
             if c < 0 or s.c_kind[c] != REAL:
@@ -325,8 +335,8 @@ class Probe:
             out["non_transport_pct"] = 100.0 * float(np.mean(~s.c_transport[answered]))
         n, arrests = self.n_calls()
         out["arrest_pct"] = 100.0 * arrests / n if n else float("nan")
-        if self.staffed:
-            out["uhu_pct"] = 100.0 * self.busy_min / (self.staffed * self.shift)
+        if self.staffed_min > 0:
+            out["uhu_pct"] = 100.0 * self.busy_min / self.staffed_min
             out[f"uhu_pct_{self.regime}"] = out["uhu_pct"]
         if real.any():
             out["held_pct"] = 100.0 * float(np.mean(s.c_held[real]))
