@@ -12,9 +12,9 @@ import sys
 import time
 
 sys.path.insert(0, "bench")
-from dispatch_ladder import ladder  # noqa: E402
+from dispatch_ladder import ladder
 
-from lifeline.eval.seeds import EVAL_SEED_BASE  # noqa: E402
+from lifeline.eval.seeds import EVAL_SEED_BASE
 
 CHANGED = ("mass_casualty", "metro_advanced", "metro_expert", "metro_heatwave",
            "metro_mass_casualty")

@@ -353,7 +353,7 @@ def metro_calls(difficulty: str) -> int:
     constant (the same load per unit as the city whose regimes the levels were set on); warmup
     keeps its 25 calls (6 units: 5 × 30 / 6)."""
     d = DIFFICULTIES[difficulty]
-    return int(round(d["calls"] * METRO_UNITS / d["units"]))
+    return round(d["calls"] * METRO_UNITS / d["units"])
 
 
 def _build(city: CityParams, difficulty: str, forced: tuple[tuple[float, int], ...],
