@@ -306,7 +306,7 @@ DIFFICULTIES: dict[str, dict[str, float]] = {
     "advanced": dict(calls=26, fa=0.15, ghost=0.10, event=0.25, panic=0.6, radio=0.25, units=10),
     "expert": dict(calls=30, fa=0.20, ghost=0.15, event=0.40, panic=1.0, radio=0.35, units=11),
 }
-"""Settings per difficulty (calls per shift are for dispatchr-20; metro scales them).
+"""Settings per difficulty (calls per shift are for dispatchr-20; ``metro_calls`` sets metro's).
 
 v1 raised the seed's 3/5/8/12 calls so that calls queue for the 6 units and prioritisation
 matters, and raised ghost and radio-delay rates where the scenario advertises them (v0's seed
