@@ -191,7 +191,8 @@ STATS: tuple[Stat, ...] = (
                      "24.1-26.9 % on training seeds, but 18.9 / 20.9 % on the held-out metro "
                      "cards (10 seeds): below the band (metro's shorter trips and six hospitals "
                      "keep a call's unit-minutes below the 20-node city's; open). Nothing was "
-                     "fitted to the busy fraction: the rule has no free constant. v4's load is a Poisson "
+                     "fitted to the busy fraction: the rule has no free constant. v4's load is a "
+                     "Poisson "
                      "count with a Gamma rate factor: with 20-30 shifts the mean swings by a "
                      "few points.")),
     Stat(key="held_pct", label="[emergent] Calls held: rang with no unit free (% of genuine "
