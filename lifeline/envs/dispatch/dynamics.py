@@ -29,7 +29,7 @@ import numpy as np
 from lifeline.core.graph import RoadGraph
 from lifeline.envs.dispatch import reward
 from lifeline.envs.dispatch.context import Context
-from lifeline.envs.dispatch.params import ACCIDENT, BREAKDOWN, BRIDGE, DIVERT
+from lifeline.envs.dispatch.params import ACCIDENT, BREAKDOWN, BRIDGE, DIVERT, MCI
 from lifeline.envs.dispatch.types import (
     AID_INBOUND,
     AT_HOSPITAL,
@@ -297,6 +297,9 @@ def _unit_transition(s: DispatchState, ctx: Context, u: int) -> bool:
         return _send_home(s, ctx, u)
     if st == AID_INBOUND:
         s.u_status[u] = IDLE
+        if u < ctx.n_fleet:  # an off-duty crew recalled by the MCI plan: on duty at its station
+            s.u_node[u] = s.u_dest[u] = int(s.u_home[u])
+            return report(s, ctx, u, immediate=True)
         s.u_node[u] = s.u_dest[u] = p.city.aid_entry
         s.u_loan_end[u] = s.t + p.mutual_aid_loan_min
         s.u_next[u] = s.u_loan_end[u]
@@ -347,7 +350,24 @@ def _fire_event(s: DispatchState, ctx: Context, i: int) -> None:
                 refresh_visible(s, ctx)
                 s.cov_dirty = True
                 break
+    elif kind == MCI and ctx.p.mci_plan:
+        _mci_plan(s, ctx)
     # HEATWAVE and MCI change the call stream, which was drawn at reset; here only the alert.
+
+
+def _mci_plan(s: DispatchState, ctx: Context) -> None:
+    """The mass-casualty plan (``mci_plan``, v4.3): recall every off-duty unit slot of the fleet
+    (in service at its station after ``mci_recall_delay_min``, for the rest of the shift) and
+    call in every unused mutual-aid slot at no score cost (it enters after the aid delay)."""
+    p = ctx.p
+    for u in range(ctx.n_fleet):
+        if s.u_status[u] == INACTIVE:
+            s.u_status[u] = AID_INBOUND
+            s.u_next[u] = s.t + p.mci_recall_delay_min
+            commanded(s, u)  # the dispatcher knows the plan: the recall shows at once
+    while s.mutual_aid_left > 0:
+        apply_mutual_aid(s, ctx)
+        s.reward_acc += p.mutual_aid_cost  # the plan's standing request: no dispatcher's cost
 
 
 def _hospital_report(s: DispatchState, ctx: Context, h: int) -> None:

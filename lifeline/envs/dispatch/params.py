@@ -240,6 +240,21 @@ class DispatchParams:
     """Minutes between hospital status reports."""
     hospital_report_noise: float = 0.10
     """P(a hospital's reported divert flag is wrong)."""
+    mci_plan: bool = False
+    """v4.3 (issue 26): the mass-casualty plan. When a mass-casualty burst starts, the off-duty
+    unit slots of the city's fleet are recalled (each enters service at its home station after
+    ``mci_recall_delay_min`` and stays on duty for the rest of the shift) and every mutual-aid
+    slot still unused is called in at no score cost (the plan's standing request, not the
+    dispatcher's: its unit enters after ``mutual_aid_delay_min`` as requested aid does and is on
+    loan ``mutual_aid_loan_min``). EMS MCI plans pre-arrange both: recall of off-duty personnel
+    and automatic mutual-aid ambulance strike teams / task forces on declaration (USFA/NEMSMA,
+    *Operational Templates and Guidance for EMS Mass Incident Deployment*, 2012; Massachusetts
+    EMS MCI Plan 2016, MCI ambulance task forces); the delays are assumptions (no checked
+    figure). On only in the ``mass_casualty`` scenarios: the random bursts of ``advanced`` /
+    ``expert`` / ``heatwave`` keep v4's dynamics (their agents were trained on them)."""
+    mci_recall_delay_min: float = 30.0
+    """Minutes from the burst until a recalled off-duty crew is in service at its station
+    (assumption: staff called at home, to the station, unit checked out)."""
     mutual_aid_delay_min: float = 20.0
     """Minutes until a requested mutual-aid unit enters the city."""
     mutual_aid_loan_min: float = 90.0
@@ -291,7 +306,7 @@ DIFFICULTIES: dict[str, dict[str, float]] = {
     "advanced": dict(calls=26, fa=0.15, ghost=0.10, event=0.25, panic=0.6, radio=0.25, units=10),
     "expert": dict(calls=30, fa=0.20, ghost=0.15, event=0.40, panic=1.0, radio=0.35, units=11),
 }
-"""Settings per difficulty (calls per shift are for dispatchr-20; metro scales them).
+"""Settings per difficulty (calls per shift are for dispatchr-20; ``metro_calls`` sets metro's).
 
 v1 raised the seed's 3/5/8/12 calls so that calls queue for the 6 units and prioritisation
 matters, and raised ghost and radio-delay rates where the scenario advertises them (v0's seed
@@ -317,16 +332,36 @@ STRESS: dict[str, tuple[tuple[float, int], ...]] = {
 }
 """Stress scenarios: the ``advanced`` difficulty plus forced events ``(minute, kind)``."""
 
-METRO_CALL_SCALE = 5
-"""Metro has 5× the fleet; calls per shift are scaled with it (v0: ×9 of the seed's lighter
-counts, about the same metro load as v1's ×5; v4 keeps ×5 on its higher counts)."""
+MCI_PLAN_SCENARIOS = ("mass_casualty",)
+"""Stress scenarios (both cities) that run the mass-casualty plan (``mci_plan``, v4.3)."""
+
+METRO_UNITS = 30
+"""Units on duty in the metro city (its whole fleet)."""
+
+
+def metro_calls(difficulty: str) -> int:
+    """Expected calls per shift of a metro difficulty (v4.3, issue 26): the 20-node city's
+    calls *per staffed unit* at the same difficulty times metro's 30 units,
+    ``round(calls · 30 / units)``: 25 / 52 / 78 / 82 on warmup / learning / advanced / expert.
+
+    v0-v4 scaled the calls by the fleet (``METRO_CALL_SCALE`` = 5: metro has 5× the seed's 6
+    units), which was right while every difficulty ran 6 units, but since v3 the 20-node city
+    staffs 6 / 8 / 10 / 11 units, so ×5 gave metro 1.7-2.4× the 20-node load per unit from
+    learning up (metro_expert 150 calls on 30 units, 5 a unit, against 2.7): closest-idle's busy
+    fraction on training seeds 0-19 was 21.8 / 40.6 / 49.0 % on metro_learning / advanced /
+    expert (``bench/dispatch_busy.py``), above the stressed band. The rule has no fitted
+    constant (the same load per unit as the city whose regimes the levels were set on); warmup
+    keeps its 25 calls (6 units: 5 × 30 / 6)."""
+    d = DIFFICULTIES[difficulty]
+    return round(d["calls"] * METRO_UNITS / d["units"])
 
 
 def _build(city: CityParams, difficulty: str, forced: tuple[tuple[float, int], ...],
-           call_scale: int, visible: int, actions: int) -> DispatchParams:
+           metro: bool, visible: int, actions: int) -> DispatchParams:
     d = DIFFICULTIES[difficulty]
     return DispatchParams(
-        city=city, calls_per_shift=int(d["calls"]) * call_scale, false_alarm_p=d["fa"],
+        city=city, calls_per_shift=metro_calls(difficulty) if metro else int(d["calls"]),
+        false_alarm_p=d["fa"],
         ghost_p=d["ghost"], event_p=d["event"], panic_range=d["panic"], radio_delay_p=d["radio"],
         forced_events=forced, visible_calls=visible, actions_per_epoch=actions,
         units_on_duty=int(d["units"]) if city is DISPATCHR_20 else None,
@@ -348,13 +383,13 @@ def scenario_params(name: str) -> DispatchParams:
     metro = name.startswith("metro_")
     base = name.removeprefix("metro_")
     if metro:
-        city, scale, visible, actions = metro_city(seed=2026), METRO_CALL_SCALE, 16, 8
+        city, visible, actions = metro_city(seed=2026), 16, 8
     else:
-        city, scale, visible, actions = DISPATCHR_20, 1, 8, 8
+        city, visible, actions = DISPATCHR_20, 8, 8
     if base in STRESS:
-        return replace(_build(city, "advanced", STRESS[base], scale, visible, actions),
-                       tags=("stress",))
-    return _build(city, base, (), scale, visible, actions)
+        return replace(_build(city, "advanced", STRESS[base], metro, visible, actions),
+                       tags=("stress",), mci_plan=base in MCI_PLAN_SCENARIOS)
+    return _build(city, base, (), metro, visible, actions)
 
 
 SCENARIO_DESCRIPTIONS: dict[str, str] = {
@@ -366,25 +401,27 @@ SCENARIO_DESCRIPTIONS: dict[str, str] = {
         'radio delay 35%.'),
     'heatwave': 'advanced plus a heatwave from minute 60.',
     'bridge_collapse': 'advanced plus a bridge collapse at minute 90 and an accident at 150.',
-    'mass_casualty': 'advanced plus a mass-casualty burst at minute 120.',
+    'mass_casualty': ('advanced plus a mass-casualty burst at minute 120; the MCI plan recalls '
+                      'off-duty crews and calls in mutual aid.'),
     'hospital_divert': 'advanced plus hospital divert events at minutes 30 and 200.',
     'metro_warmup': (
-        'About 5 calls x5 in 8 h, honest callers, no events. On the 240-node metro city.'),
+        'About 25 calls in 8 h, honest callers, no events. On the 240-node metro city.'),
     'metro_learning': (
-        'About 14 calls x5; 10% false alarms; radio reports late 15% of the time. On the '
+        'About 52 calls; 10% false alarms; radio reports late 15% of the time. On the '
         '240-node metro city.'),
     'metro_advanced': (
-        'About 26 calls x5; 15% false alarms, 10% ghost calls; city events; radio delay 25%. '
+        'About 78 calls; 15% false alarms, 10% ghost calls; city events; radio delay 25%. '
         'On the 240-node metro city.'),
     'metro_expert': (
-        'About 30 calls x5; 20% false alarms, 15% ghost calls; frequent events; panicky '
+        'About 82 calls; 20% false alarms, 15% ghost calls; frequent events; panicky '
         'callers; radio delay 35%. On the 240-node metro city.'),
     'metro_heatwave': 'advanced plus a heatwave from minute 60. On the 240-node metro city.',
     'metro_bridge_collapse': (
         'advanced plus a bridge collapse at minute 90 and an accident at 150. On the 240-node '
         'metro city.'),
     'metro_mass_casualty': (
-        'advanced plus a mass-casualty burst at minute 120. On the 240-node metro city.'),
+        'advanced plus a mass-casualty burst at minute 120; the MCI plan calls in mutual aid. '
+        'On the 240-node metro city.'),
     'metro_hospital_divert': (
         'advanced plus hospital divert events at minutes 30 and 200. On the 240-node metro city.'),
 }
