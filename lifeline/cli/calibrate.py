@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
         if episodes < 1:
             raise UserError(f"--episodes must be >= 1, got {episodes}")
         env_spec = spec(env)
-        card_module(env_spec.name)
+        policy = getattr(card_module(env_spec.name), "POLICY", None) or env_spec.reference
         scen = resolve_scenario(env_spec, scenario)
         check_out_dir(out)
         if plots:
@@ -54,7 +54,7 @@ def register(app: typer.Typer) -> None:
 
             require("viz", "lifeline calibrate (plots; --no-plots skips them)")
         note(f"calibrate {env_spec.name}/{scen}: {episodes} episodes of "
-             f"{env_spec.reference} ...")
+             f"{policy} ...")
         card = calibrate(env_spec.name, scen, episodes, out_dir=out if plots else None)
         out.mkdir(parents=True, exist_ok=True)
         name = env_spec.name if scen == env_spec.default_scenario else f"{env_spec.name}_{scen}"
