@@ -35,6 +35,8 @@ def main() -> None:
     scenario = resolve_scenario(env_spec, args.scenario)
     curve = Path(args.run_dir) / "curve.json"  # an ED fast-PPO run (lifeline train fastppo ed)
     fast = curve.exists() and "selected_point" in json.loads(curve.read_text())
+    if fast:
+        import lifeline.train.ed.fastppo  # noqa: F401  (registers the fastppo:RUN_DIR agents)
     learned = f"{'fastppo' if fast else 'pointer'}:{args.run_dir}"
     players = [env_spec.reference, *([env_spec.bound] if env_spec.bound else []), learned]
     seeds = list(range(EXPLOIT_SEED_BASE, EXPLOIT_SEED_BASE + args.episodes))

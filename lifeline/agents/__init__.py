@@ -14,6 +14,7 @@ endpoint and ``hf:PATH`` through a local transformers model (:mod:`lifeline.agen
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from lifeline.agents.base import Agent, AlwaysSameAgent, InvalidSpamAgent, NoopAgent, RandomAgent
@@ -33,9 +34,20 @@ GENERIC_AGENTS: dict[str, type[Agent]] = {
 _EXTRA: dict[tuple[str, str], str] = {}
 
 
+# Agent-name prefixes registered by higher layers (``PREFIX:ARG`` -> factory(ARG)), e.g. the ED
+# fast-PPO trainer registers ``fastppo:RUN_DIR`` when it is imported, so this layer never imports
+# the training layer.
+_PREFIXES: dict[str, Callable[[str], Agent]] = {}
+
+
 def register_agent(env_name: str, agent_name: str, entry_point: str) -> None:
     """Register ``module:Class`` as agent ``agent_name`` for ``env_name`` (``"*"`` = every env)."""
     _EXTRA[(env_name, agent_name)] = entry_point
+
+
+def register_agent_prefix(prefix: str, factory: Callable[[str], Agent]) -> None:
+    """Make ``make_agent(f"{prefix}:{arg}", env)`` return ``factory(arg)`` (any env)."""
+    _PREFIXES[prefix] = factory
 
 
 def _env_agents(env_name: str) -> dict[str, type[Agent]]:
@@ -92,10 +104,9 @@ def make_agent(name: str, env_name: str) -> Agent:
         pointer = importlib.import_module("lifeline.agents.pointer")
         made_pointer: Agent = pointer.PointerAgent(name.removeprefix("pointer:"))
         return made_pointer
-    if name.startswith("fastppo:"):  # an ED fast-PPO run directory (curve.json + model.pt)
-        fastppo = importlib.import_module("lifeline.train.ed.fastppo")
-        made_fast: Agent = fastppo.FastPPOAgent.from_run(name.removeprefix("fastppo:"))
-        return made_fast
+    prefix, sep, arg = name.partition(":")
+    if sep and prefix in _PREFIXES:
+        return _PREFIXES[prefix](arg)
     if name.startswith("same:"):
         index = name.removeprefix("same:")
         if not index.isdigit():
@@ -109,7 +120,7 @@ def make_agent(name: str, env_name: str) -> Agent:
     cls = _env_agents(env_name).get(name) or GENERIC_AGENTS.get(name)
     if cls is None:
         choices = ", ".join([*agent_names(env_name), "same:K", "ppo:PATH", "pointer:PATH",
-                             "fastppo:PATH", "llm:MODEL", "hf:PATH"])
+                             *(f"{p}:ARG" for p in _PREFIXES), "llm:MODEL", "hf:PATH"])
         raise ValueError(f"unknown agent {name!r} for {env_name}; choose one of: {choices}")
     return cls()
 

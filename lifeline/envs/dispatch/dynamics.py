@@ -368,6 +368,7 @@ def _mci_plan(s: DispatchState, ctx: Context) -> None:
     while s.mutual_aid_left > 0:
         apply_mutual_aid(s, ctx)
         s.reward_acc += p.mutual_aid_cost  # the plan's standing request: no dispatcher's cost
+        s.mci_aid += 1
 
 
 def _hospital_report(s: DispatchState, ctx: Context, h: int) -> None:

@@ -232,7 +232,8 @@ def grade(state: DispatchState, ctx: Context) -> Grade:
     answered = float(np.mean(np.isfinite(state.c_first[real]))) if n_real else 1.0
     within = in_time_fraction(state, ctx)
     coverage = readiness * in_time_fraction(state, ctx, own_fleet=True)
-    aid_used = p.city.aid_slots - state.mutual_aid_left
+    # the MCI plan's own call-in is the plan's, not the dispatcher's request (not charged)
+    aid_used = p.city.aid_slots - state.mutual_aid_left - state.mci_aid
     score = (W_RESPONSE * response + W_SURVIVAL * survival + W_COVERAGE * coverage
              + W_P1_ON_TARGET * p1_on + W_P1_P90 * p1_p90 - p.mutual_aid_cost * aid_used)
 

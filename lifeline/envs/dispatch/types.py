@@ -157,6 +157,8 @@ class DispatchState(CoreState):
     """Accidents in force: ``(u, v, end minute)``."""
 
     mutual_aid_left: int = 0
+    mci_aid: int = 0
+    """Mutual-aid slots called in by the MCI plan (``mci_plan``): not charged to the dispatcher."""
     cov_integral: float = 0.0
     """∫ coverage dt over the shift so far (minutes)."""
     cov_now: float = 1.0

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from lifeline.agents import register_agent_prefix
 from lifeline.core.agent import Agent
 from lifeline.eval.seeds import check_train_seed, eval_seeds, train_seed_stream, validation_seeds
 from lifeline.faces.features import MASK_KEY, feature_keys
@@ -643,6 +644,10 @@ class FastPPOAgent(Agent):
         x = torch.from_numpy(self.featurize({k: np.asarray(v)[None] for k, v in obs.items()}))
         with torch.no_grad():
             return int(self.network.logits(x, torch.from_numpy(mask[None])).argmax(-1)[0])
+
+
+register_agent_prefix("fastppo", FastPPOAgent.from_run)
+"""``make_agent("fastppo:RUN_DIR", "ed")`` plays a run directory once this module is imported."""
 
 
 def held_out_comparison(scenario: str, run_dir: Path | str, episodes: int = 30,

@@ -33,10 +33,25 @@ def _digest_module():
     return mod
 
 
+MACHINE_VARIANTS: dict[str, str] = {
+    "baseline/random/3":
+        "a145c4cb746f0ffabc1f6510e7ab5a84aeb330b5be9eb33f1d45195c390153e6",
+    "silk_board_jam/random/11":
+        "7c9c7bf9d4e6f97140b202a467eacd4b013ebdbdd3a362e214cf2f7877f9451f",
+}
+"""The second digest measured for two random-policy cases: at unchanged code and the same pinned
+packages (``pip freeze`` = ``constraints.txt``), fresh machines of this project's CI pool give one
+of two values, stable within a machine across processes, ``PYTHONHASHSEED`` and thread settings;
+numpy's SIMD dispatch switched off (``NPY_DISABLE_CPU_FEATURES``) does not change it, and the
+heuristic cases never differ. Cause not found (a floating-point path that depends on the host and
+flips a discrete choice of the random policy). Any third value fails."""
+
+
 @pytest.mark.parametrize("case", sorted(GOLDEN))
 def test_trajectory_digest_unchanged(case: str) -> None:
     scenario, policy, seed = case.split("/")
-    assert _digest_module().digest(scenario, policy, int(seed)) == GOLDEN[case]
+    got = _digest_module().digest(scenario, policy, int(seed))
+    assert got in {GOLDEN[case], MACHINE_VARIANTS.get(case, GOLDEN[case])}
 
 
 def test_p90_is_numpy_percentile_bit_for_bit() -> None:
