@@ -51,7 +51,7 @@ clean:
 calibration: setup
 	$(BIN)/lifeline calibrate ed --episodes 40
 	for s in warmup learning advanced expert heatwave mass_casualty; do $(BIN)/lifeline calibrate dispatch -s $$s --episodes 30; done
-	for s in metro_warmup metro_advanced metro_expert; do $(BIN)/lifeline calibrate dispatch_metro -s $$s --episodes 10; done
+	for s in metro_warmup metro_advanced metro_expert; do $(BIN)/lifeline calibrate dispatch_metro -s $$s --episodes 30; done
 	$(BIN)/lifeline calibrate codered -s task1 --episodes 100
 	$(BIN)/lifeline calibrate codered -s task3 --episodes 30
 	$(BIN)/lifeline calibrate pharmacy --episodes 20

@@ -1,5 +1,7 @@
-"""Issue 26's acceptance CIs on the scenarios v4.3 changed: ``verify_dmexclp − closest_idle``
-(score, late fraction, expected deaths; paired, 30 held-out seeds), JSON on stdout.
+"""Issue 26's acceptance CIs: ``verify_dmexclp − closest_idle`` (score, late fraction, expected
+deaths; paired, 30 held-out seeds) on ``advanced``, ``expert``, ``heatwave`` and
+``mass_casualty`` of both cities (v4.4: ``results/dispatch/accept_v44.json``; v4.3's run on
+the five scenarios it changed is ``accept_v43.json``), JSON on stdout.
 
     PYTHONPATH=. python bench/dispatch_accept.py [--scenarios a,b] [--episodes 30]
 """
@@ -16,14 +18,14 @@ from dispatch_ladder import ladder
 
 from lifeline.eval.seeds import EVAL_SEED_BASE
 
-CHANGED = ("mass_casualty", "metro_advanced", "metro_expert", "metro_heatwave",
-           "metro_mass_casualty")
+ACCEPTANCE = ("advanced", "expert", "heatwave", "mass_casualty", "metro_advanced", "metro_expert",
+              "metro_heatwave", "metro_mass_casualty")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--episodes", type=int, default=30)
-    ap.add_argument("--scenarios", default=",".join(CHANGED))
+    ap.add_argument("--scenarios", default=",".join(ACCEPTANCE))
     args = ap.parse_args()
     rows = []
     for sc in args.scenarios.split(","):

@@ -339,21 +339,30 @@ METRO_UNITS = 30
 """Units on duty in the metro city (its whole fleet)."""
 
 
-def metro_calls(difficulty: str) -> int:
-    """Expected calls per shift of a metro difficulty (v4.3, issue 26): the 20-node city's
-    calls *per staffed unit* at the same difficulty times metro's 30 units,
-    ``round(calls · 30 / units)``: 25 / 52 / 78 / 82 on warmup / learning / advanced / expert.
+METRO_SERVICE_RATIO = 1.14
+"""How many metro calls make one 20-node call's unit-minutes (v4.4, issue 26): a call keeps a
+closest-idle unit committed (en route, on scene, transporting, at hospital) 46.7 min on the 20-node
+city and 40.8 min on metro (training seeds 0-19 of learning / advanced / expert, each within
+0.5 min; metro's trips are shorter and it has six hospitals). Measured, not fitted to a busy
+fraction (``Probe.busy_min`` over ``Probe.n_calls`` of :mod:`lifeline.calibrate.dispatch`)."""
 
-    v0-v4 scaled the calls by the fleet (``METRO_CALL_SCALE`` = 5: metro has 5× the seed's 6
+
+def metro_calls(difficulty: str) -> int:
+    """Expected calls per shift of a metro difficulty: the 20-node city's offered load per staffed
+    unit at the same difficulty, ``round(calls · 30 / units · METRO_SERVICE_RATIO)``:
+    28 / 60 / 89 / 93 on warmup / learning / advanced / expert.
+
+    v0-v4.2 scaled the calls by the fleet (``METRO_CALL_SCALE`` = 5: metro has 5× the seed's 6
     units), which was right while every difficulty ran 6 units, but since v3 the 20-node city
     staffs 6 / 8 / 10 / 11 units, so ×5 gave metro 1.7-2.4× the 20-node load per unit from
-    learning up (metro_expert 150 calls on 30 units, 5 a unit, against 2.7): closest-idle's busy
-    fraction on training seeds 0-19 was 21.8 / 40.6 / 49.0 % on metro_learning / advanced /
-    expert (``bench/dispatch_busy.py``), above the stressed band. The rule has no fitted
-    constant (the same load per unit as the city whose regimes the levels were set on); warmup
-    keeps its 25 calls (6 units: 5 × 30 / 6)."""
+    learning up: closest-idle's busy fraction on training seeds 0-19 was 21.8 / 40.6 / 49.0 % on
+    metro_learning / advanced / expert (``bench/dispatch_busy.py``). v4.3 matched the calls per
+    staffed unit (25 / 52 / 78 / 82), which left metro 14 % lighter per unit (a metro call takes
+    fewer unit-minutes): 16.0 / 23.9 / 26.1 % on training seeds, and 18.9 / 20.9 % on the 10
+    held-out seeds of the metro_advanced / metro_expert cards, below the stressed band. v4.4
+    matches the unit-minutes (``METRO_SERVICE_RATIO``, measured)."""
     d = DIFFICULTIES[difficulty]
-    return round(d["calls"] * METRO_UNITS / d["units"])
+    return round(d["calls"] * METRO_UNITS / d["units"] * METRO_SERVICE_RATIO)
 
 
 def _build(city: CityParams, difficulty: str, forced: tuple[tuple[float, int], ...],

@@ -67,9 +67,10 @@ def test_random_bursts_elsewhere_keep_v4_dynamics() -> None:
         assert not scenario_params(name).mci_plan
 
 
-def test_metro_calls_follow_calls_per_staffed_unit() -> None:
+def test_metro_calls_carry_the_20_node_unit_minutes_per_staffed_unit() -> None:
+    """v4.4: calls per staffed unit × the measured service-time ratio (METRO_SERVICE_RATIO)."""
     assert [metro_calls(d) for d in ("warmup", "learning", "advanced", "expert")] == \
-        [25, 52, 78, 82]
-    assert scenario_params("metro_expert").calls_per_shift == 82
-    assert scenario_params("metro_mass_casualty").calls_per_shift == 78
-    assert scenario_params("metro_warmup").calls_per_shift == 25
+        [28, 60, 89, 93]
+    assert scenario_params("metro_expert").calls_per_shift == 93
+    assert scenario_params("metro_mass_casualty").calls_per_shift == 89
+    assert scenario_params("metro_warmup").calls_per_shift == 28
