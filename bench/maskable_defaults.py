@@ -4,10 +4,11 @@ Issue 31's first check, as a new user would run it: ``MaskablePPO("MlpPolicy",
 FlattenMasked(gym.make(id)))`` (squashed observations are the face's default), trained for
 ``--steps`` (50,000) on training seeds only, then the deterministic policy and masked random are
 played on the same held-out seeds (``1_000_000 + i``; nothing is selected on them) and compared
-paired. Training uses the face's ``reward="grade"`` (the increments of progress × score so
-far, whose return is the grade; ``--reward env`` for the env's own shaping). Prints one JSON
-object: per id the two means, the paired difference with its 95 % bootstrap CI, and the CPU
-seconds of training.
+paired (the headline; ``sampled`` also plays the policy's action distribution, torch's sampler
+seeded by SB3 from ``seed=0``, on the same seeds). Training uses the face's ``reward="grade"``
+(the increments of progress × score so far, whose return is the grade; ``--reward env`` for
+the env's own shaping). Prints one JSON object: per id the two means, the paired difference with
+its 95 % bootstrap CI, and the CPU seconds of training.
 
     python bench/maskable_defaults.py                      # every id, 50k steps, 10 seeds
     python bench/maskable_defaults.py --ids lifeline/CodeRed-v3 --steps 20000
@@ -42,8 +43,10 @@ class TrainingSeeds(gym.Wrapper):  # type: ignore[type-arg]
         return self.env.reset(seed=next(self.seeds), options=options)
 
 
-def play(env: gym.Env, seeds: list[int], model: Any | None) -> dict[int, float]:  # type: ignore[type-arg]
-    """Grader score per seed of ``model`` (deterministic, masked) or masked random."""
+def play(env: gym.Env, seeds: list[int], model: Any | None,  # type: ignore[type-arg]
+         deterministic: bool = True) -> dict[int, float]:
+    """Grader score per seed of ``model`` (masked; its argmax action, or with ``deterministic``
+    off a sample from its action distribution) or, with no model, masked random."""
     rng = np.random.default_rng(0)
     scores = {}
     for seed in seeds:
@@ -54,7 +57,8 @@ def play(env: gym.Env, seeds: list[int], model: Any | None) -> dict[int, float]:
             if model is None:
                 action = int(rng.choice(np.flatnonzero(mask)))
             else:
-                action = int(model.predict(obs, action_masks=mask, deterministic=True)[0])
+                action = int(model.predict(obs, action_masks=mask,
+                                           deterministic=deterministic)[0])
             obs, _, term, trunc, info = env.step(action)
             done = term or trunc
         scores[seed] = float(info["score"])
@@ -75,11 +79,16 @@ def run(gym_id: str, steps: int, n_seeds: int, reward: str = "grade") -> dict[st
     seeds = eval_seeds(n_seeds)
     learned, random_ = play(test_env, seeds, model), play(test_env, seeds, None)
     cmp = paired_compare(learned, random_)
+    sampled = paired_compare(play(test_env, seeds, model, deterministic=False), random_)
     return {"id": gym_id, "steps": steps, "seeds": n_seeds, "reward": reward,
             "train_cpu_s": round(cpu, 1),
             "maskable_ppo": round(cmp.mean_a, 4), "random": round(cmp.mean_b, 4),
             "diff": round(cmp.mean_diff, 4), "ci": [round(cmp.ci_low, 4), round(cmp.ci_high, 4)],
-            "beats_random": cmp.ci_low > 0}
+            "beats_random": cmp.ci_low > 0,
+            "sampled": {"maskable_ppo": round(sampled.mean_a, 4),
+                        "diff": round(sampled.mean_diff, 4),
+                        "ci": [round(sampled.ci_low, 4), round(sampled.ci_high, 4)],
+                        "beats_random": sampled.ci_low > 0}}
 
 
 def main() -> None:
