@@ -1,4 +1,4 @@
-"""Variants of the ED heuristic's ``expedite`` rule (issue edfold37), paired on the same seeds
+"""Variants of the ED heuristic's ``expedite`` rule (stop 37), paired on the same seeds
 across the six ED-v3 scenarios.
 
 ``python bench/ed_expedite_variants.py [--seeds training|validation] [--episodes 60]

@@ -1,8 +1,15 @@
-"""The ED env README's v3 ladder tables (score, deaths, door-to-provider; paired differences),
-written from ``results/ed/S.json`` (``lifeline compare ed -a noop,random,heuristic,bound -s S
---episodes 30 --json results/ed/S.json``), so the README's numbers are never typed by hand.
+"""The ED env README's v3 measured tables, written from the committed result files so the
+README's numbers are never typed by hand:
 
-``python bench/ed_ladder_tables.py [--root DIR]`` prints both markdown tables' rows.
+* the ladder (score, deaths, door-to-provider) and its paired differences, from
+  ``results/ed/S.json`` (``lifeline compare ed -a noop,random,heuristic,bound -s S --episodes 30
+  --json results/ed/S.json``);
+* the v3 mechanic sensitivity, from ``results/ed/mechanics_v3.json``
+  (``python bench/ed_v3_mechanics.py --episodes 30``);
+* the exploits against the heuristic, from ``results/ed/mechanics.json``
+  (``python bench/ed_mechanics.py --episodes 30``).
+
+``python bench/ed_ladder_tables.py [--root DIR]`` prints the rows of all four markdown tables.
 """
 
 from __future__ import annotations
@@ -53,13 +60,52 @@ def tables(root: Path) -> tuple[list[str], list[str]]:
     return ladder, paired
 
 
+def _mech_cell(m: dict[str, Any], digits: int, with_ci: bool) -> str:
+    fmt = f"{{:.{digits}f}}"
+    cell = f"{fmt.format(m['with'])} → {fmt.format(m['without'])}"
+    if with_ci:
+        sign = f"{{:+.{digits}f}}"
+        cell += (f" ({sign.format(m['diff'])} [{sign.format(m['ci'][0])}, "
+                 f"{sign.format(m['ci'][1])}])")
+    return cell
+
+
+def mechanic_rows(root: Path) -> list[str]:
+    """Rows of the v3 mechanic-sensitivity table (with → without each mechanic)."""
+    rows = json.loads((root / "mechanics_v3.json").read_text())["rows"]
+    return [f"| {r['scenario']} | `{r['probe']}` | {_mech_cell(r['score'], 4, True)} | "
+            f"{_mech_cell(r['door_to_provider_h'], 2, True)} | {_mech_cell(r['deaths'], 1, False)}"
+            f" | {_mech_cell(r['lwbs'], 1, False)} | {_mech_cell(r['los_h'], 2, False)} | "
+            f"{_mech_cell(r['boarding_h'], 2, False)} |" for r in rows]
+
+
+def exploit_rows(root: Path) -> list[str]:
+    """Rows of the exploits table: score − heuristic / deaths − heuristic per policy."""
+    by_scenario = json.loads((root / "mechanics.json").read_text())["scenarios"]
+    scenarios = [s for s in SCENARIOS if s in by_scenario]
+    rows = ["| heuristic (score, deaths) | " + " | ".join(
+        f"{by_scenario[s]['heuristic']['score']:.3f} ({by_scenario[s]['heuristic']['deaths']:.1f})"
+        for s in scenarios) + " |"]
+    for policy in by_scenario[scenarios[0]]["exploits"]:
+        cells = []
+        for s in scenarios:
+            e = by_scenario[s]["exploits"][policy]
+            cells.append(f"{e['score_minus_heuristic']['diff']:+.3f} / "
+                         f"{e['deaths_minus_heuristic']['diff']:+.1f}")
+        rows.append(f"| `{policy}` | " + " | ".join(cells) + " |")
+    rows.append("| `invalid_spam` − `noop` (score) | " + " | ".join(
+        f"{by_scenario[s]['invalid_spam_minus_noop']['diff']:+.4f}" for s in scenarios) + " |")
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--root", default="results/ed")
-    ladder, paired = tables(Path(ap.parse_args().root))
-    print("\n".join(ladder))
-    print()
-    print("\n".join(paired))
+    root = Path(ap.parse_args().root)
+    ladder, paired = tables(root)
+    for block in (ladder, paired, mechanic_rows(root), exploit_rows(root)):
+        print("\n".join(block))
+        print()
 
 
 if __name__ == "__main__":

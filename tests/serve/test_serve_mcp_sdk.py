@@ -159,7 +159,8 @@ def test_streamable_http_session_rules(url: str) -> None:
         assert http.post("/mcp", headers=mine, json=no_id).status_code == 202  # not played
         state = http.post("/mcp", headers=mine, json=call).json()["result"]["structuredContent"]
         assert state["seed"] == 5
-        forged = http.post("/mcp", headers={"mcp-session-id": sid[:-1] + "0"}, json=call)
+        other_last = "1" if sid.endswith("0") else "0"  # a forged id always differs from sid
+        forged = http.post("/mcp", headers={"mcp-session-id": sid[:-1] + other_last}, json=call)
         assert forged.status_code == 404 and forged.json()["error"]["code"] == -32600
         unauth = httpx.post(f"{url}/{name}/mcp", json=init, timeout=10)
         assert unauth.status_code == 401

@@ -121,7 +121,7 @@ class EDHeuristicAgent(Agent):
         urgent first one (the earliest queued at equal ESI): the scanner serves the short,
         home-bound work-ups first, because that is what turns ED beds over.
 
-        Why not the other way round (the rule up to issue edfold37: the most urgent order
+        Why not the other way round (the rule up to stop 37: the most urgent order
         ahead of a less urgent front): a seen patient in the right bed faces only
         ``treated_factor`` (0.02) of the waiting room's hazard while the work-up is out, so
         putting the sick first buys little safety; an ESI 1-3 patient treats longer

@@ -1,4 +1,4 @@
-"""The ED heuristic's imaging-priority rule (issue edfold37): it expedites the least urgent
+"""The ED heuristic's imaging-priority rule (stop 37): it expedites the least urgent
 queued order if that is ESI 4-5 and the front order is more urgent (bed turnover), never the
 sick ahead of the well (the old rule, which the recipe without it beat on every scenario with a
 scanner queue)."""

@@ -14,11 +14,11 @@ from tests.envs.ed.ed_digest import trajectory_digest
 
 GOLDEN = {
     ("heuristic", "surge", 11):
-        "b77d58f9492ca9a815055b385893cceb93ba1abd8c2acdad893e7adaff5c4fac",
+        "781bc0fa41cf2e0b06bebd6d433326fb2b6c55198f55c4ad58767ac389333851",
     ("random", "mass_casualty", 5):
         "f7ba002da0b7f43deaaf94a38fe7481dae2bc68c1906bb25c5719ca6baeb2f72",
     ("discharge_boarders", "icu_boarding", 3):
-        "9fb6afc7129583624f9f5c0cee3abaa2e50e0fe6f66d1c269c67f386a1f73344",
+        "7cb64b307cd3e0811576245e5363c60caff55eb0d30a3140d8db04e580ecbef7",
     ("invalid_instead_of_wait", "night_shift", 2):
         "fd58b3567829f67d2f3117eededaa355fa3da5aaeb2297092f5adeb3cac83b76",
 }
