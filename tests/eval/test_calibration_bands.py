@@ -21,7 +21,7 @@ from lifeline.core.registry import spec
 
 IN_BAND: dict[str, tuple[int, tuple[str, ...]]] = {
     # env: (episodes, statistics within band on the default scenario today)
-    # ed: ESI-2 LOS left its band (350 vs 191-350) in stop 38, when the reference began to expedite
+    # ed: ESI-2 LOS left its band (350 vs 191-350) in stop 37, when the reference began to expedite
     # ESI 4-5 imaging; the card's _LOS_OUTSIDE note says why
     "ed": (40, ("d2p_median", "seen_in_target", "los_esi3", "los_esi4", "los_esi5",
                 "los_order", "los_discharged_median", "los_ward_median", "boarding_median_h")),

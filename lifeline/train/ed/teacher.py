@@ -13,11 +13,14 @@ validation or held-out seeds), and it replaces nothing in the env: the reference
 heuristic.
 
 Why: the one-state lookahead teacher (:mod:`lifeline.train.ed.lookahead`) cannot see a rule
-whose cost is spread over many small decisions. On ED-v3 the ``expedite`` rule (moving the most
-urgent queued imaging order ahead of a less urgent first one) costs score on every scenario
-measured when skipped for a whole episode, yet the paired rollout gain of skipping it at a
-single state is +0.00003 (s.e. 0.00016, ``surge``, 227 branched states): far below the noise of
-one episode's rollout. Whole-episode ablations measure it directly.
+whose cost is spread over many small decisions. On ED-v3 the heuristic's old ``expedite`` rule
+(moving the most urgent queued imaging order ahead of a less urgent first one) cost score on
+every scenario measured when skipped for a whole episode, yet the paired rollout gain of
+skipping it at a single state was +0.00003 (s.e. 0.00016, ``surge``, 227 branched states): far
+below the noise of one episode's rollout. Whole-episode ablations measure it directly. That
+finding was folded into the heuristic (stop 37: ESI 4-5 orders first); on the new heuristic no
+ablation gains on 60 validation seeds (``results/ed/teacher_headroom.json``), so ``auto`` now
+keeps the heuristic.
 """
 
 from __future__ import annotations
