@@ -78,9 +78,11 @@ def derive(core: Any) -> Derive:
         return {"ref_level": (level / (len(levels) - 1)).astype(np.float32),
                 "unset": unset.astype(np.float32), "stage": stage.astype(np.float32)}
 
+    budget = budget_estimate(params)
+
     def g(obs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         out = f(obs)
-        orders = order_features(core, obs)
+        orders = order_features(core, obs, budget)
         out["stage"] = np.concatenate([out["stage"], [float(orders["order_due"].any())]]
                                       ).astype(np.float32)
         out.update(orders)
