@@ -81,6 +81,54 @@ def order_level(qty: np.ndarray, gap: float) -> int | None:
     return 0 if gap >= 0.5 * qty[0] else None
 
 
+def reference_allocation(ref: Any, state: Any, params: Any) -> np.ndarray:
+    """The reference's allocation (``ref``: a ``BaseStockAgent``) with its pooled products'
+    ward share (``pool_issue``) applied: the plan ``base_stock_flat`` sets."""
+    alloc = ref.allocation(state, params)
+    for s in ref.pool_skus:  # the reference's pooled issue share (plan side)
+        for w in (0, 1):
+            alloc[w, s] = np.floor(alloc[w, s] * ref.pool_issue)
+    return np.asarray(alloc)
+
+
+def round_issue(params: Any, state: Any, alloc: np.ndarray) -> np.ndarray:
+    """The part of ``alloc`` this round issues and uses (zero on a round without a top-up):
+    what the order position subtracts (:func:`baselines.own_round_issue`)."""
+    from lifeline.envs.pharmacy import baselines
+
+    if restocks(params, state.round):
+        return np.asarray(baselines.own_round_issue(params, state, alloc))
+    return np.zeros_like(alloc)
+
+
+def order_gaps(ref: Any, params: Any, state: Any, own: np.ndarray) -> dict[tuple[int, int], float]:
+    """The reference's remaining base-stock orders now, units per (supplier, SKU), in the order
+    :func:`baselines.replenish` places them (``ref``: a ``BaseStockAgent``; ``state`` may be
+    any object with the fields ``replenish`` reads)."""
+    from lifeline.envs.pharmacy import baselines
+
+    calls = baselines.replenish(params, state, own, plt_z=ref.plt_z,
+                                cover_rounds=ref.cover_rounds)
+    gap: dict[tuple[int, int], float] = {}
+    for c in calls:
+        if isinstance(c, SubmitPo):
+            key = (SUPPLIER_NAMES.index(c.supplier_id), SKU_NAMES.index(c.product_id))
+            gap[key] = gap.get(key, 0.0) + float(c.quantity)
+    return gap
+
+
+def pending_orders(ref: Any, params: Any, order_qty: np.ndarray, state: Any, own: np.ndarray
+                   ) -> list[tuple[int, int, int, float]]:
+    """``(supplier, sku, level, gap units)`` of each order ``base_stock_flat`` would still
+    place now (:func:`order_gaps` with a quantity level, :func:`order_level`), in its order."""
+    out = []
+    for (p, s), units in order_gaps(ref, params, state, own).items():
+        k = order_level(order_qty[s], units)
+        if k is not None:
+            out.append((p, s, k, units))
+    return out
+
+
 class FlatBaseStockAgent(Agent):
     """The reference's decisions as console actions (module docstring); reads only what the
     reference reads."""
@@ -126,10 +174,7 @@ class FlatBaseStockAgent(Agent):
         if state.wms_round != state.round:  # after quarantine: the position counts live lots
             yield Scan()
             return
-        alloc = self.ref.allocation(state, params)
-        for s in self.ref.pool_skus:  # the reference's pooled issue share (plan side)
-            for w in (0, 1):
-                alloc[w, s] = np.floor(alloc[w, s] * self.ref.pool_issue)
+        alloc = reference_allocation(self.ref, state, params)
         if restocks(params, state.round):
             for w, s in stocked:
                 req = float(state.requests[w, s])
@@ -137,26 +182,13 @@ class FlatBaseStockAgent(Agent):
                 if req > 0 and abs(state.plan[w, s] - req * rules.LEVELS[k]) > 1e-9:
                     yield SetAllocation(k, w, s)
                     return
-            own = self.b.own_round_issue(params, state, alloc)
-        else:
-            own = np.zeros_like(alloc)
-        yield from self._orders(env, state, own)
+        yield from self._orders(env, state, round_issue(params, state, alloc))
 
     def _orders(self, env: PharmacyEnv, state: PharmacyState, own: np.ndarray) -> Any:
         params = env.params
-        calls = self.b.replenish(params, state, own, plt_z=self.ref.plt_z,
-                                    cover_rounds=self.ref.cover_rounds)
-        gap: dict[tuple[int, int], float] = {}
-        for c in calls:
-            if isinstance(c, SubmitPo):
-                key = (SUPPLIER_NAMES.index(c.supplier_id), SKU_NAMES.index(c.product_id))
-                gap[key] = gap.get(key, 0.0) + float(c.quantity)
         r = min(state.round, params.rounds - 1)
         placed = False
-        for (p, s), units in gap.items():
-            k = order_level(env.layout.order_qty[s], units)
-            if k is None:
-                continue
+        for p, s, k, _units in pending_orders(self.ref, params, env.layout.order_qty, state, own):
             cost = float(env.layout.order_cost[s, p, k])
             large = (state.supplier_spend[r, p] + cost > params.approval_threshold
                      and not state.supplier_cleared[r, p, s])
@@ -184,4 +216,5 @@ class FlatBaseStockAgent(Agent):
                 yield Stat(s, max(fits))
 
 
-__all__ = ["FlatBaseStockAgent", "nearest_level", "order_level"]
+__all__ = ["FlatBaseStockAgent", "nearest_level", "order_gaps", "order_level", "pending_orders",
+           "reference_allocation", "round_issue"]

@@ -119,3 +119,47 @@ def test_stat_and_scan_earn_their_place(variant: type) -> None:
     ref = np.mean([_play(env, make_agent("base_stock", "pharmacy"), s) for s in seeds])
     assert full > cut + 0.003
     assert full > ref - 0.015
+
+
+def test_derived_order_features_match_the_teachers_next_order_and_clear_once_filled() -> None:
+    """Issue 31 item 4: ``entities.order_features`` (observation + public parameters only) says
+    which SKUs ``base_stock_flat`` would still order, at which level and from which supplier;
+    once the round's orders are placed it is zero (nothing due, gap under half a level)."""
+    from lifeline.envs.pharmacy.entities import derive, order_features
+    from lifeline.envs.pharmacy.flat_reference import (
+        pending_orders,
+        reference_allocation,
+        round_issue,
+    )
+    from lifeline.envs.pharmacy.types import Order
+
+    env = PharmacyEnv("light")
+    qty = env.layout.order_qty
+    orders = cleared = 0
+    for seed in (1, 2):
+        state = env.reset(seed)
+        agent = FlatBaseStockAgent()
+        agent.reset(env, seed)
+        while not state.done:
+            action = agent.act(env, state)
+            feats = order_features(env, env.observe(state))
+            if state.wms_round == state.round and state.round < env.params.rounds:
+                own = round_issue(env.params, state, reference_allocation(agent.ref, state,
+                                                                          env.params))
+                true = pending_orders(agent.ref, env.params, qty, state, own)
+                assert set(np.flatnonzero(feats["order_due"]).tolist()) == {s for _, s, _, _
+                                                                             in true}
+                if isinstance(action, Order):
+                    orders += 1
+                    s = action.sku
+                    assert feats["order_due"][s] == 1
+                    assert round(float(feats["order_level"][s]) * (qty.shape[1] - 1)) \
+                        == action.quantity_level
+                    assert round(float(feats["order_supplier"][s]) * 2) == action.supplier
+                elif isinstance(action, (Stat, AdvanceRound)):
+                    cleared += 1
+                    assert not feats["order_due"].any()
+                    assert (feats["order_gap"] < 0.5 * qty[:, 0] + 1e-6).all()
+                    assert derive(env)(env.observe(state))["stage"][-1] == 0
+            env.step(state, action)
+    assert orders >= 20 and cleared >= 8
