@@ -12,14 +12,23 @@ Two rewards (``reward=`` at construction, also through ``gym.make(id, reward=...
 
 - ``"env"`` (the default): the environment's own dense shaping reward, in its own units
   (the spec's; other recipes and the batch env's parity rely on it).
-- ``"grade"``: the per-step increase of the potential ``Φ = progress × score so far`` (the
-  env's grader applied to the partial episode, times :meth:`~lifeline.core.env.Environment.
-  progress`); Φ = 0 at reset and Φ = the final grade at the episode's last step (whether it
-  terminated or was truncated), so the undiscounted return telescopes to exactly
-  ``info["score"]``. Every step is paid in the grader's currency: no front-loaded level
-  (pharmacy's first round end paid 0.86 of shaped reward whatever was done) and no shaped
-  trade-off the grader does not make (ED's waiting time vs deaths). It costs one
-  ``core.grade`` per step (0.03-0.5 ms).
+- ``"grade"``: the per-step change of the potential ``Φ = 1 − progress × (1 − score so far)``
+  (the env's grader applied to the partial episode, :meth:`~lifeline.core.env.Environment.
+  progress` of the horizon elapsed); Φ = 0 at reset and Φ = the final grade at the episode's
+  last step (whether it terminated or was truncated), so the undiscounted return telescopes to
+  exactly ``info["score"]``. The first step pays the level (``≈ 1``, whatever it does); after
+  that a step pays the change of the progress-weighted *loss* ``progress × (1 − score)``. Every
+  step is paid in the grader's currency: no shaped trade-off the grader does not make (ED's
+  waiting time vs deaths). It costs one ``core.grade`` per step (0.03-0.5 ms).
+
+  Why the loss and not ``progress × score`` (the potential until issue 31): with a learner's
+  discount γ < 1 a potential that *grows* as time passes pays for making time pass: in ED
+  (up to 6 decisions a tick, ``wait`` ends the tick) ``progress × score`` paid each tick about
+  score / 96, and MaskablePPO with defaults learned to ``wait`` at 83 % of its steps (one
+  decision a tick, 0.74 vs masked random's 0.79). ``1 − progress × (1 − score)`` moves with
+  time only by the loss, so time is worth ``(1 − score)`` instead of ``score`` per unit of
+  progress (a small cost, nothing to gain by hurrying), and the level is paid once, at the
+  start, where no action can earn it.
 """
 
 from __future__ import annotations
@@ -47,11 +56,13 @@ REWARDS = ("env", "grade")
 
 
 def grade_potential(core: Environment, state: Any, final: bool) -> float:
-    """``Φ`` of the ``"grade"`` reward: ``progress × score`` of the partial episode, and the
-    final score itself at the episode's last step (so the return is the grade even when the
-    step budget truncates an episode before ``progress`` reaches 1)."""
+    """``Φ`` of the ``"grade"`` reward: ``1 − progress × (1 − score)`` of the partial episode
+    (one minus the progress-weighted loss; module docstring), and the final score itself at the
+    episode's last step (so the return is the grade even when the step budget truncates an
+    episode before ``progress`` reaches 1). ``Φ = 0`` before the first step (the face's
+    reset), so the first step pays the level."""
     score = float(core.grade(state).score)
-    return score if final else float(core.progress(state)) * score
+    return score if final else 1.0 - float(core.progress(state)) * (1.0 - score)
 
 
 def observation_space(core: Environment) -> spaces.Dict:
