@@ -12,23 +12,24 @@ Two rewards (``reward=`` at construction, also through ``gym.make(id, reward=...
 
 - ``"env"`` (the default): the environment's own dense shaping reward, in its own units
   (the spec's; other recipes and the batch env's parity rely on it).
-- ``"grade"``: the per-step change of the potential ``Φ = 1 − progress × (1 − score so far)``
-  (the env's grader applied to the partial episode, :meth:`~lifeline.core.env.Environment.
-  progress` of the horizon elapsed); Φ = 0 at reset and Φ = the final grade at the episode's
-  last step (whether it terminated or was truncated), so the undiscounted return telescopes to
-  exactly ``info["score"]``. The first step pays the level (``≈ 1``, whatever it does); after
-  that a step pays the change of the progress-weighted *loss* ``progress × (1 − score)``. Every
-  step is paid in the grader's currency: no shaped trade-off the grader does not make (ED's
-  waiting time vs deaths). It costs one ``core.grade`` per step (0.03-0.5 ms).
+- ``"grade"``: the per-step change of the potential ``Φ = s₀ + progress × (score − s₀)``:
+  ``score`` is the env's grader applied to the partial episode, ``s₀`` the grade of the
+  episode at reset (before anything happened: ED 1, dispatch 0.1, EVGrid 0.05, pharmacy and
+  CodeRed 0) and ``progress`` :meth:`~lifeline.core.env.Environment.progress`. Φ = 0 before
+  the first step and Φ = the final grade at the episode's last step (whether it terminated or
+  was truncated), so the undiscounted return telescopes to exactly ``info["score"]``: the first
+  step pays the level ``s₀`` (whatever it does), and from then on a step pays the change of
+  ``progress × (score − s₀)``. Every step is paid in the grader's currency: no shaped trade-off
+  the grader does not make (ED's waiting time vs deaths). It costs one ``core.grade`` per step
+  (0.03-0.5 ms).
 
-  Why the loss and not ``progress × score`` (the potential until issue 31): with a learner's
-  discount γ < 1 a potential that *grows* as time passes pays for making time pass: in ED
-  (up to 6 decisions a tick, ``wait`` ends the tick) ``progress × score`` paid each tick about
-  score / 96, and MaskablePPO with defaults learned to ``wait`` at 83 % of its steps (one
-  decision a tick, 0.74 vs masked random's 0.79). ``1 − progress × (1 − score)`` moves with
-  time only by the loss, so time is worth ``(1 − score)`` instead of ``score`` per unit of
-  progress (a small cost, nothing to gain by hurrying), and the level is paid once, at the
-  start, where no action can earn it.
+  Why ``s₀`` (issue 31; the potential was ``progress × score`` before): under a learner's
+  discount γ < 1 a potential that moves as time passes pays for hurrying (it grows) or for
+  stalling (it shrinks). ``progress × score`` grew by the whole score over the episode, so in
+  ED (up to 6 decisions a tick, ``wait`` ends the tick, partial grade ~0.8) it paid about
+  score / 96 a tick and MaskablePPO with defaults learned to ``wait`` on 83 % of its steps
+  (0.74 vs masked random's 0.79). With ``s₀``, time passing is paid only as far as the grade
+  has moved from where it started: nothing for an episode in which nothing was graded yet.
 """
 
 from __future__ import annotations
@@ -55,14 +56,14 @@ _warned_illegal: set[str] = set()  # env names already warned in this process (w
 REWARDS = ("env", "grade")
 
 
-def grade_potential(core: Environment, state: Any, final: bool) -> float:
-    """``Φ`` of the ``"grade"`` reward: ``1 − progress × (1 − score)`` of the partial episode
-    (one minus the progress-weighted loss; module docstring), and the final score itself at the
-    episode's last step (so the return is the grade even when the step budget truncates an
-    episode before ``progress`` reaches 1). ``Φ = 0`` before the first step (the face's
-    reset), so the first step pays the level."""
+def grade_potential(core: Environment, state: Any, final: bool, start: float = 0.0) -> float:
+    """``Φ`` of the ``"grade"`` reward (module docstring): ``start + progress × (score −
+    start)`` of the partial episode, ``start`` the grade at reset (``s₀``), and the final score
+    itself at the episode's last step (so the return is the grade even when the step budget
+    truncates an episode before ``progress`` reaches 1). ``Φ = 0`` before the first step (the
+    face's reset), so the first step pays the level ``start``."""
     score = float(core.grade(state).score)
-    return score if final else 1.0 - float(core.progress(state)) * (1.0 - score)
+    return score if final else start + float(core.progress(state)) * (score - start)
 
 
 def observation_space(core: Environment) -> spaces.Dict:
@@ -98,6 +99,7 @@ class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         self.render_mode = render_mode
         self.reward_mode = reward
         self._potential = 0.0  # Φ after the last step (the "grade" reward)
+        self._start = 0.0  # s₀: the grade at reset (the "grade" reward)
         self.observation_space = observation_space(self.core)  # type: ignore[assignment]
         self.action_space = spaces.Discrete(self.core.num_actions)
         self.state: Any = None
@@ -128,6 +130,8 @@ class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         self._steps = self._illegal = 0
         self.state = self.core.reset(seed)
         self._potential = 0.0
+        if self.reward_mode == "grade":
+            self._start = float(self.core.grade(self.state).score)
         mask = self.core.action_mask(self.state)
         if self.render_mode == "human":
             self.render()
@@ -154,7 +158,8 @@ class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
             info["metrics"] = dict(grade.metrics)
         reward = ts.reward
         if self.reward_mode == "grade":
-            potential = grade_potential(self.core, self.state, ts.terminated or ts.truncated)
+            potential = grade_potential(self.core, self.state, ts.terminated or ts.truncated,
+                                        self._start)
             reward, self._potential = potential - self._potential, potential
         if self.render_mode == "human":
             self.render()

@@ -144,7 +144,7 @@ class Layout:
         """Order costs in encoding order (supplier, level, sku)."""
         self.static_mask = np.zeros(self.total, dtype=bool)
         """The state-free part: advance_round, set_allocation, review_ward, quote, stat, scan
-        (``action_mask`` then drops the no-change set_allocation and stat calls)."""
+        (``action_mask`` then drops the no-change set_allocation, quote and stat calls)."""
         self.static_mask[0] = True
         self.static_mask[self.offsets["set_allocation"]:self.offsets["order"]] = True
         self.static_mask[self.offsets["review_ward"]:self.offsets["escalate"]] = True
@@ -591,9 +591,22 @@ def _v_quarantine(state: PharmacyState, params: PharmacyParams, layout: Layout,
     return None
 
 
+def quoted_this_round(state: PharmacyState) -> set[int]:
+    """Suppliers with a quote requested this round: another quote from one of them states the
+    same lead time (one delay draw per round and supplier), so the console's ``quote`` of it
+    changes nothing the agent can observe or use (issue 31: masked)."""
+    return {p for rnd, p, *_ in state.quotes.values() if rnd == state.round}
+
+
 def _v_console_quote(state: PharmacyState, params: PharmacyParams, layout: Layout,
                      a: Quote) -> str | None:
-    return _int(a.supplier, 0, len(SUPPLIERS) - 1, "supplier")
+    problem = _int(a.supplier, 0, len(SUPPLIERS) - 1, "supplier")
+    if problem:
+        return problem
+    if a.supplier in quoted_this_round(state):
+        return (f"{SUPPLIER_NAMES[a.supplier]} was already asked for a quote this round: "
+                f"another one would state the same lead time")
+    return None
 
 
 def _v_return(state: PharmacyState, params: PharmacyParams, layout: Layout,
@@ -659,6 +672,8 @@ def action_mask(state: PharmacyState, params: PharmacyParams, layout: Layout) ->
     units = state.requests[_LW, _LS][None, :] * _LEVELS[:, None]
     mask[off["set_allocation"]:off["order"]] = (
         np.abs(state.plan[_LW, _LS][None, :] - units) > SAME_UNITS).ravel()
+    for p in quoted_this_round(state):
+        mask[off["quote"] + p] = False
     if params.stat_delivery and params.stat_authorisation:
         mask[off["stat"]:off["scan"]] = (
             np.abs(state.stat_auth[list(STAT_SKUS)][:, None] - layout.stat_qty)
