@@ -52,7 +52,7 @@ ILLEGAL_WARN_MIN_STEPS = 50
 _warned_illegal: set[str] = set()  # env names already warned in this process (warn once)
 
 #: The face's reward options (see the module docstring): the env's shaping, or the grade's
-#: increments ``Δ(progress × score so far)``.
+#: increments ``Δ(s₀ + progress × (score so far − s₀))``.
 REWARDS = ("env", "grade")
 
 

@@ -2,8 +2,9 @@
 
 The reward is the increase of ``Φ = s₀ + progress × (score so far − s₀)`` (the grader on the
 partial episode, ``s₀`` its grade at reset; Φ = 0 before the first step), with Φ = the final
-score at the last step, so the return telescopes to ``info["score"]``. Checked on an episode of the env's reference on every registered id; the
-grader is also checked to score every partial episode inside [0, 1] (the potential needs it).
+score at the last step, so the return telescopes to ``info["score"]``. Checked on an episode
+of the env's reference on every registered id; the grader is also checked to score every
+partial episode inside [0, 1] (the potential needs it).
 """
 
 from __future__ import annotations
