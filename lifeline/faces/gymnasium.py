@@ -12,14 +12,24 @@ Two rewards (``reward=`` at construction, also through ``gym.make(id, reward=...
 
 - ``"env"`` (the default): the environment's own dense shaping reward, in its own units
   (the spec's; other recipes and the batch env's parity rely on it).
-- ``"grade"``: the per-step increase of the potential ``Φ = progress × score so far`` (the
-  env's grader applied to the partial episode, times :meth:`~lifeline.core.env.Environment.
-  progress`); Φ = 0 at reset and Φ = the final grade at the episode's last step (whether it
-  terminated or was truncated), so the undiscounted return telescopes to exactly
-  ``info["score"]``. Every step is paid in the grader's currency: no front-loaded level
-  (pharmacy's first round end paid 0.86 of shaped reward whatever was done) and no shaped
-  trade-off the grader does not make (ED's waiting time vs deaths). It costs one
-  ``core.grade`` per step (0.03-0.5 ms).
+- ``"grade"``: the per-step change of the potential ``Φ = s₀ + progress × (score − s₀)``:
+  ``score`` is the env's grader applied to the partial episode, ``s₀`` the grade of the
+  episode at reset (before anything happened: ED 1, dispatch 0.1, EVGrid 0.05, pharmacy and
+  CodeRed 0) and ``progress`` :meth:`~lifeline.core.env.Environment.progress`. Φ = 0 before
+  the first step and Φ = the final grade at the episode's last step (whether it terminated or
+  was truncated), so the undiscounted return telescopes to exactly ``info["score"]``: the first
+  step pays the level ``s₀`` (whatever it does), and from then on a step pays the change of
+  ``progress × (score − s₀)``. Every step is paid in the grader's currency: no shaped trade-off
+  the grader does not make (ED's waiting time vs deaths). It costs one ``core.grade`` per step
+  (0.03-0.5 ms).
+
+  Why ``s₀`` (issue 31; the potential was ``progress × score`` before): under a learner's
+  discount γ < 1 a potential that moves as time passes pays for hurrying (it grows) or for
+  stalling (it shrinks). ``progress × score`` grew by the whole score over the episode, so in
+  ED (up to 6 decisions a tick, ``wait`` ends the tick, partial grade ~0.8) it paid about
+  score / 96 a tick and MaskablePPO with defaults learned to ``wait`` on 83 % of its steps
+  (0.74 vs masked random's 0.79). With ``s₀``, time passing is paid only as far as the grade
+  has moved from where it started: nothing for an episode in which nothing was graded yet.
 """
 
 from __future__ import annotations
@@ -42,16 +52,18 @@ ILLEGAL_WARN_MIN_STEPS = 50
 _warned_illegal: set[str] = set()  # env names already warned in this process (warn once)
 
 #: The face's reward options (see the module docstring): the env's shaping, or the grade's
-#: increments ``Δ(progress × score so far)``.
+#: increments ``Δ(s₀ + progress × (score so far − s₀))``.
 REWARDS = ("env", "grade")
 
 
-def grade_potential(core: Environment, state: Any, final: bool) -> float:
-    """``Φ`` of the ``"grade"`` reward: ``progress × score`` of the partial episode, and the
-    final score itself at the episode's last step (so the return is the grade even when the
-    step budget truncates an episode before ``progress`` reaches 1)."""
+def grade_potential(core: Environment, state: Any, final: bool, start: float = 0.0) -> float:
+    """``Φ`` of the ``"grade"`` reward (module docstring): ``start + progress × (score −
+    start)`` of the partial episode, ``start`` the grade at reset (``s₀``), and the final score
+    itself at the episode's last step (so the return is the grade even when the step budget
+    truncates an episode before ``progress`` reaches 1). ``Φ = 0`` before the first step (the
+    face's reset), so the first step pays the level ``start``."""
     score = float(core.grade(state).score)
-    return score if final else float(core.progress(state)) * score
+    return score if final else start + float(core.progress(state)) * (score - start)
 
 
 def observation_space(core: Environment) -> spaces.Dict:
@@ -87,6 +99,7 @@ class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         self.render_mode = render_mode
         self.reward_mode = reward
         self._potential = 0.0  # Φ after the last step (the "grade" reward)
+        self._start = 0.0  # s₀: the grade at reset (the "grade" reward)
         self.observation_space = observation_space(self.core)  # type: ignore[assignment]
         self.action_space = spaces.Discrete(self.core.num_actions)
         self.state: Any = None
@@ -117,6 +130,8 @@ class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         self._steps = self._illegal = 0
         self.state = self.core.reset(seed)
         self._potential = 0.0
+        if self.reward_mode == "grade":
+            self._start = float(self.core.grade(self.state).score)
         mask = self.core.action_mask(self.state)
         if self.render_mode == "human":
             self.render()
@@ -143,7 +158,8 @@ class LifelineGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
             info["metrics"] = dict(grade.metrics)
         reward = ts.reward
         if self.reward_mode == "grade":
-            potential = grade_potential(self.core, self.state, ts.terminated or ts.truncated)
+            potential = grade_potential(self.core, self.state, ts.terminated or ts.truncated,
+                                        self._start)
             reward, self._potential = potential - self._potential, potential
         if self.render_mode == "human":
             self.render()

@@ -1,9 +1,10 @@
 """The face's ``reward="grade"``: its per-episode sum is the final grade, on every id.
 
-The reward is the increase of ``Φ = progress × score so far`` (the grader on the partial
-episode), with Φ = the final score at the last step, so the return telescopes to
-``info["score"]``. Checked on an episode of the env's reference on every registered id; the
-grader is also checked to score every partial episode inside [0, 1] (the potential needs it).
+The reward is the increase of ``Φ = s₀ + progress × (score so far − s₀)`` (the grader on the
+partial episode, ``s₀`` its grade at reset; Φ = 0 before the first step), with Φ = the final
+score at the last step, so the return telescopes to ``info["score"]``. Checked on an episode
+of the env's reference on every registered id; the grader is also checked to score every
+partial episode inside [0, 1] (the potential needs it).
 """
 
 from __future__ import annotations
@@ -71,6 +72,29 @@ def test_truncated_episode_still_pays_the_final_score() -> None:
     assert grade_potential(env.core, env.state, final=True) == env.core.grade(env.state).score
     mid = grade_potential(env.core, env.state, final=False)
     assert mid == pytest.approx(env.core.progress(env.state) * env.core.grade(env.state).score)
+    start = 0.3
+    assert grade_potential(env.core, env.state, final=False, start=start) == pytest.approx(
+        start + env.core.progress(env.state) * (env.core.grade(env.state).score - start))
+
+
+def test_making_time_pass_is_not_paid() -> None:
+    # Issue 31: ``progress × score`` paid about score / 96 for every ED tick, so a discounted
+    # learner learned to ``wait``. Now the first step pays the grade at reset (ED: 1) and a
+    # later step pays the change of progress × (score − s₀): a tick with the grade unchanged
+    # is paid Δprogress × (score − s₀), nothing while the grade stays at s₀.
+    env = LifelineGymEnv("ed", reward="grade")
+    env.reset(seed=5)
+    start = env.core.grade(env.state).score
+    _, first, *_ = env.step(0)
+    expected = start + env.core.progress(env.state) * (env.core.grade(env.state).score - start)
+    assert float(first) == pytest.approx(expected)
+    for _ in range(40):
+        p, s = env.core.progress(env.state), env.core.grade(env.state).score
+        _, r, *_ = env.step(0)  # wait: one tick passes
+        p2, s2 = env.core.progress(env.state), env.core.grade(env.state).score
+        assert float(r) == pytest.approx(p2 * (s2 - start) - p * (s - start), abs=1e-12)
+        if s2 == s == start:
+            assert float(r) == 0.0
 
 
 def test_unknown_reward_is_rejected() -> None:

@@ -69,6 +69,9 @@ STAT_DAYS = (0.5, 1.0, 2.0, 4.0)
 most 2 days of it a day, so 4 days covers a whole 2-day round."""
 STAT_SKUS = (0, 1, 2)
 """The blood products STAT covers (BLOOD-RBC, BLOOD-PLT, BLOOD-FFP)."""
+SAME_UNITS = 1e-9
+"""A set_allocation / stat within this many units of what the line / product already has is a
+no-change call, hence illegal (issue 31)."""
 ALERT_SLOTS = 4
 MAX_UNITS = 100_000
 MAX_TEXT = 4000
@@ -80,6 +83,7 @@ LINES: tuple[tuple[int, int], ...] = tuple((int(w), int(s)) for w, s in np.argwh
 LINE_INDEX = {line: i for i, line in enumerate(LINES)}
 _LW = np.array([w for w, _ in LINES])
 _LS = np.array([s for _, s in LINES])
+_LEVELS = np.array(LEVELS)
 
 
 def stat_quantity(params: PharmacyParams, sku: int, level: int) -> float:
@@ -139,7 +143,8 @@ class Layout:
         self.order_cost_flat = self.order_cost.transpose(1, 2, 0).ravel()
         """Order costs in encoding order (supplier, level, sku)."""
         self.static_mask = np.zeros(self.total, dtype=bool)
-        """The always-legal part: advance_round, set_allocation, review_ward."""
+        """The state-free part: advance_round, set_allocation, review_ward, quote, stat, scan
+        (``action_mask`` then drops the no-change set_allocation, quote and stat calls)."""
         self.static_mask[0] = True
         self.static_mask[self.offsets["set_allocation"]:self.offsets["order"]] = True
         self.static_mask[self.offsets["review_ward"]:self.offsets["escalate"]] = True
@@ -530,15 +535,19 @@ def _v_transfer(state: PharmacyState, params: PharmacyParams, layout: Layout,
 
 def _v_set(state: PharmacyState, params: PharmacyParams, layout: Layout,
            a: SetAllocation) -> str | None:
-    if (type(a.ward) is int and type(a.sku) is int and type(a.level) is int  # fast path
+    if not (type(a.ward) is int and type(a.sku) is int and type(a.level) is int  # fast path
             and (a.ward, a.sku) in LINE_INDEX and 0 <= a.level < len(LEVELS)):
-        return None
-    problem = (_int(a.ward, 0, len(WARDS) - 1, "ward") or _int(a.sku, 0, len(SKUS) - 1, "sku")
-               or _int(a.level, 0, len(LEVELS) - 1, "level"))
-    if problem:
-        return problem
-    if not STOCKED[a.ward, a.sku]:
-        return f"{WARDS[a.ward]} does not stock {SKU_NAMES[a.sku]}"
+        problem = (_int(a.ward, 0, len(WARDS) - 1, "ward")
+                   or _int(a.sku, 0, len(SKUS) - 1, "sku")
+                   or _int(a.level, 0, len(LEVELS) - 1, "level"))
+        if problem:
+            return problem
+        if not STOCKED[a.ward, a.sku]:
+            return f"{WARDS[a.ward]} does not stock {SKU_NAMES[a.sku]}"
+    units = float(state.requests[a.ward, a.sku]) * LEVELS[a.level]
+    if abs(float(state.plan[a.ward, a.sku]) - units) <= SAME_UNITS:
+        return (f"the plan already gives {WARDS[a.ward]} {units:g} units of "
+                f"{SKU_NAMES[a.sku]}: setting it again changes nothing")
     return None
 
 
@@ -582,9 +591,22 @@ def _v_quarantine(state: PharmacyState, params: PharmacyParams, layout: Layout,
     return None
 
 
+def quoted_this_round(state: PharmacyState) -> set[int]:
+    """Suppliers with a quote requested this round: another quote from one of them states the
+    same lead time (one delay draw per round and supplier), so the console's ``quote`` of it
+    changes nothing the agent can observe or use (issue 31: masked)."""
+    return {p for rnd, p, *_ in state.quotes.values() if rnd == state.round}
+
+
 def _v_console_quote(state: PharmacyState, params: PharmacyParams, layout: Layout,
                      a: Quote) -> str | None:
-    return _int(a.supplier, 0, len(SUPPLIERS) - 1, "supplier")
+    problem = _int(a.supplier, 0, len(SUPPLIERS) - 1, "supplier")
+    if problem:
+        return problem
+    if a.supplier in quoted_this_round(state):
+        return (f"{SUPPLIER_NAMES[a.supplier]} was already asked for a quote this round: "
+                f"another one would state the same lead time")
+    return None
 
 
 def _v_return(state: PharmacyState, params: PharmacyParams, layout: Layout,
@@ -616,8 +638,15 @@ def _v_console_stat(state: PharmacyState, params: PharmacyParams, layout: Layout
                     a: Stat) -> str | None:
     if not (params.stat_delivery and params.stat_authorisation):
         return "stat is not available in this configuration"
-    return (_int(a.sku, 0, len(STAT_SKUS) - 1, "blood sku")
-            or _int(a.level, 0, len(STAT_DAYS) - 1, "level"))
+    problem = (_int(a.sku, 0, len(STAT_SKUS) - 1, "blood sku")
+               or _int(a.level, 0, len(STAT_DAYS) - 1, "level"))
+    if problem:
+        return problem
+    units = stat_quantity(params, a.sku, a.level)
+    if abs(float(state.stat_auth[STAT_SKUS[a.sku]]) - units) <= SAME_UNITS:
+        return (f"{units:g} STAT units of {SKU_NAMES[STAT_SKUS[a.sku]]} are already "
+                f"authorised this round: authorising them again changes nothing")
+    return None
 
 
 _VALIDATORS: dict[type[Action], Any] = {
@@ -638,6 +667,17 @@ def action_mask(state: PharmacyState, params: PharmacyParams, layout: Layout) ->
     """Exactly the legal encoded actions (same predicates as :func:`validate`)."""
     mask = layout.static_mask.copy()
     off = layout.offsets
+    # a set_allocation (stat) that gives the line (product) what it already has changes nothing
+    # but the call count: illegal, so a masked learner cannot idle on it (issue 31)
+    units = state.requests[_LW, _LS][None, :] * _LEVELS[:, None]
+    mask[off["set_allocation"]:off["order"]] = (
+        np.abs(state.plan[_LW, _LS][None, :] - units) > SAME_UNITS).ravel()
+    for p in quoted_this_round(state):
+        mask[off["quote"] + p] = False
+    if params.stat_delivery and params.stat_authorisation:
+        mask[off["stat"]:off["scan"]] = (
+            np.abs(state.stat_auth[list(STAT_SKUS)][:, None] - layout.stat_qty)
+            > SAME_UNITS).ravel()
     left = available_budget(state) + 1e-6
     mask[off["order"]:off["review_ward"]] = layout.order_cost_flat <= left
     if state.reviews_used < params.reviews_per_round:

@@ -14,7 +14,14 @@ from lifeline.envs.pharmacy import inventory, rules
 from lifeline.envs.pharmacy.env import PharmacyEnv
 from lifeline.envs.pharmacy.flat_reference import FlatBaseStockAgent, nearest_level, order_level
 from lifeline.envs.pharmacy.params import SCENARIOS
-from lifeline.envs.pharmacy.types import AdvanceRound, Justify, Scan, Stat
+from lifeline.envs.pharmacy.types import (
+    AdvanceRound,
+    Justify,
+    Quote,
+    Scan,
+    SetAllocation,
+    Stat,
+)
 
 
 def test_new_console_actions_append_to_the_encoding() -> None:
@@ -37,6 +44,31 @@ def test_stat_authorises_days_of_blood_and_is_masked_without_authorisation() -> 
     s2 = off.reset(3)
     assert not off.action_mask(s2)[i]
     assert not off.step(s2, i).valid
+
+
+def test_calls_that_change_nothing_are_masked_and_still_use_a_call() -> None:
+    """Issue 31: MaskablePPO's argmax repeated one set_allocation on 410 of 423 steps. A repeat
+    of a set_allocation / stat that gives the line / product what it has, or a second quote of
+    a supplier this round, is illegal (exact mask), a no-op, and uses one call."""
+    env = PharmacyEnv("light")
+    state = env.reset(3)
+    w, s = next((w, s) for w, s in rules.LINES if state.requests[w, s] > 0)
+    calls = [(env.encode(SetAllocation(level=3, ward=w, sku=s)), lambda: state.plan[w, s]),
+             (env.encode(Stat(sku=1, level=2)), lambda: state.stat_auth[1]),
+             (env.encode(Quote(supplier=2)), lambda: len(state.quotes))]
+    for i, value in calls:
+        assert env.action_mask(state)[i]
+        assert env.step(state, i).valid
+        before, used = value(), state.calls_used
+        assert not env.action_mask(state)[i]
+        ts = env.step(state, i)
+        assert not ts.valid
+        assert "changes nothing" in ts.message or "same lead" in ts.message
+        assert value() == before and state.calls_used == used + 1
+    zero = env.encode(SetAllocation(level=0, ward=w, sku=s))
+    assert env.action_mask(state)[zero]  # another level of the line is still a change
+    env.step(state, AdvanceRound())
+    assert all(env.action_mask(state)[i] for i, _ in calls[1:])  # a new round: legal again
 
 
 def test_scan_shows_live_central_stock_for_the_round_only() -> None:
