@@ -310,9 +310,11 @@ def _before(PT, e, a, b):
 
 
 @jit
-def _sort_waiting(st, e):
+def _sort_waiting(st, e, start):
+    """Insertion sort of the waiting room whose first ``start`` entries are already in order
+    (the same order as a full sort: the key ends in the pid, so it is unique)."""
     n = st.S[e, S_NWAIT]
-    for i in range(1, n):
+    for i in range(max(start, 1), n):
         x = st.WL[e, i]
         j = i - 1
         while j >= 0 and _before(st.PT, e, x, st.WL[e, j]):
@@ -634,6 +636,7 @@ def advance_tick(st, e, kp, beds, risk):
             PT[e, q, F_DECISION] = t + 1
     # hazards: the waiting room (in order), then the beds' patients still under treatment
     nr = 0
+    reordered = False
     for j in range(S[e, S_NWAIT]):
         risk[nr] = st.WL[e, j]
         nr += 1
@@ -641,18 +644,23 @@ def advance_tick(st, e, kp, beds, risk):
         if not treatment_done(PT, e, beds[j]):
             risk[nr] = beds[j]
             nr += 1
+    top = kp.thresholds.shape[0]
     for j in range(nr):
         q = risk[j]
+        rank = st.HZ[e, t, q]  # u < threshold  iff  rank(u) <= its index
+        if rank >= top:  # above every threshold (most draws): no event in any class
+            continue
         c = hazard_class(PT, e, q)
         if c < 0:
             continue
-        rank = st.HZ[e, t, q]  # u < threshold  iff  rank(u) <= its index
         acuity = PT[e, q, F_ACU]
         j = kp.threshold_index[0 if acuity == 1 else acuity, c, PT[e, q, F_COND]]
         if acuity == 1:
             if rank <= j:
                 _die(st, e, q, kp)
         elif rank <= j:
+            if PT[e, q, F_LOC] == WAITING:
+                reordered = True
             _worsen(st, e, q, kp)
             S[e, S_DETER] += 1
             EV[e, E_DETER] += 1
@@ -684,11 +692,14 @@ def advance_tick(st, e, kp, beds, risk):
     EV[e, E_WCRIT] += crit
     EV[e, E_WOTHER] += unseen - crit
     S[e, S_TICK] = t + 1
-    admit_arrivals(st, e, kp)
+    # leaving and dying keep the order; a waiting patient who worsened may break it
+    admit_arrivals(st, e, kp, 0 if reordered else S[e, S_NWAIT])
 
 
 @jit
-def admit_arrivals(st, e, kp):
+def admit_arrivals(st, e, kp, in_order):
+    """Tick ``S_TICK``'s arrivals (out of triage) and due returns join the waiting room, which
+    is re-sorted; its first ``in_order`` entries are known to be in order already."""
     S, PT = st.S, st.PT
     t = S[e, S_TICK]
     arrived = t - kp.triage_ticks
@@ -735,7 +746,7 @@ def admit_arrivals(st, e, kp):
         S[e, S_RETURNS] += 1
         st.WL[e, S[e, S_NWAIT]] = q
         S[e, S_NWAIT] += 1
-    _sort_waiting(st, e)
+    _sort_waiting(st, e, in_order)
 
 
 @jit_inline
@@ -1219,7 +1230,7 @@ def begin_episode(st, e, kp):
                 S[e, S_VENT] += 1
             S[e, S_PATIENTS] += 1
             S[e, S_CRITICAL] += PT[e, q, F_EVERC]
-    admit_arrivals(st, e, kp)
+    admit_arrivals(st, e, kp, 0)
 
 
 @jit
