@@ -20,9 +20,20 @@ from lifeline.envs.ed.params import EDParams
 from lifeline.envs.ed.types import EDState, Patient
 
 
+def hour_of_tick(tick: int, params: EDParams) -> int:
+    """Hour of day (0..23) of tick ``tick`` (the kernel tabulates it: ``KParams.on_duty``)."""
+    return int(tick * params.tick_minutes // 60) % 24
+
+
+def clock_hours(tick: int, params: EDParams) -> float:
+    """The observation's hour of day at tick ``tick`` (the kernel tabulates it:
+    ``KParams.clock``)."""
+    return (tick * (params.tick_minutes / 60.0)) % 24.0
+
+
 def hour_of(state: EDState, params: EDParams) -> int:
     """Hour of day (0..23) of the current tick."""
-    return int(state.tick * params.tick_minutes // 60) % 24
+    return hour_of_tick(state.tick, params)
 
 
 def physicians_on_duty(state: EDState, params: EDParams) -> int:

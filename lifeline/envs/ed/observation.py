@@ -92,8 +92,8 @@ def observe(state: EDState, params: EDParams) -> dict[str, np.ndarray]:
         "ventilators": np.array([params.ventilators - state.ventilators_in_use,
                                  state.ventilators_in_use], dtype=np.float32),
         "queue": queue,
-        "time": np.array([(state.tick * hpt) % 24.0, state.tick / params.horizon_ticks],
-                         dtype=np.float32),
+        "time": np.array([care.clock_hours(state.tick, params),
+                          state.tick / params.horizon_ticks], dtype=np.float32),
         "totals": np.array([len(state.waiting), c.treated, c.deaths, c.lwbs], dtype=np.float32),
         "staff": np.array([
             care.physicians_on_duty(state, params), care.physicians_free(state, params),
