@@ -1352,7 +1352,10 @@ def prefetch_lists(st, e, kp):
 def prefetch_patients(st, e, kp, a):
     """Hint the patient rows env ``e``'s next step (action ``a``) reads: the acted-on
     patient's (and its draws, for a discharge), or, when the step will move the clock, every
-    bedded and waiting patient's and the tick's hazard ranks."""
+    bedded patient's, the line where each waiting patient's row starts (a tick reads only
+    its first fields: arrival, ESI, triage error, condition, patience; one line instead of
+    two: +4 % in a process-per-measurement A/B, 1.051 and 1.033) and the tick's hazard
+    ranks."""
     S, PT = st.S, st.PT
     tick = S[e, S_TICK]
     if _may_move_clock(st, e, kp, a):
@@ -1365,7 +1368,7 @@ def prefetch_patients(st, e, kp, a):
             if q >= 0:
                 _prefetch_patient(PT, e, q)
         for j in range(S[e, S_NWAIT]):
-            _prefetch_patient(PT, e, st.WL[e, j])
+            prefetch(PT, e, st.WL[e, j])
         if tick < kp.horizon:
             for q in range(0, st.HZ.shape[2], 64):
                 prefetch(st.HZ[e], tick, q)
