@@ -128,6 +128,7 @@ def start_round(state: PharmacyState, params: PharmacyParams) -> None:
     state.census_ratio = activity * np.exp(CENSUS_NOISE * _normal(state.ward_noise[r]))
     state.messaged = np.zeros(N_WARDS, dtype=bool)
     state.stat_auth = np.zeros(N_SKUS)
+    state.ordered = np.zeros((len(SUPPLIERS), len(rules.ORDER_DAYS), N_SKUS), dtype=bool)
     state.prefiled_skus = []
     state.evidence_seen = np.zeros((N_WARDS, N_SKUS), dtype=np.int64)
     state.verdicts = np.zeros((N_WARDS, N_SKUS), dtype=np.int64)
@@ -608,6 +609,7 @@ def _h_po(state: PharmacyState, params: PharmacyParams, a: SubmitPo) -> str:
 
 
 def _h_order(state: PharmacyState, params: PharmacyParams, a: Order) -> str:
+    state.ordered[a.supplier, a.quantity_level, a.sku] = True
     return _new_po(state, params, a.sku, a.supplier,
                    float(rules.order_quantity(params, a.sku, a.quantity_level)), False)
 

@@ -6,6 +6,11 @@ lines | ``order(supplier, quantity_level, sku)`` 3 x 3 x 10 | ``review_ward(ward
 ``return_stock(line)`` x26 | ``justify(sku)`` x10 | (issue 31) ``stat(blood sku, level)`` 3 x 4 |
 ``scan`` (306 in all; the first 293 indices are unchanged). The string-argument tools other than
 ``advance_round`` have no encoding (``encode`` raises); they are validated here all the same.
+
+Issue 31: a console call that would change nothing is illegal (masked, a no-op that uses a
+call): a ``set_allocation`` / ``stat`` giving the line / product what it has, a second ``quote``
+of a supplier this round, and an ``order`` of a (supplier, level, SKU) batch already on this
+round's orders (``PharmacyState.ordered``).
 """
 
 from __future__ import annotations
@@ -558,6 +563,11 @@ def _v_order(state: PharmacyState, params: PharmacyParams, layout: Layout,
                or _int(a.quantity_level, 0, len(ORDER_DAYS) - 1, "quantity_level"))
     if problem:
         return problem
+    if state.ordered[a.supplier, a.quantity_level, a.sku]:
+        return (f"{ORDER_DAYS[a.quantity_level]:g} days of {SKU_NAMES[a.sku]} from "
+                f"{SUPPLIER_NAMES[a.supplier]} are already on this round's orders: ordering "
+                f"the same batch again changes nothing (another level or supplier adds to "
+                f"it; submit_po orders an exact quantity)")
     cost = float(layout.order_cost[a.sku, a.supplier, a.quantity_level])
     left = available_budget(state)
     if cost > left + 1e-6:
@@ -679,7 +689,9 @@ def action_mask(state: PharmacyState, params: PharmacyParams, layout: Layout) ->
             np.abs(state.stat_auth[list(STAT_SKUS)][:, None] - layout.stat_qty)
             > SAME_UNITS).ravel()
     left = available_budget(state) + 1e-6
-    mask[off["order"]:off["review_ward"]] = layout.order_cost_flat <= left
+    # an order batch already on this round's orders changes nothing (issue 31)
+    mask[off["order"]:off["review_ward"]] = (layout.order_cost_flat <= left) \
+        & ~state.ordered.ravel()
     if state.reviews_used < params.reviews_per_round:
         mask[off["escalate"]:off["quarantine"]] = ((state.requests[_LW, _LS] > 0)
                                                    & ~state.escalated[_LW, _LS])

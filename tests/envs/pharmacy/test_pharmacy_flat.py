@@ -71,6 +71,61 @@ def test_calls_that_change_nothing_are_masked_and_still_use_a_call() -> None:
     assert all(env.action_mask(state)[i] for i, _ in calls[1:])  # a new round: legal again
 
 
+def test_a_repeated_order_batch_changes_nothing_and_is_masked() -> None:
+    """Issue 31: MaskablePPO's argmax repeated order(BACKUP-B, 2 days, antibiotics) ~115 times
+    a round, each repeat buying another batch. A (supplier, level, SKU) batch is now on the
+    round's orders or not: a repeat is illegal (exact mask, a message), a no-op that uses one
+    call; another level or supplier of the SKU is still an order; a new round clears it."""
+    from lifeline.envs.pharmacy.types import Order
+
+    env = PharmacyEnv("light")
+    state = env.reset(3)
+    i = env.encode(Order(supplier=1, quantity_level=1, sku=4))
+    assert env.action_mask(state)[i]
+    assert env.step(state, i).valid
+    assert env.observe(state)["ordered"][1, 1, 4] == 1
+    pos, spent, used = len(state.pos), state.counters.spent, state.calls_used
+    assert not env.action_mask(state)[i]
+    ts = env.step(state, i)
+    assert not ts.valid and "changes nothing" in ts.message
+    assert len(state.pos) == pos and state.counters.spent == spent
+    assert state.calls_used == used + 1
+    for other in (Order(supplier=1, quantity_level=0, sku=4), Order(supplier=0, quantity_level=1,
+                                                                    sku=4)):
+        assert env.action_mask(state)[env.encode(other)]  # another batch adds to the order
+    env.step(state, AdvanceRound())
+    assert env.action_mask(state)[i] and not env.observe(state)["ordered"].any()
+
+
+def test_order_mask_equals_the_rules_on_random_states() -> None:
+    """The order part of the mask is exactly the actions ``validate`` accepts, on states a
+    masked-random player reaches that orders a lot (batches already ordered, budget spent)."""
+    from lifeline.envs.pharmacy.types import Order
+
+    env = PharmacyEnv("heavy")
+    lo = env.layout.offsets["order"]
+    hi = env.layout.offsets["review_ward"]
+    rng = np.random.default_rng(7)
+    checked = repeats = 0
+    for seed in (11, 12):
+        state = env.reset(seed)
+        while not state.done and checked < 150:
+            mask = env.action_mask(state)
+            for i in range(lo, hi):
+                ok = env.validate(state, env.decode(i)) is None
+                assert mask[i] == ok, (i, env.decode(i))
+                repeats += int(state.ordered.ravel()[i - lo])
+            checked += 1
+            legal = np.flatnonzero(mask)
+            orders = legal[(legal >= lo) & (legal < hi)]
+            pick = orders if orders.size and rng.random() < 0.6 else legal
+            action = env.decode(int(rng.choice(pick)))
+            assert not isinstance(action, Order) or not state.ordered[
+                action.supplier, action.quantity_level, action.sku]
+            env.step(state, action)
+    assert checked == 150 and repeats > 50
+
+
 def test_scan_shows_live_central_stock_for_the_round_only() -> None:
     env = PharmacyEnv("light")
     state = env.reset(4)
@@ -99,9 +154,15 @@ def test_levels() -> None:
     assert nearest_level(0.0, 10.0) == 0
     assert nearest_level(11.25, 10.0) == 4  # a tie goes to the larger level
     qty = np.array([10, 20, 30])
-    assert order_level(qty, 25.0) == 1
+    assert order_level(qty, 25.0) == 2  # 30 units: nearest, a tie with 20 goes to more units
+    assert order_level(qty, 22.0) == 1
     assert order_level(qty, 6.0) == 0
     assert order_level(qty, 4.0) is None
+    assert order_level(qty, 45.0) == 2  # 30 + 20 (the 10 and 20 batches left after it)
+    used = np.array([False, False, True])  # the 30 batch is already on this round's orders
+    assert order_level(qty, 45.0, used) == 1  # 20 + 10 of the batches left
+    assert order_level(qty, 15.0, used) == 1  # 10 / 20 tie: more units
+    assert order_level(qty, 100.0, np.ones(3, bool)) is None  # every batch ordered
 
 
 def _play(env: PharmacyEnv, agent: object, seed: int) -> float:
@@ -191,7 +252,10 @@ def test_derived_order_features_match_the_teachers_next_order_and_clear_once_fil
                 elif isinstance(action, (Stat, AdvanceRound)):
                     cleared += 1
                     assert not feats["order_due"].any()
-                    assert (feats["order_gap"] < 0.5 * qty[:, 0] + 1e-6).all()
+                    # a gap is left only where a supplier's batches are all on the round's
+                    # orders (each is ordered at most once a round: at most 6 days)
+                    left = feats["order_gap"] >= 0.5 * qty[:, 0] + 1e-6
+                    assert state.ordered[:, :, left].all(axis=1).any(axis=0).all()
                     assert derive(env)(env.observe(state))["stage"][-1] == 0
             env.step(state, action)
     assert orders >= 20 and cleared >= 8
