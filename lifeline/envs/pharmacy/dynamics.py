@@ -129,6 +129,8 @@ def start_round(state: PharmacyState, params: PharmacyParams) -> None:
     state.messaged = np.zeros(N_WARDS, dtype=bool)
     state.stat_auth = np.zeros(N_SKUS)
     state.ordered = np.zeros((len(SUPPLIERS), len(rules.ORDER_DAYS), N_SKUS), dtype=bool)
+    state.set_levels = np.zeros((len(rules.LEVELS), N_WARDS, N_SKUS), dtype=bool)
+    state.stat_levels = np.zeros((len(rules.STAT_DAYS), len(rules.STAT_SKUS)), dtype=bool)
     state.prefiled_skus = []
     state.evidence_seen = np.zeros((N_WARDS, N_SKUS), dtype=np.int64)
     state.verdicts = np.zeros((N_WARDS, N_SKUS), dtype=np.int64)
@@ -487,6 +489,7 @@ def _h_plan(state: PharmacyState, params: PharmacyParams, a: SubmitAllocationPla
 
 
 def _h_set(state: PharmacyState, params: PharmacyParams, a: SetAllocation) -> str:
+    state.set_levels[a.level, a.ward, a.sku] = True
     units = float(state.requests[a.ward, a.sku]) * rules.LEVELS[a.level]
     state.plan[a.ward, a.sku] = units
     return f"plan {WARDS[a.ward]} {SKU_NAMES[a.sku]} = {units:g} units"
@@ -752,6 +755,7 @@ def _h_console_justify(state: PharmacyState, params: PharmacyParams, a: Justify)
 
 
 def _h_console_stat(state: PharmacyState, params: PharmacyParams, a: Stat) -> str:
+    state.stat_levels[a.level, a.sku] = True
     units = rules.stat_quantity(params, a.sku, a.level)
     return _h_stat(state, params, AuthorizeStat(SKU_NAMES[a.sku], units))
 

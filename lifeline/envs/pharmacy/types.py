@@ -268,6 +268,11 @@ class PharmacyState(CoreState):
     ordered: np.ndarray = field(default_factory=lambda: np.zeros((3, 3, 10), dtype=bool))
     """Issue 31: (supplier, quantity level, SKU) batches the console's ``order`` put on this
     round's orders (a batch is on them or not: ordering it again changes nothing)."""
+    set_levels: np.ndarray = field(default_factory=lambda: np.zeros((5, 3, 10), dtype=bool))
+    """Issue 31: (level, ward, SKU) the console's ``set_allocation`` chose this round (the
+    console does not go back to a level a line had and left: no cycling)."""
+    stat_levels: np.ndarray = field(default_factory=lambda: np.zeros((4, 3), dtype=bool))
+    """Issue 31: (level, blood SKU) the console's ``stat`` chose this round (likewise)."""
 
     @property
     def day(self) -> int:

@@ -97,33 +97,70 @@ def test_a_repeated_order_batch_changes_nothing_and_is_masked() -> None:
     assert env.action_mask(state)[i] and not env.observe(state)["ordered"].any()
 
 
-def test_order_mask_equals_the_rules_on_random_states() -> None:
-    """The order part of the mask is exactly the actions ``validate`` accepts, on states a
-    masked-random player reaches that orders a lot (batches already ordered, budget spent)."""
-    from lifeline.envs.pharmacy.types import Order
-
+def test_mask_equals_the_rules_on_random_states() -> None:
+    """The whole mask is exactly the actions ``validate`` accepts, on states a masked-random
+    player reaches that mostly orders, sets the plan, authorises STAT and justifies (batches
+    ordered, levels left, justifications unused, budget spent)."""
     env = PharmacyEnv("heavy")
-    lo = env.layout.offsets["order"]
-    hi = env.layout.offsets["review_ward"]
+    off = env.layout.offsets
+    busy = [(off["set_allocation"], off["review_ward"]), (off["justify"], off["scan"])]
     rng = np.random.default_rng(7)
-    checked = repeats = 0
+    checked = ordered = left = 0
     for seed in (11, 12):
         state = env.reset(seed)
-        while not state.done and checked < 150:
+        while not state.done and checked < 120:
             mask = env.action_mask(state)
-            for i in range(lo, hi):
-                ok = env.validate(state, env.decode(i)) is None
-                assert mask[i] == ok, (i, env.decode(i))
-                repeats += int(state.ordered.ravel()[i - lo])
+            for i in range(env.num_actions):
+                assert mask[i] == (env.validate(state, env.decode(i)) is None), env.decode(i)
             checked += 1
+            ordered += int(state.ordered.sum())
+            left += int((state.set_levels.sum(axis=0) > 1).sum())
             legal = np.flatnonzero(mask)
-            orders = legal[(legal >= lo) & (legal < hi)]
-            pick = orders if orders.size and rng.random() < 0.6 else legal
-            action = env.decode(int(rng.choice(pick)))
-            assert not isinstance(action, Order) or not state.ordered[
-                action.supplier, action.quantity_level, action.sku]
-            env.step(state, action)
-    assert checked == 150 and repeats > 50
+            pick = legal[np.any([(legal >= lo) & (legal < hi) for lo, hi in busy], axis=0)]
+            env.step(state, int(rng.choice(pick if pick.size and rng.random() < 0.9
+                                           else legal)))
+    assert checked == 120 and ordered > 50 and left > 20
+
+
+def test_the_console_does_not_go_back_or_repeat_a_review_or_a_justification() -> None:
+    """Issue 31: with every no-change call masked, MaskablePPO's argmax cycled between two
+    levels of one plan line (``set_allocation`` 75 % / 125 %) on 409 of 480 steps, then filed
+    one justification again and again. A level a line (a STAT product) had this round and left
+    is illegal; a review of a ward whose lines all have this round's evidence returns the same
+    estimates (illegal); a ``justify`` of a SKU an unused justification covers is illegal until
+    that one is used. Each is a no-op with a message that uses a call."""
+    from lifeline.envs.pharmacy.types import Order, ReviewWard
+
+    env = PharmacyEnv("light")
+    state = env.reset(12)
+    w, s = next((w, s) for w, s in rules.LINES if state.requests[w, s] > 0)
+    a, b, c = (env.encode(SetAllocation(level=k, ward=w, sku=s)) for k in (2, 4, 3))
+    env.step(state, a)
+    env.step(state, b)
+    assert not env.action_mask(state)[a] and env.action_mask(state)[c]
+    used = state.calls_used
+    ts = env.step(state, a)
+    assert not ts.valid and "does not go back" in ts.message and state.calls_used == used + 1
+    assert state.plan[w, s] == state.requests[w, s] * rules.LEVELS[4]
+    x, y = env.encode(Stat(sku=0, level=1)), env.encode(Stat(sku=0, level=3))
+    env.step(state, x)
+    env.step(state, y)
+    assert not env.action_mask(state)[x] and not env.step(state, x).valid
+    review = env.encode(ReviewWard(ward=0))
+    env.step(state, review)
+    assert not env.action_mask(state)[review]
+    assert "changes nothing" in env.step(state, review).message
+    state.events = []
+    j = env.encode(Justify(sku=0))
+    assert env.action_mask(state)[j]
+    env.step(state, j)
+    assert not env.action_mask(state)[j] and "until it is used" in env.step(state, j).message
+    state.supplier_spend[state.round, 0] = env.params.approval_threshold  # the next order
+    env.step(state, env.encode(Order(supplier=0, quantity_level=0, sku=0)))  # uses it
+    assert state.pos[-1].status == "open" and env.action_mask(state)[j]
+    env.step(state, AdvanceRound())
+    mask = env.action_mask(state)
+    assert mask[x] and mask[review]  # a new round: legal again
 
 
 def test_scan_shows_live_central_stock_for_the_round_only() -> None:
