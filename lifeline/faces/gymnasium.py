@@ -14,7 +14,7 @@ Two rewards (``reward=`` at construction, also through ``gym.make(id, reward=...
   (the spec's; other recipes and the batch env's parity rely on it).
 - ``"grade"``: the per-step change of the potential ``Φ = s₀ + progress × (score − s₀)``:
   ``score`` is the env's grader applied to the partial episode, ``s₀`` the grade of the
-  episode at reset (before anything happened: ED 1, dispatch 0.1, EVGrid 0.05, pharmacy and
+  episode at reset (before anything happened: ED and pharmacy 1, dispatch 0.1, EVGrid 0.05,
   CodeRed 0) and ``progress`` :meth:`~lifeline.core.env.Environment.progress`. Φ = 0 before
   the first step and Φ = the final grade at the episode's last step (whether it terminated or
   was truncated), so the undiscounted return telescopes to exactly ``info["score"]``: the first
@@ -30,6 +30,15 @@ Two rewards (``reward=`` at construction, also through ``gym.make(id, reward=...
   score / 96 a tick and MaskablePPO with defaults learned to ``wait`` on 83 % of its steps
   (0.74 vs masked random's 0.79). With ``s₀``, time passing is paid only as far as the grade
   has moved from where it started: nothing for an episode in which nothing was graded yet.
+  Pharmacy's grade at reset was 0 (its grader scored "no demand yet" as 0) and its calls
+  within a round are free in simulated time, so a policy's episode length in steps is its own
+  choice: with Φ = progress × score, advancing every round at once (8 steps) had the highest
+  discounted return (γ = 0.99, `light` seeds 0–2: 0.22, above the projected reference's 0.21
+  and masked random's 0.15) and MaskablePPO's argmax learned exactly that. The grader now scores
+  a partial episode with nothing demanded yet as 1 (nobody harmed, as ED), so s₀ = 1 and time
+  passing costs what the grade has lost (same seeds: advancing at once 0.26, masked random
+  0.97, the projected reference 0.995; 59 filler calls a round 0.94: the 60-call round caps
+  stalling).
 """
 
 from __future__ import annotations

@@ -100,3 +100,22 @@ def test_making_time_pass_is_not_paid() -> None:
 def test_unknown_reward_is_rejected() -> None:
     with pytest.raises(ValueError, match="reward must be one of"):
         LifelineGymEnv("ed", reward="dense")
+
+
+def test_pharmacy_pays_nothing_for_hurrying() -> None:
+    # Issue 31: pharmacy's calls are free in simulated time, so a policy picks its episode
+    # length in steps. Its grade at reset was 0, so Φ = progress × score paid the score's level
+    # round by round and advancing at once had the best discounted return (MaskablePPO's argmax
+    # learned it). The grade before anything was demanded is now 1 (nobody harmed), so s₀ = 1:
+    # the first step pays 1 and every round advanced with nothing done costs reward.
+    env = LifelineGymEnv("pharmacy", reward="grade")
+    env.reset(seed=5)
+    assert env.core.grade(env.state).score == 1.0
+    advance = env.core.encode(env.core.noop_action())
+    rewards, done = [], False
+    while not done:
+        _, r, term, trunc, info = env.step(advance)
+        rewards.append(float(r))
+        done = term or trunc
+    assert rewards[0] < 1.0 and all(r < 0.0 for r in rewards[1:])
+    assert abs(math.fsum(rewards) - info["score"]) <= 1e-9

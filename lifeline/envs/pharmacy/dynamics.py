@@ -128,6 +128,9 @@ def start_round(state: PharmacyState, params: PharmacyParams) -> None:
     state.census_ratio = activity * np.exp(CENSUS_NOISE * _normal(state.ward_noise[r]))
     state.messaged = np.zeros(N_WARDS, dtype=bool)
     state.stat_auth = np.zeros(N_SKUS)
+    state.ordered = np.zeros((len(SUPPLIERS), len(rules.ORDER_DAYS), N_SKUS), dtype=bool)
+    state.set_levels = np.zeros((len(rules.LEVELS), N_WARDS, N_SKUS), dtype=bool)
+    state.stat_levels = np.zeros((len(rules.STAT_DAYS), len(rules.STAT_SKUS)), dtype=bool)
     state.prefiled_skus = []
     state.evidence_seen = np.zeros((N_WARDS, N_SKUS), dtype=np.int64)
     state.verdicts = np.zeros((N_WARDS, N_SKUS), dtype=np.int64)
@@ -486,6 +489,7 @@ def _h_plan(state: PharmacyState, params: PharmacyParams, a: SubmitAllocationPla
 
 
 def _h_set(state: PharmacyState, params: PharmacyParams, a: SetAllocation) -> str:
+    state.set_levels[a.level, a.ward, a.sku] = True
     units = float(state.requests[a.ward, a.sku]) * rules.LEVELS[a.level]
     state.plan[a.ward, a.sku] = units
     return f"plan {WARDS[a.ward]} {SKU_NAMES[a.sku]} = {units:g} units"
@@ -608,6 +612,7 @@ def _h_po(state: PharmacyState, params: PharmacyParams, a: SubmitPo) -> str:
 
 
 def _h_order(state: PharmacyState, params: PharmacyParams, a: Order) -> str:
+    state.ordered[a.supplier, a.quantity_level, a.sku] = True
     return _new_po(state, params, a.sku, a.supplier,
                    float(rules.order_quantity(params, a.sku, a.quantity_level)), False)
 
@@ -750,6 +755,7 @@ def _h_console_justify(state: PharmacyState, params: PharmacyParams, a: Justify)
 
 
 def _h_console_stat(state: PharmacyState, params: PharmacyParams, a: Stat) -> str:
+    state.stat_levels[a.level, a.sku] = True
     units = rules.stat_quantity(params, a.sku, a.level)
     return _h_stat(state, params, AuthorizeStat(SKU_NAMES[a.sku], units))
 

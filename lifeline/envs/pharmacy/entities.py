@@ -19,7 +19,8 @@ whether ``base_stock_flat`` would place an order of it now (``order_due``), and 
 quantity level and supplier (``order_level``, ``order_supplier``, fractions of their ranges);
 and ``any order due`` in the ``stage`` row. They are :func:`flat_reference.pending_orders` (the
 teacher's own function) on a view of the state rebuilt from the observation and the public
-parameters: the pipeline (one open PO per SKU), the round's WMS scan (or the ERP stock), the
+parameters: the pipeline (one open PO per SKU), the batches already on this round's orders
+(``ordered``), the round's WMS scan (or the ERP stock), the
 ERP's expiring units, the available budget (``clock[3]`` x the budget the generator's formula
 gives without the unknown event allowances + one allowance per drawn event at the scenario's
 least count: an estimate, exact up to the allowances), a published disruption (while the
@@ -177,7 +178,8 @@ def order_view(params: Any, obs: Mapping[str, np.ndarray], budget: float) -> Sim
         evidence_est=np.asarray(obs["evidence"], float),
         on_hand=np.asarray(obs["on_hand"], float),
         evidence_seen=np.asarray(obs["evidence_status"]).astype(np.int64),
-        verdicts=np.asarray(obs["verdicts"]).astype(np.int64))
+        verdicts=np.asarray(obs["verdicts"]).astype(np.int64),
+        ordered=np.asarray(obs["ordered"]) > 0.5)
 
 
 def order_features(core: Any, obs: Mapping[str, np.ndarray],

@@ -16,9 +16,10 @@ every call it makes is a label a pointer policy can learn:
   same issue share) as the ``set_allocation`` level nearest to each line's target / request
   (ties to the larger level), on rounds that issue a plan;
 * orders: the reference's base-stock orders (:func:`baselines.replenish`) per (supplier, SKU)
-  as ``order(supplier, level, sku)`` of the largest quantity level not above the remaining gap
-  (the smallest level when the gap is at least half of it), a ``justify(sku)`` first when the
-  order would take the supplier's round spend over the approval threshold;
+  as ``order(supplier, level, sku)`` batches: of the batches not yet on this round's orders
+  (each is ordered at most once a round, issue 31), the set nearest the remaining gap, largest
+  batch first (:func:`order_level`), a ``justify(sku)`` first when the order would take the
+  supplier's round spend over the approval threshold;
 * STAT: the reference's ``authorize_stat`` units (:func:`baselines.stat_calls`, rule
   ``spare``, computed before this round's orders are placed, i.e. once the round's orders are
   done) as the largest ``stat(sku, level)`` not above them, once a round per product;
@@ -72,13 +73,23 @@ def nearest_level(target: float, request: float) -> int:
     return max(i for i, g in enumerate(gaps) if g <= best + 1e-9)
 
 
-def order_level(qty: np.ndarray, gap: float) -> int | None:
-    """The ``order`` quantity level for a remaining ``gap`` (units): the largest level not above
-    it, the smallest when the gap is at least half of it, else ``None`` (nothing to order)."""
-    fits = [k for k in range(len(qty)) if qty[k] <= gap + 1e-9]
-    if fits:
-        return max(fits)
-    return 0 if gap >= 0.5 * qty[0] else None
+def order_level(qty: np.ndarray, gap: float, used: Any = None) -> int | None:
+    """The next ``order`` quantity level for a remaining ``gap`` (units), ``used``: the levels
+    of the (supplier, SKU) already on this round's orders (issue 31: a batch is ordered at most
+    once a round). Of the sets of unused batches, the one whose units are nearest the gap (ties
+    to more units, then to fewer batches); its largest level, or ``None`` for the empty set
+    (nothing to order). Placing that batch leaves the rest of the set the nearest for the
+    remaining gap, so the rule is stateless."""
+    free = [k for k in range(len(qty)) if used is None or not used[k]]
+    best: tuple[float, float, int] = (abs(gap), 0.0, 0)
+    pick: int | None = None
+    for bits in range(1, 1 << len(free)):
+        chosen = [k for i, k in enumerate(free) if bits >> i & 1]
+        units = float(sum(qty[k] for k in chosen))
+        key = (abs(gap - units), -units, len(chosen))
+        if key < best:
+            best, pick = key, max(chosen)
+    return pick
 
 
 def reference_allocation(ref: Any, state: Any, params: Any) -> np.ndarray:
@@ -120,10 +131,11 @@ def order_gaps(ref: Any, params: Any, state: Any, own: np.ndarray) -> dict[tuple
 def pending_orders(ref: Any, params: Any, order_qty: np.ndarray, state: Any, own: np.ndarray
                    ) -> list[tuple[int, int, int, float]]:
     """``(supplier, sku, level, gap units)`` of each order ``base_stock_flat`` would still
-    place now (:func:`order_gaps` with a quantity level, :func:`order_level`), in its order."""
+    place now (:func:`order_gaps` with a quantity level among the batches not yet on this
+    round's orders, ``state.ordered``: :func:`order_level`), in its order."""
     out = []
     for (p, s), units in order_gaps(ref, params, state, own).items():
-        k = order_level(order_qty[s], units)
+        k = order_level(order_qty[s], units, state.ordered[p, :, s])
         if k is not None:
             out.append((p, s, k, units))
     return out

@@ -57,6 +57,10 @@ def observation_spec(params: PharmacyParams) -> dict[str, ArraySpec]:
         "quoted_lead": ArraySpec((len(SUPPLIERS),), "float32", 0.0, 30.0,
                                  "v2: lead time (days) each supplier quoted last round for "
                                  "orders placed this round (0 = no quote)"),
+        "ordered": ArraySpec((len(SUPPLIERS), len(rules.ORDER_DAYS), N_SKUS), "float32", 0.0,
+                             1.0, "issue 31: 1 if the console's order(supplier, level, sku) "
+                             "batch is on this round's orders (ordering it again changes "
+                             "nothing)"),
     }
 
 
@@ -108,4 +112,5 @@ def observe(state: PharmacyState, params: PharmacyParams) -> dict[str, np.ndarra
         "events": events.astype(f32),
         "alerts": alerts.astype(f32),
         "quoted_lead": quoted.astype(f32),
+        "ordered": state.ordered.astype(f32),
     }

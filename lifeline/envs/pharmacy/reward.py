@@ -114,10 +114,11 @@ def network_service(state: PharmacyState) -> float:
 
 
 def class_service(state: PharmacyState, k: int) -> float:
-    """Units served / demanded of SKUs of criticality class ``k`` (all wards)."""
+    """Units served / demanded of SKUs of criticality class ``k`` (all wards); 1 while nothing
+    was demanded (issue 31: nothing has gone wrong yet)."""
     c = state.counters
     cols = k == CLASS
-    return _ratio(float(c.line_served[:, cols].sum()), float(c.line_need[:, cols].sum()), 0.0)
+    return _ratio(float(c.line_served[:, cols].sum()), float(c.line_need[:, cols].sum()), 1.0)
 
 
 def grade(state: PharmacyState, params: PharmacyParams) -> Grade:
@@ -126,7 +127,10 @@ def grade(state: PharmacyState, params: PharmacyParams) -> Grade:
     unsafe = float(sum(ev.unsafe_units for ev in state.events))
     harm = c.unmet_critical + unsafe
     n_c = c.crit_need
-    safety = max(0.0, 1.0 - harm / n_c) if n_c > 0 else 0.0
+    # before any blood was demanded (the first round, before advance_round) nobody has been
+    # harmed: every component is 1, as ED's grade is before its first patient (issue 31: the
+    # Gymnasium face's grade reward anchors its potential at this grade at reset; it was 0)
+    safety = max(0.0, 1.0 - harm / n_c) if n_c > 0 else 1.0
     events = event_scores(state, safety)
     credit = terminal_credit(state, params)
     net_spend = max(0.0, c.spent - float(credit.sum()))

@@ -6,6 +6,16 @@ lines | ``order(supplier, quantity_level, sku)`` 3 x 3 x 10 | ``review_ward(ward
 ``return_stock(line)`` x26 | ``justify(sku)`` x10 | (issue 31) ``stat(blood sku, level)`` 3 x 4 |
 ``scan`` (306 in all; the first 293 indices are unchanged). The string-argument tools other than
 ``advance_round`` have no encoding (``encode`` raises); they are validated here all the same.
+
+Issue 31: a console call that would change nothing is illegal (masked, a no-op that uses a
+call): a ``set_allocation`` / ``stat`` giving the line / product what it has, a second ``quote``
+of a supplier this round, an ``order`` of a (supplier, level, SKU) batch already on this
+round's orders (``PharmacyState.ordered``), a ``review_ward`` of a ward whose every line has
+this round's evidence, a ``justify`` of a SKU an unused justification filed this round already
+covers. And the console does not go back: a ``set_allocation`` / ``stat`` level the line /
+product had this round and left is illegal (``set_levels``, ``stat_levels``), so a console
+agent cannot cycle between two levels; every end-of-round plan and authorisation is still one
+call away from the round's start.
 """
 
 from __future__ import annotations
@@ -548,6 +558,10 @@ def _v_set(state: PharmacyState, params: PharmacyParams, layout: Layout,
     if abs(float(state.plan[a.ward, a.sku]) - units) <= SAME_UNITS:
         return (f"the plan already gives {WARDS[a.ward]} {units:g} units of "
                 f"{SKU_NAMES[a.sku]}: setting it again changes nothing")
+    if state.set_levels[a.level, a.ward, a.sku]:
+        return (f"{WARDS[a.ward]} {SKU_NAMES[a.sku]} was set to {LEVELS[a.level]:.0%} this "
+                f"round and changed since: the console does not go back (choose another "
+                f"level, or submit_allocation_plan for any quantity)")
     return None
 
 
@@ -558,6 +572,11 @@ def _v_order(state: PharmacyState, params: PharmacyParams, layout: Layout,
                or _int(a.quantity_level, 0, len(ORDER_DAYS) - 1, "quantity_level"))
     if problem:
         return problem
+    if state.ordered[a.supplier, a.quantity_level, a.sku]:
+        return (f"{ORDER_DAYS[a.quantity_level]:g} days of {SKU_NAMES[a.sku]} from "
+                f"{SUPPLIER_NAMES[a.supplier]} are already on this round's orders: ordering "
+                f"the same batch again changes nothing (another level or supplier adds to "
+                f"it; submit_po orders an exact quantity)")
     cost = float(layout.order_cost[a.sku, a.supplier, a.quantity_level])
     left = available_budget(state)
     if cost > left + 1e-6:
@@ -565,9 +584,22 @@ def _v_order(state: PharmacyState, params: PharmacyParams, layout: Layout,
     return None
 
 
+def reviewed(state: PharmacyState) -> np.ndarray:
+    """Per ward: every stocked line already has this round's evidence (issue 31: a review
+    would return the same estimates under new ids: it changes nothing the agent can use)."""
+    seen = (state.evidence_seen > 0) | ~STOCKED
+    return np.asarray(seen.all(axis=1))
+
+
 def _v_review(state: PharmacyState, params: PharmacyParams, layout: Layout,
               a: ReviewWard) -> str | None:
-    return _int(a.ward, 0, len(WARDS) - 1, "ward")
+    problem = _int(a.ward, 0, len(WARDS) - 1, "ward")
+    if problem:
+        return problem
+    if reviewed(state)[a.ward]:
+        return (f"{WARDS[a.ward]} was already reviewed this round: the same evidence again "
+                f"changes nothing")
+    return None
 
 
 def _v_escalate(state: PharmacyState, params: PharmacyParams, layout: Layout,
@@ -631,7 +663,16 @@ def _v_console_justify(state: PharmacyState, params: PharmacyParams, layout: Lay
     if not citable_id(state, a.sku):
         return (f"nothing concerns {SKU_NAMES[a.sku]} yet: review a ward (evidence), or wait "
                 f"for a shortage ticket or an event")
+    if a.sku in prefiled(state):
+        return (f"a justification filed this round already pre-clears {SKU_NAMES[a.sku]} and "
+                f"is unused: another changes nothing until it is used (file it then)")
     return None
+
+
+def prefiled(state: PharmacyState) -> set[int]:
+    """SKUs an unused justification filed this round covers (issue 31: the console's
+    ``justify`` of one of them is masked until that justification is used)."""
+    return {s for skus in state.prefiled_skus for s in skus}
 
 
 def _v_console_stat(state: PharmacyState, params: PharmacyParams, layout: Layout,
@@ -646,6 +687,10 @@ def _v_console_stat(state: PharmacyState, params: PharmacyParams, layout: Layout
     if abs(float(state.stat_auth[STAT_SKUS[a.sku]]) - units) <= SAME_UNITS:
         return (f"{units:g} STAT units of {SKU_NAMES[STAT_SKUS[a.sku]]} are already "
                 f"authorised this round: authorising them again changes nothing")
+    if state.stat_levels[a.level, a.sku]:
+        return (f"{units:g} STAT units of {SKU_NAMES[STAT_SKUS[a.sku]]} were authorised this "
+                f"round and changed since: the console does not go back (choose another level,"
+                f" or authorize_stat for any number)")
     return None
 
 
@@ -671,15 +716,19 @@ def action_mask(state: PharmacyState, params: PharmacyParams, layout: Layout) ->
     # but the call count: illegal, so a masked learner cannot idle on it (issue 31)
     units = state.requests[_LW, _LS][None, :] * _LEVELS[:, None]
     mask[off["set_allocation"]:off["order"]] = (
-        np.abs(state.plan[_LW, _LS][None, :] - units) > SAME_UNITS).ravel()
+        (np.abs(state.plan[_LW, _LS][None, :] - units) > SAME_UNITS)
+        & ~state.set_levels[:, _LW, _LS]).ravel()
+    mask[off["review_ward"]:off["escalate"]] = ~reviewed(state)
     for p in quoted_this_round(state):
         mask[off["quote"] + p] = False
     if params.stat_delivery and params.stat_authorisation:
         mask[off["stat"]:off["scan"]] = (
-            np.abs(state.stat_auth[list(STAT_SKUS)][:, None] - layout.stat_qty)
-            > SAME_UNITS).ravel()
+            (np.abs(state.stat_auth[list(STAT_SKUS)][:, None] - layout.stat_qty) > SAME_UNITS)
+            & ~state.stat_levels.T).ravel()
     left = available_budget(state) + 1e-6
-    mask[off["order"]:off["review_ward"]] = layout.order_cost_flat <= left
+    # an order batch already on this round's orders changes nothing (issue 31)
+    mask[off["order"]:off["review_ward"]] = (layout.order_cost_flat <= left) \
+        & ~state.ordered.ravel()
     if state.reviews_used < params.reviews_per_round:
         mask[off["escalate"]:off["quarantine"]] = ((state.requests[_LW, _LS] > 0)
                                                    & ~state.escalated[_LW, _LS])
@@ -689,7 +738,9 @@ def action_mask(state: PharmacyState, params: PharmacyParams, layout: Layout) ->
     if params.transfers:
         held = np.array([inventory.total(state.wards[w][s]) for w, s in LINES])
         mask[off["return_stock"]:off["justify"]] = held >= 1.0
-    mask[off["justify"]:off["justify"] + len(SKUS)] = [bool(citable_id(state, s))
+    covered = prefiled(state)
+    mask[off["justify"]:off["justify"] + len(SKUS)] = [s not in covered
+                                                       and bool(citable_id(state, s))
                                                        for s in range(len(SKUS))]
     return mask
 

@@ -265,6 +265,14 @@ class PharmacyState(CoreState):
     prefiled_skus: list[frozenset[int]] = field(default_factory=list)
     """Valid justifications filed this round, not yet used: the SKUs each one's citations
     concern (a justification pre-approves one supplier's round of orders for those SKUs)."""
+    ordered: np.ndarray = field(default_factory=lambda: np.zeros((3, 3, 10), dtype=bool))
+    """Issue 31: (supplier, quantity level, SKU) batches the console's ``order`` put on this
+    round's orders (a batch is on them or not: ordering it again changes nothing)."""
+    set_levels: np.ndarray = field(default_factory=lambda: np.zeros((5, 3, 10), dtype=bool))
+    """Issue 31: (level, ward, SKU) the console's ``set_allocation`` chose this round (the
+    console does not go back to a level a line had and left: no cycling)."""
+    stat_levels: np.ndarray = field(default_factory=lambda: np.zeros((4, 3), dtype=bool))
+    """Issue 31: (level, blood SKU) the console's ``stat`` chose this round (likewise)."""
 
     @property
     def day(self) -> int:
@@ -534,7 +542,10 @@ class SetAllocation(Action):
 
 @dataclass(frozen=True)
 class Order(Action):
-    """Console: PO to central from a supplier for 1/2/3 days of expected network demand."""
+    """Console: put a batch of 1/2/3 days of expected network demand on this round's orders
+    from a supplier (a PO to central, placed at once). Each (supplier, level, SKU) batch is on
+    the round's orders or not: ordering it again changes nothing (illegal, masked); another
+    level or supplier adds to it (issue 31; ``submit_po`` orders an exact quantity)."""
 
     kind: ClassVar[str] = "order"
     supplier: int = _arg("0 MEDLINE, 1 BACKUP-B, 2 FASTMED")

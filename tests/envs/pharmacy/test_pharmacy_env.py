@@ -129,7 +129,12 @@ def test_tool_face_and_console_face_drive_the_same_core(env: PharmacyEnv) -> Non
     qty = rules.order_quantity(env.params, 4, 1)
     env.step(a, Order(sku=4, supplier=0, quantity_level=1))
     env.step(b, SubmitPo("MEDLINE", "ANTIBIO-01", "CENTRAL", qty))
+    # the console also records the batch on this round's orders (issue 31), submit_po does not
+    # and the levels it chose (it does not go back), submit_allocation_plan does not
+    assert a.ordered[0, 1, 4] and not b.ordered.any()
+    assert a.set_levels[2, 1, 0] and not b.set_levels.any()
     b.last_result, b.plan_rationale = a.last_result, a.plan_rationale
+    b.ordered, b.set_levels = a.ordered, a.set_levels
     assert world_bytes(a) == world_bytes(b)
 
 
