@@ -813,36 +813,47 @@ def action_mask(st, e, kp, mask, o_gen, o_icu):
     env's current observation rows (:func:`observe`) rather than the patient rows, which are
     scattered in memory: a bed's observed ESI (column 0), ventilator (4), seen flag (6) and
     imaging-queue place (8: 1 = first, so an order can be expedited iff it is >= 2)."""
-    S = st.S
+    # Every offset, flag and row is read into a local first: numba's arrays carry no aliasing
+    # information, so a load after a store to ``mask`` would otherwise be repeated.
     off = kp.offsets
-    for j in range(off[-1]):
-        mask[e, j] = False
-    mask[e, 0] = True
-    free_g = False
-    for b in range(kp.general_beds):
-        free_g = free_g or st.GB[e, b] < 0
-    free_i = False
-    for b in range(kp.icu_beds):
-        free_i = free_i or st.IB[e, b] < 0
-    visible = min(S[e, S_NWAIT], kp.queue_slots)
-    for j in range(visible):
-        mask[e, off[1] + j] = free_g
-        mask[e, off[2] + j] = free_i
-    vent_free = S[e, S_VENT] < kp.ventilators
+    o1, o2, o3, o4, o5, o6 = off[1], off[2], off[3], off[4], off[5], off[6]
+    o7, o8, o9, o10, o11, total = off[7], off[8], off[9], off[10], off[11], off[12]
+    m = mask[e]
+    gb, ib = st.GB[e], st.IB[e]
+    ng, ni = kp.general_beds, kp.icu_beds
+    nwait, nvent = st.S[e, S_NWAIT], st.S[e, S_VENT]
     doctor = physicians_free(st, e, kp) > 0
-    for b in range(kp.icu_beds):
-        if st.IB[e, b] >= 0:
-            mask[e, off[7] + b] = True
-            mask[e, off[5] + b] = free_g
-            mask[e, off[3] + b] = vent_free and o_icu[e, b, 4] == 0.0
-            mask[e, off[9] + b] = o_icu[e, b, 6] == 0.0 and (doctor or o_icu[e, b, 0] == 1.0)
-            mask[e, off[11] + b] = o_icu[e, b, 8] >= 2.0
-    for b in range(kp.general_beds):
-        if st.GB[e, b] >= 0:
-            mask[e, off[6] + b] = True
-            mask[e, off[4] + b] = free_i
-            mask[e, off[8] + b] = o_gen[e, b, 6] == 0.0 and (doctor or o_gen[e, b, 0] == 1.0)
-            mask[e, off[10] + b] = o_gen[e, b, 8] >= 2.0
+    for j in range(total):
+        m[j] = False
+    m[0] = True
+    free_g = False
+    for b in range(ng):
+        free_g = free_g or gb[b] < 0
+    free_i = False
+    for b in range(ni):
+        free_i = free_i or ib[b] < 0
+    for j in range(min(nwait, kp.queue_slots)):
+        m[o1 + j] = free_g
+        m[o2 + j] = free_i
+    vent_free = nvent < kp.ventilators
+    icu = o_icu[e]
+    for b in range(ni):
+        if ib[b] >= 0:
+            unseen, esi1 = icu[b, 6] == 0.0, icu[b, 0] == 1.0
+            unvented, place = icu[b, 4] == 0.0, icu[b, 8]
+            m[o7 + b] = True
+            m[o5 + b] = free_g
+            m[o3 + b] = vent_free and unvented
+            m[o9 + b] = unseen and (doctor or esi1)
+            m[o11 + b] = place >= 2.0
+    gen = o_gen[e]
+    for b in range(ng):
+        if gb[b] >= 0:
+            unseen, esi1, place = gen[b, 6] == 0.0, gen[b, 0] == 1.0, gen[b, 8]
+            m[o6 + b] = True
+            m[o4 + b] = free_i
+            m[o8 + b] = unseen and (doctor or esi1)
+            m[o10 + b] = place >= 2.0
 
 
 # ================================ env.step ========================================================
