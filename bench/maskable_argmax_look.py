@@ -46,7 +46,7 @@ def train(gym_id: str, steps: int, path: str) -> Any:
     return model
 
 
-def episode(env: gym.Env, seed: int, policy: str, model: Any,  # type: ignore[type-arg]
+def episode(env: gym.Env, seed: int, policy: str, model: Any,
             rng: np.random.Generator) -> dict[str, Any]:
     obs, info = env.reset(seed=seed)
     core = env.unwrapped.core  # type: ignore[attr-defined]

@@ -7,6 +7,10 @@ hidden truth; the dynamics guarantee that anything valid by report is also physi
 Encoding (blocks in this order, U unit slots, K call slots, P posts, H hospitals)::
 
     dispatch U·K | reroute U·K | relocate U·P | verify K | assign_hospital U·H | aid 1 | hold 1
+
+Within one decision epoch (the actions taken at one simulated minute) a unit cannot be moved
+back: a relocation to a post it was heading to earlier in the epoch, or a hospital it was bound
+for earlier in the epoch, is illegal (v4.5, issue 31; see :func:`_no_going_back`).
 """
 
 from __future__ import annotations
