@@ -105,4 +105,7 @@ def action_mask_v1(s: DispatchState, ctx: Context, lay: Layout) -> np.ndarray:
                        out=out[lay.hospital:lay.aid].reshape(U, lay.H))
     out[lay.aid] = s.mutual_aid_left > 0
     out[lay.hold] = True
+    # v4.5: no moving a unit back within one decision epoch (post / hospital left at this minute)
+    out[lay.relocate:lay.verify].reshape(U, lay.P)[s.e_left_post] = False
+    out[lay.hospital:lay.aid].reshape(U, lay.H)[s.e_left_hosp] = False
     return out

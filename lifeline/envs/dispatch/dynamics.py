@@ -429,6 +429,8 @@ def advance(s: DispatchState, ctx: Context) -> None:
     """Move the clock to the next decision epoch (or ``max_gap_min``, or the end of the shift)."""
     p = ctx.p
     s.epoch_actions = 0
+    s.e_left_post.fill(False)
+    s.e_left_hosp.fill(False)
     stop = min(s.t + p.max_gap_min, p.shift_min)
     n_calls = s.c_time.size
     n_events = s.e_time.size

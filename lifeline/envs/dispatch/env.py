@@ -140,6 +140,8 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
         s.u_next = np.full(U, np.inf)
         s.u_call = np.full(U, -1, np.int64)
         s.u_hosp = np.full(U, -1, np.int64)
+        s.e_left_post = np.zeros((U, ctx.P), bool)
+        s.e_left_hosp = np.zeros((U, H), bool)
         s.u_carrier = np.zeros(U, bool)
         s.u_obs_status = s.u_status.copy()
         s.u_obs_node = s.u_home.copy()
@@ -197,6 +199,7 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
             elif isinstance(action, Reroute):
                 dynamics.apply_reroute(s, ctx, action.unit, int(s.visible[action.call]))
             elif isinstance(action, Relocate):
+                s.e_left_post[action.unit] |= ~ctx.not_post[s.u_dest[action.unit]]
                 dynamics.apply_relocate(s, ctx, action.unit, action.post)
             elif isinstance(action, Verify):
                 c = int(s.visible[action.call])
@@ -205,6 +208,8 @@ class DispatchEnv(Environment[DispatchState, DispatchAction]):
                                  f"confidence genuine {conf:.2f}")
                 info["verify_confidence"] = conf
             elif isinstance(action, AssignHospital):
+                if s.u_hosp[action.unit] >= 0:
+                    s.e_left_hosp[action.unit, s.u_hosp[action.unit]] = True
                 dynamics.apply_assign_hospital(s, ctx, action.unit, action.hospital)
             elif isinstance(action, RequestMutualAid):
                 info["mutual_aid_unit"] = dynamics.apply_mutual_aid(s, ctx)

@@ -120,7 +120,8 @@ def observe_kernel(t, shift, mult, start_hour, aid_left, n_open, alert_until, vi
 @jit(cache=True, nogil=True)
 def mask_kernel(total, aid_left, u_obs_status, visible, c_assigned, c_needed, c_verify,
                 u_call, u_dest, u_hosp, posts, n_hospitals, dispatchable, hospital_choice):
-    """The boolean action mask of :func:`lifeline.envs.dispatch.rules.action_mask` (not done)."""
+    """The boolean action mask of :func:`lifeline.envs.dispatch.rules.action_mask` (not done),
+    before ``rules._no_going_back`` clears the moves back within the epoch (v4.5)."""
     out = np.zeros(total, np.bool_)
     n_units = u_obs_status.size
     n_slots = visible.size

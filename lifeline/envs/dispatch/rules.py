@@ -7,6 +7,10 @@ hidden truth; the dynamics guarantee that anything valid by report is also physi
 Encoding (blocks in this order, U unit slots, K call slots, P posts, H hospitals)::
 
     dispatch U·K | reroute U·K | relocate U·P | verify K | assign_hospital U·H | aid 1 | hold 1
+
+Within one decision epoch (the actions taken at one simulated minute) a unit cannot be moved
+back: a relocation to a post it was heading to earlier in the epoch, or a hospital it was bound
+for earlier in the epoch, is illegal (v4.5, issue 31; see :func:`_no_going_back`).
 """
 
 from __future__ import annotations
@@ -125,9 +129,23 @@ def action_mask(s: DispatchState, ctx: Context, lay: Layout) -> np.ndarray:
         return action_mask_numpy(s, ctx, lay)
     if s.done:
         return np.zeros(lay.total, dtype=bool)
-    return _kernels.mask_kernel(lay.total, s.mutual_aid_left, s.u_obs_status, s.visible,
-                                s.c_assigned, s.c_needed, s.c_verify, s.u_call, s.u_dest,
-                                s.u_hosp, ctx.posts, ctx.H, DISPATCHABLE, HOSPITAL_CHOICE)
+    out: np.ndarray = _kernels.mask_kernel(
+        lay.total, s.mutual_aid_left, s.u_obs_status, s.visible, s.c_assigned, s.c_needed,
+        s.c_verify, s.u_call, s.u_dest, s.u_hosp, ctx.posts, ctx.H, DISPATCHABLE,
+        HOSPITAL_CHOICE)
+    return _no_going_back(out, s, lay)
+
+
+def _no_going_back(out: np.ndarray, s: DispatchState, lay: Layout) -> np.ndarray:
+    """Clear, in place, the moves back within one decision epoch (v4.5): relocating a unit to a
+    post it was heading to earlier in the epoch, or giving it a hospital it was bound for
+    earlier in the epoch. No simulated time passes between an epoch's actions, so such a move
+    undoes one made at the same minute and changes nothing; every end-of-epoch plan is still
+    reachable (do not make the first move). Cheap: two ``&=`` over blocks, skipped when empty."""
+    if s.epoch_actions:
+        out[lay.relocate:lay.verify] &= ~s.e_left_post.ravel()
+        out[lay.hospital:lay.aid] &= ~s.e_left_hosp.ravel()
+    return out
 
 
 def action_mask_numpy(s: DispatchState, ctx: Context, lay: Layout) -> np.ndarray:
@@ -164,7 +182,7 @@ def action_mask_numpy(s: DispatchState, ctx: Context, lay: Layout) -> np.ndarray
                                      & ctx.not_hospital[s.u_hosp]).ravel()
     out[lay.aid] = s.mutual_aid_left > 0
     out[lay.hold] = True
-    return out
+    return _no_going_back(out, s, lay)
 
 
 def _unit_msg(s: DispatchState, u: int, U: int) -> str | None:
@@ -202,7 +220,7 @@ def validate(s: DispatchState, ctx: Context, a: DispatchAction) -> str | None:
     elif kind is Relocate:
         u, post = a.unit, a.post  # type: ignore[attr-defined]
         if 0 <= u < ctx.U and 0 <= post < ctx.P and DISPATCHABLE_LIST[s.u_obs_status.item(u)] \
-                and s.u_dest[u] != ctx.posts[post]:
+                and s.u_dest[u] != ctx.posts[post] and not s.e_left_post.item(u, post):
             return None
     return _validate(s, ctx, a)
 
@@ -249,6 +267,9 @@ def _validate(s: DispatchState, ctx: Context, a: DispatchAction) -> str | None:
             return f"unit {a.unit} is {status}; only free units can be relocated"
         if s.u_dest[a.unit] == ctx.posts[a.post]:
             return f"unit {a.unit} is already at or heading to post {a.post}"
+        if s.e_left_post[a.unit, a.post]:
+            return (f"unit {a.unit} was heading to post {a.post} earlier in this decision epoch; "
+                    "moving it back changes nothing (hold to let time pass)")
         return None
     if not 0 <= a.hospital < ctx.H:
         return f"hospital {a.hospital} does not exist (hospitals are 0..{ctx.H - 1})"
@@ -257,4 +278,7 @@ def _validate(s: DispatchState, ctx: Context, a: DispatchAction) -> str | None:
                 "on scene or transporting")
     if s.u_hosp[a.unit] == a.hospital:
         return f"unit {a.unit} is already bound for hospital {a.hospital}"
+    if s.e_left_hosp[a.unit, a.hospital]:
+        return (f"unit {a.unit} was bound for hospital {a.hospital} earlier in this decision "
+                "epoch; choosing it again changes nothing (hold to let time pass)")
     return None

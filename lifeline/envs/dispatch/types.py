@@ -50,6 +50,13 @@ class DispatchState(CoreState):
     """Spread of the per-trip travel factor (v4; a copy of the scenario's ``travel_sigma``)."""
     epoch_actions: int = 0
     """Valid non-hold actions taken in the current decision epoch."""
+    e_left_post: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
+    """``[u, p]``: unit ``u`` was heading to post ``p`` earlier in this decision epoch and a
+    relocation took it elsewhere (v4.5; cleared when the clock moves). Moving it back is masked:
+    no time passed, so it would change nothing."""
+    e_left_hosp: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
+    """``[u, h]``: unit ``u`` was bound for hospital ``h`` earlier in this decision epoch and was
+    assigned another (v4.5; cleared when the clock moves); assigning ``h`` again is masked."""
 
     # calls: the realised stream, one row per call (sorted by arrival time)
     c_time: np.ndarray = field(default_factory=lambda: np.zeros(0))
